@@ -1,0 +1,15 @@
+"""dppca: differentially private principal component analysis.
+
+Python mirror of the R package ``dppca`` (g-DPPCA, Kim & Jung 2025) with a fast
+Kendall's tau engine, honest privacy accounting and statsmodels-style summaries.
+"""
+from ._validation import DPPCATypeError, DPPCAValueError
+from .datasets import load_adult, load_gau, load_gau_g
+from .directions import dp_pc_dir
+from .privacy import Ledger
+from .results import PCDirections
+
+__version__ = "0.1.0"
+
+__all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
+           "load_adult", "load_gau", "load_gau_g"]

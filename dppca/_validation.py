@@ -1,0 +1,134 @@
+"""Argument checks shared by every public function.
+
+One small function per kind of argument (after ``statsmodels.tools.validation``);
+each raises a :class:`DPPCAValueError` / :class:`DPPCATypeError` whose message names
+the argument, the rule, and what was given.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+class DPPCAValueError(ValueError):
+    """An argument has the right type but breaks a rule (range, shape, option)."""
+
+
+class DPPCATypeError(TypeError):
+    """An argument has the wrong type."""
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def bool_arg(value, name: str) -> bool:
+    """Return ``value`` if it is a single bool (numpy bools accepted)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise DPPCATypeError(f"`{name}` must be True or False; got {_shown(value)}")
+
+
+def int_arg(value, name: str, lower: int | None = None, upper: int | None = None) -> int:
+    """Return ``value`` as int if it is an integer (or integral float) in [lower, upper]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise DPPCATypeError(f"`{name}` must be an integer{_range(lower, upper)}; got {_shown(value)}")
+    if not math.isfinite(float(value)) or float(value) != int(value):
+        raise DPPCAValueError(f"`{name}` must be an integer{_range(lower, upper)}; got {_shown(value)}")
+    value = int(value)
+    if (lower is not None and value < lower) or (upper is not None and value > upper):
+        raise DPPCAValueError(f"`{name}` must be an integer{_range(lower, upper)}; got {value}")
+    return value
+
+
+def _range(lower, upper) -> str:
+    if lower is not None and upper is not None:
+        return f" in [{lower}, {upper}]"
+    if lower is not None:
+        return f" >= {lower}"
+    if upper is not None:
+        return f" <= {upper}"
+    return ""
+
+
+def float_arg(value, name: str, *, positive: bool = False, nonnegative: bool = False,
+              open_unit: bool = False, closed_unit: bool = False) -> float:
+    """Return ``value`` as a finite float obeying the requested rule."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise DPPCATypeError(f"`{name}` must be a finite number; got {_shown(value)}")
+    value = float(value)
+    rules = [
+        (not math.isfinite(value), "a finite number"),
+        (positive and not value > 0, "a finite number > 0"),
+        (nonnegative and not value >= 0, "a finite number >= 0"),
+        (open_unit and not 0 < value < 1, "a number in the open interval (0, 1)"),
+        (closed_unit and not 0 <= value <= 1, "a number in [0, 1]"),
+    ]
+    for broken, rule in rules:
+        if broken:
+            raise DPPCAValueError(f"`{name}` must be {rule}; got {_shown(value)}")
+    return value
+
+
+def eps_arg(eps) -> float:
+    """Privacy parameter epsilon: a finite number > 0."""
+    if eps is None:
+        raise DPPCAValueError("`eps` is required for a private release (a finite number > 0); got None")
+    return float_arg(eps, "eps", positive=True)
+
+
+def delta_arg(delta) -> float:
+    """Privacy parameter delta: a number in the open interval (0, 1)."""
+    if delta is None:
+        raise DPPCAValueError("`delta` is required for a private release (a number in (0, 1)); got None")
+    return float_arg(delta, "delta", open_unit=True)
+
+
+def option_arg(value, name: str, options) -> str:
+    """Return ``value`` if it is one of the strings in ``options``."""
+    options = tuple(options)
+    if not isinstance(value, str):
+        raise DPPCATypeError(f"`{name}` must be one of {options}; got {_shown(value)}")
+    if value not in options:
+        raise DPPCAValueError(f"`{name}` must be one of {options}; got {_shown(value)}")
+    return value
+
+
+def options_arg(values, name: str, options) -> tuple[str, ...]:
+    """One option string or a non-empty sequence of distinct ones; unknown names are errors."""
+    if isinstance(values, str):
+        values = (values,)
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise DPPCATypeError(f"`{name}` must be a string or a sequence of strings from "
+                             f"{tuple(options)}; got {_shown(values)}") from None
+    if not values:
+        raise DPPCAValueError(f"`{name}` must name at least one of {tuple(options)}; got an empty sequence")
+    chosen = tuple(option_arg(v, name, options) for v in values)
+    if len(set(chosen)) != len(chosen):
+        raise DPPCAValueError(f"`{name}` must not repeat a name; got {chosen}")
+    return chosen
+
+
+def rng_arg(rng) -> np.random.Generator:
+    """Normalise ``rng`` (None, an int seed or a Generator) with ``numpy.random.default_rng`` (SPEC 7)."""
+    if isinstance(rng, (bool, np.bool_)):
+        raise DPPCATypeError(f"`rng` must be None, an integer seed or a numpy.random.Generator; got {rng!r}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as err:
+        raise DPPCATypeError("`rng` must be None, a non-negative integer seed or a "
+                             f"numpy.random.Generator; got {_shown(rng)}") from err
+
+
+def seed_of(rng):
+    """What a summary shows as the seed: the int the caller gave, else a description."""
+    if rng is None:
+        return "none (fresh entropy)"
+    if isinstance(rng, numbers.Integral):
+        return int(rng)
+    return "user Generator"

@@ -1,0 +1,113 @@
+"""The ``dppca`` command: ``dppca report`` runs the private analysis of a dataset.
+
+``dppca report --data adult --k 2 --eps 1 --delta 1e-5 --seed 1 --out report/``
+prints the summaries and writes, per section, CSV/JSON tables and PNG figures.
+The (eps, delta) given is the budget of the whole report: it is split evenly over
+the sections run (basic composition), and ``ledger.json`` lists every release.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from . import datasets
+from ._validation import DPPCATypeError, DPPCAValueError, rng_arg
+from .directions import dp_pc_dir
+
+BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g, "adult": datasets.load_adult}
+
+
+def main(argv=None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (DPPCAValueError, DPPCATypeError, FileNotFoundError) as err:
+        print(f"dppca: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dppca", description="Differentially private PCA.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    report = sub.add_parser("report", help="private PCA report of a dataset")
+    report.add_argument("--data", required=True,
+                        help="bundled dataset (gau, gau_g, adult) or a CSV path")
+    report.add_argument("--k", type=int, default=2, help="number of components (default 2)")
+    report.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
+    report.add_argument("--delta", type=float, required=True, help="total delta of the report")
+    report.add_argument("--seed", type=int, default=None, help="random seed")
+    report.add_argument("--standardize", action="store_true",
+                        help="standardize columns with private scales (part of the budget)")
+    report.add_argument("--group", default=None, help="column with group labels (score plots)")
+    report.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"comma-separated sections to run, from {list(SECTIONS)}")
+    report.add_argument("--out", default="report", help="output folder (created)")
+    report.set_defaults(func=run_report)
+    return parser
+
+
+def load_data(spec: str) -> pd.DataFrame:
+    """A bundled dataset by name (``adult`` with its labels), or a CSV file."""
+    if spec == "adult":
+        return datasets.load_adult(labels=True)
+    if spec in BUNDLED:
+        return BUNDLED[spec]()
+    path = Path(spec)
+    if not path.exists():
+        raise FileNotFoundError(f"--data: no bundled dataset or file named {spec!r} "
+                                f"(bundled: {sorted(BUNDLED)})")
+    return pd.read_csv(path)
+
+
+def run_report(args) -> int:
+    """Run the requested sections, each on an equal share of (eps, delta)."""
+    names = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = [s for s in names if s not in SECTIONS]
+    if unknown or not names:
+        raise DPPCAValueError(f"--sections must name sections from {list(SECTIONS)}; got {args.sections!r}")
+    frame = load_data(args.data)
+    numeric = frame.select_dtypes("number")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = rng_arg(args.seed)
+    eps, delta = args.eps / len(names), args.delta / len(names)
+    ledgers = {}
+    print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]}, total eps={args.eps:g}, "
+          f"delta={args.delta:g}, split evenly over sections {names}\n")
+    for name in names:
+        result = SECTIONS[name](frame, numeric, args, eps, delta, rng, out)
+        print(result.summary(), end="\n\n")
+        ledgers[name] = _ledger_payload(result)
+    (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,
+                                                 "sections": ledgers}, indent=2))
+    print(f"wrote {sorted(p.name for p in out.iterdir())} to {out}/")
+    return 0
+
+
+def _ledger_payload(result):
+    ledger = result.ledger
+    if isinstance(ledger, dict):
+        return {m: led.to_dict() for m, led in ledger.items()}
+    return ledger.to_dict()
+
+
+def directions_section(frame, numeric, args, eps, delta, rng, out):
+    """Private PC directions: directions.csv and loadings.png."""
+    result = dp_pc_dir(numeric, args.k, standardize=args.standardize, g_dppca=True, eps=eps,
+                       delta=delta, rng=rng)
+    result.directions.to_csv(out / "directions.csv", index_label="variable")
+    result.plot().savefig(out / "loadings.png", dpi=110)
+    return result
+
+
+#: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
+SECTIONS = {"directions": directions_section}
+
+if __name__ == "__main__":
+    sys.exit(main())

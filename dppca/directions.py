@@ -1,0 +1,188 @@
+"""``dp_pc_dir``: private principal component directions, and the method registry.
+
+Mirrors the R package's ``dp_pc_dir`` (reference/r-dppca-scree.md §4): with
+``g_dppca=False`` the non-private top-k eigenvectors of the sample covariance,
+with ``g_dppca=True`` g-DPPCA (Kim & Jung 2025). ``method=`` selects any registered
+method (``dppca.methods.METHODS``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
+                          int_arg, option_arg, rng_arg, seed_of)
+from .methods import METHOD_OPTIONS, METHODS
+from .preprocessing import Matrix, as_matrix, private_column_scales, public_scale, sample_scale
+from .privacy import CALIBRATIONS, Ledger, split_budget
+from .results import PCDirections
+
+#: Default share of (eps, delta) spent on private column scales when standardize=True.
+SCALE_SHARE = 0.2
+
+
+def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, delta=None, *,
+              method=None, sign="spherical", radius=None, xi=None, xi_bound=None, scale=None,
+              scale_share=SCALE_SHARE, calibration="analytic", rng=None, nonprivate=False,
+              **method_options) -> PCDirections:
+    """Top-k principal component directions, private (g-DPPCA) or not.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or array_like, shape (n, p)
+        Numeric data, n >= 2 rows. Column names are kept (arrays get V1..Vp).
+    k : int
+        Number of directions, 1 <= k <= p.
+    center : bool
+        Accepted for parity with R. Every built-in method is translation invariant
+        (sample covariance; Kendall's tau uses pairwise differences), so it does not change
+        the directions and no private mean is spent.
+    standardize : bool
+        Divide each column by a scale before PCA. Private calls never use the sample SD:
+        the scales come from ``scale=`` (public) or from
+        :func:`dppca.preprocessing.private_column_scales` with ``scale_share`` of the budget.
+    g_dppca : bool
+        R's switch: False = non-private PCA, True = g-DPPCA. Ignored when ``method`` is given.
+    eps : float, > 0
+        Privacy budget (required for private methods).
+    delta : float in (0, 1)
+        Privacy budget (required for private methods).
+    method : str, optional
+        One of ``dppca.methods.METHODS`` (e.g. ``"gdppca"``, ``"nonprivate"``).
+    sign : {"spherical", "winsorized"}
+        Generalized spatial sign of g-DPPCA (Kim & Jung 2025, §2): spherical
+        g(t) = t/||t||, or winsorized g(t) = min(radius, ||t||) t/||t||.
+    radius : float, optional
+        Winsorization radius r (default sqrt(p), the paper's choice), in data units.
+    xi, xi_bound : callable, float
+        A user scale function xi(s) > 0 (vectorised over norms) and its declared bound
+        sup_s xi(s), which sets the sensitivity. Overrides ``sign``.
+    scale : array_like of shape (p,), optional
+        Public column scales for ``standardize=True`` (declared public by the caller).
+    scale_share : float in (0, 1)
+        Share of (eps, delta) spent on private scales (default 0.2).
+    calibration : {"analytic", "classic"}
+        Gaussian noise calibration: Balle & Wang (2018) exact (default), or the R package's
+        sigma = Delta sqrt(2 ln(1.25/delta))/eps (proven only for eps < 1).
+    rng : None, int or numpy.random.Generator
+        Randomness; the same seed gives the same output.
+    nonprivate : bool
+        Also attach the NON-PRIVATE reference directions (same preprocessing, sample SD
+        scaling), labelled as such in the summary.
+    **method_options
+        Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS``).
+
+    Returns
+    -------
+    PCDirections
+        ``directions`` (p x k DataFrame, index = variables, columns PC1..PCk), eigenvalues
+        of the released matrix, the ledger, ``summary()``, ``plot()``.
+
+    Raises
+    ------
+    DPPCATypeError, DPPCAValueError
+        Non-numeric or non-finite X, fewer than 2 rows, k not an integer in [1, p], eps <= 0,
+        delta outside (0, 1), eps/delta missing for a private method, unknown method, sign or
+        calibration, options that do not belong to the method, constant columns when
+        standardizing.
+
+    Notes
+    -----
+    Privacy: g-DPPCA releases K_g + vecd^-1(xi), with Frobenius sensitivity
+    4 ||g||_inf^2 / n under replace-one neighbours (Kim & Jung 2025, Prop. 2.1; proof in
+    :func:`dppca.methods.gdppca.gdppca_directions`); the directions are post-processing.
+    With private standardization the scales are a separate release (basic composition):
+    (scale_share eps, scale_share delta) for the scales, the rest for the directions.
+    The ledger lists every release and sums to (eps, delta).
+
+    References
+    ----------
+    Kim, M. and Jung, S. (2025). Robust and differentially private PCA for non-Gaussian data.
+    arXiv:2507.15232.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> res = dp_pc_dir(load_gau(), k=2, g_dppca=True, eps=1, delta=1e-5, rng=1)
+    >>> res.directions.shape
+    (20, 2)
+    """
+    mat = as_matrix(X)
+    k = int_arg(k, "k", 1, mat.p)
+    bool_arg(center, "center")
+    standardize, nonprivate = bool_arg(standardize, "standardize"), bool_arg(nonprivate, "nonprivate")
+    method = _resolve_method(method, bool_arg(g_dppca, "g_dppca"))
+    option_arg(calibration, "calibration", CALIBRATIONS)
+    options = _method_options(method, dict(sign=sign, radius=radius, xi=xi, xi_bound=xi_bound),
+                              method_options)
+    if method == "nonprivate":
+        return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration)
+    eps, delta = eps_arg(eps), delta_arg(delta)
+    generator, ledger = rng_arg(rng), Ledger(eps, delta)
+    values, scales, source, (eps_m, delta_m) = _private_scaling(
+        mat, standardize, scale, scale_share, eps, delta, generator, calibration, ledger)
+    fit = METHODS[method](values, k, eps=eps_m, delta=delta_m, rng=generator,
+                          calibration=calibration, ledger=ledger, **options)
+    reference = _reference_directions(mat, k, standardize, scale) if nonprivate else None
+    return PCDirections(fit, mat.columns, method=method, ledger=ledger, n_obs=mat.n, eps=eps,
+                        delta=delta, calibration=calibration, seed=seed_of(rng), scale=scales,
+                        scale_source=source, nonprivate_directions=reference, options=options)
+
+
+def _resolve_method(method, g_dppca: bool) -> str:
+    if method is None:
+        return "gdppca" if g_dppca else "nonprivate"
+    return option_arg(method, "method", tuple(METHODS))
+
+
+def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
+    allowed = METHOD_OPTIONS[method]
+    unknown = [name for name in extra if name not in allowed]
+    if unknown:
+        raise DPPCATypeError(f"options {unknown} are not options of method {method!r}; "
+                             f"its options are {list(allowed)}")
+    if method != "gdppca":
+        changed = [n for n, v in gdppca_options.items() if v is not None and (n, v) != ("sign", "spherical")]
+        if changed:
+            raise DPPCAValueError(f"{changed} are g-DPPCA options; method {method!r} does not use them")
+        return dict(extra)
+    xi = gdppca_options["xi"]
+    if xi is not None and not callable(xi):
+        raise DPPCATypeError(f"`xi` must be a callable scale function; got {xi!r}")
+    return {**gdppca_options, **extra}
+
+
+def _scaled(mat: Matrix, scales) -> np.ndarray:
+    return mat.values if scales is None else mat.values / scales
+
+
+def _nonprivate_scales(mat, standardize, scale):
+    if not standardize:
+        return None, "none"
+    if scale is not None:
+        return public_scale(scale, mat.columns), "public"
+    return sample_scale(mat), "sample (NON-PRIVATE)"
+
+
+def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirections:
+    scales, source = _nonprivate_scales(mat, standardize, scale)
+    fit = METHODS["nonprivate"](_scaled(mat, scales), k)
+    return PCDirections(fit, mat.columns, method="nonprivate", ledger=None, n_obs=mat.n, eps=None,
+                        delta=None, calibration=calibration, seed=seed, scale=scales,
+                        scale_source=source)
+
+
+def _reference_directions(mat, k, standardize, scale):
+    return _nonprivate_result(mat, k, standardize, scale, None, "analytic").directions
+
+
+def _private_scaling(mat, standardize, scale, scale_share, eps, delta, rng, calibration, ledger):
+    """Scales for a private call and the budget left for the method."""
+    if not standardize:
+        return mat.values, None, "none", (eps, delta)
+    if scale is not None:
+        scales = public_scale(scale, mat.columns)
+        return mat.values / scales, scales, "public", (eps, delta)
+    share = float_arg(scale_share, "scale_share", open_unit=True)
+    parts = split_budget(eps, delta, {"scale": share, "method": 1 - share})
+    scales = private_column_scales(mat, *parts["scale"], rng, calibration=calibration, ledger=ledger)
+    return mat.values / scales, scales, "private", parts["method"]

@@ -1,0 +1,552 @@
+"""Generalized spatial signs and the generalized multivariate Kendall's tau matrix.
+
+The g-DPPCA mechanism of Kim & Jung (2025) releases the eigenvectors of a
+noisy copy of
+
+    K_g = 2/(n(n-1)) sum_{i<j} g((x_j - x_i)/sqrt2) g((x_j - x_i)/sqrt2)^T,
+
+where g(t) = xi(||t||) t/||t|| is a bounded generalized spatial sign. This
+module computes K_g exactly (to rounding) in O(n^2 d) time and O(n d) memory
+by writing the pair sum as a weighted graph Laplacian, X^T (D - W) X, and
+evaluating it tile by tile with BLAS. Pairs of (near-)duplicate rows, for which
+that identity cancels badly, are summed directly from their explicit
+differences. Only numpy is used.
+
+References
+----------
+Kim, M. and Jung, S. (2025). Robust and Differentially Private PCA for
+non-Gaussian data. arXiv:2507.15232. Section 2: eq. for K_g and
+Proposition 2.1.
+"""
+
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, NamedTuple, Optional
+
+import numpy as np
+
+__all__ = [
+    "SIGNS",
+    "spatial_sign",
+    "sign_bound",
+    "kendall_tau_matrix",
+    "kendall_tau_matrix_naive",
+]
+
+SIGNS = ("spherical", "winsorized")
+
+# A pair is "near-duplicate" when ||x_i - x_j||^2 <= TOL * (||x_i||^2 + ||x_j||^2)
+# (rows centred and scaled). Outside that set the Gram-trick distance and the
+# Laplacian terms w_ij x_i x_i^T, w_ij x_i x_j^T carry rounding errors of order
+# (d + 2) u (||x_i||^2 + ||x_j||^2), u = 1.1e-16, so a pair's own contribution
+# w_ij (x_i - x_j)(x_i - x_j)^T is wrong by at most about (d + 2) u / TOL, i.e.
+# ~1e-12 (d + 2) with TOL = 1e-4: at most 4 of 16 digits are lost. Inside the
+# set the pair is summed from its explicit difference instead. A larger TOL
+# buys digits but sends more pairs to that slower path; after centring, only
+# (near-)duplicate rows and rows far from the bulk fall below 1e-4 (for
+# Gaussian data in d >= 5 a vanishing share of pairs), whereas 1e-6 would
+# allow ~1e-10 (d + 2) errors, too coarse for a 1e-10 end-to-end check.
+_NEAR_DUPLICATE_TOL = 1e-4
+
+# Elements of one strip of a tile (rows x tile columns) processed at a time:
+# 2^17 float64 = 1 MiB, the L2 cache of one core here, so the elementwise
+# passes over a strip (weights, column sums) run from cache, while strips stay
+# tall enough (64 rows at tile=2048) for efficient BLAS calls.
+_STRIP_ELEMENTS = 2**17
+
+# Worker threads over tiles. 2 was measured slower than 1 on a 2-core machine
+# because OpenBLAS already threads each call, and concurrent calls from two
+# Python threads oversubscribe the cores (see benchmarks/bench_kendall.py).
+_MAX_WORKERS = 1
+
+
+def spatial_sign(T, sign="spherical", radius=None, xi=None):
+    """Apply a generalized spatial sign row-wise.
+
+    Parameters
+    ----------
+    T : array_like, shape (m, d) or (d,)
+        Vectors to transform, one per row (a 1-D input is one vector).
+    sign : {"spherical", "winsorized"}, default "spherical"
+        Built-in scale function: ``xi == 1`` (spatial sign) or
+        ``xi(s) = min(radius, s)`` (radial winsorization).
+    radius : float, optional
+        Winsorization radius r > 0, used when ``sign="winsorized"``.
+        Defaults to ``sqrt(d)``, the choice of Kim & Jung (2025).
+    xi : callable, optional
+        User scale function, used instead of `sign`. It must be vectorised:
+        it maps an array of norms ``s > 0`` to an array of the same shape of
+        finite scales.
+
+    Returns
+    -------
+    G : ndarray, shape like `T`
+        ``g(t) = xi(||t||) t / ||t||`` for each row t, and ``g(0) = 0``.
+
+    Raises
+    ------
+    ValueError
+        If `sign` is unknown, `radius` is not finite and positive, `xi` is
+        not callable or returns non-finite values or the wrong shape, or `T`
+        is not 1-D or 2-D.
+
+    Notes
+    -----
+    ``g`` keeps the direction of ``t`` and sets its length to ``xi(||t||)``
+    (Kim & Jung 2025, Section 2; Raymaekers & Rousseeuw 2019). It is
+    orthogonally equivariant, ``g(Qt) = Q g(t)``, and bounded by
+    :func:`sign_bound`. Norms are computed on rows rescaled by a power of two,
+    so they neither overflow nor underflow.
+
+    Examples
+    --------
+    >>> spatial_sign([[3.0, 4.0], [0.0, 0.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    T = np.asarray(T, dtype=np.float64)
+    if T.ndim not in (1, 2):
+        raise ValueError(f"`T` must be 1-D or 2-D; got {T.ndim}-D")
+    rows = np.atleast_2d(T)
+    spec = _resolve_sign(sign, radius, xi, rows.shape[1])
+    return _apply_sign(rows, spec).reshape(T.shape)
+
+
+def sign_bound(d, sign="spherical", radius=None, xi_bound=None, *, xi=None):
+    """Bound ``sup_t ||g(t)||_2`` of a generalized spatial sign.
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the data (sets the default winsorization radius).
+    sign : {"spherical", "winsorized"}, default "spherical"
+        Built-in scale function, as in :func:`spatial_sign`.
+    radius : float, optional
+        Winsorization radius; defaults to ``sqrt(d)``.
+    xi_bound : float, optional
+        ``sup_s xi(s)`` of a user scale function. When given it is returned
+        (after checking), whatever `sign` says.
+    xi : callable, optional
+        The user scale function, keyword only. Passing it makes `xi_bound`
+        required, so a bound cannot silently default to the built-in one.
+
+    Returns
+    -------
+    float
+        1 for spherical, `radius` (default ``sqrt(d)``) for winsorized,
+        `xi_bound` for a user scale function.
+
+    Raises
+    ------
+    ValueError
+        If `d` is not a positive integer, `sign` is unknown, `radius` or
+        `xi_bound` is not finite and positive, `xi` is not callable, or `xi`
+        is given without `xi_bound`.
+
+    Notes
+    -----
+    The bound sets the privacy noise: the Frobenius sensitivity of K_g under
+    replace-one adjacency is at most ``4 ||g||_inf^2 / n`` (Kim & Jung 2025,
+    Proposition 2.1). A user `xi` is not checked against `xi_bound`; callers
+    that cannot trust it should clip it, e.g. ``min(xi(s), xi_bound)``.
+    """
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
+        raise ValueError(f"`d` must be a positive integer; got {d!r}")
+    if xi_bound is not None:
+        if xi is not None:
+            _check_callable(xi)
+        return _check_positive_finite(xi_bound, "xi_bound")
+    if xi is not None:
+        raise ValueError(
+            "`xi_bound` is required when `xi` is given: a user scale "
+            "function has no known bound"
+        )
+    spec = _resolve_sign(sign, radius, None, int(d))
+    return 1.0 if spec.kind == "spherical" else spec.radius
+
+
+def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
+    """Generalized multivariate Kendall's tau matrix, computed fast.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        Data, one observation per row; finite, n >= 2.
+    sign : {"spherical", "winsorized"}, default "spherical"
+        Generalized spatial sign, as in :func:`spatial_sign`.
+    radius : float, optional
+        Winsorization radius, in the units of `X`; defaults to ``sqrt(d)``.
+    xi : callable, optional
+        User scale function, used instead of `sign`.
+    tile : int, default 2048
+        Rows per tile of the pair matrix. Memory is O(tile * strip + n d),
+        never O(n^2); the result does not depend on `tile` beyond rounding.
+
+    Returns
+    -------
+    K : ndarray, shape (d, d)
+        Symmetric, positive semi-definite. Deterministic (no randomness, and
+        a fixed summation order).
+
+    Raises
+    ------
+    ValueError
+        For an unknown `sign`, a `radius` that is not finite and positive, a
+        non-callable `xi`, a `tile` that is not a positive integer, or `X`
+        that is not 2-D with at least 2 rows.
+
+    Notes
+    -----
+    Kim & Jung (2025), Section 2, define
+
+        K_g = 2/(n(n-1)) sum_{i<j} g(t_ij) g(t_ij)^T,  t_ij = (x_j - x_i)/sqrt2,
+
+    whose noisy version is released by Proposition 2.1. With
+    ``d_ij = ||x_i - x_j||`` and ``r_ij = d_ij / sqrt2``,
+    ``g(t_ij) g(t_ij)^T = w_ij (x_i - x_j)(x_i - x_j)^T`` with
+    ``w_ij = xi(r_ij)^2 / d_ij^2`` (spherical: ``1/d_ij^2``; winsorized:
+    ``min(r^2/d_ij^2, 1/2)``). The Laplacian identity
+
+        sum_{i<j} w_ij (x_i - x_j)(x_i - x_j)^T = X^T (D - W) X,
+
+    with W the zero-diagonal weight matrix and D = diag(W 1), turns the
+    O(n^2 d^2) pair sum into O(n^2 d) BLAS work. It is evaluated over tiles
+    (I, J), I <= J, using ``d_ij^2 = ||x_i||^2 + ||x_j||^2 - 2 x_i.x_j``.
+
+    Numerics: K is translation invariant, so X is first centred at its
+    column medians (robust to heavy tails and shifts) and divided by a power
+    of two (exact; the radius stays in the original units). Rows are sorted
+    by norm so that near-duplicate pairs, which must have nearly equal norms,
+    lie in a narrow band of each tile; there pairs with
+    ``d_ij^2 <= 1e-4 (||x_i||^2 + ||x_j||^2)`` are removed from W and summed
+    directly from ``x_i - x_j`` of the original rows, and exact duplicates
+    contribute 0 (``g(0) = 0``).
+    """
+    X = _check_data(X)
+    tile = _check_tile(tile)
+    n, d = X.shape
+    spec = _resolve_sign(sign, radius, xi, d)
+    prep = _prepare(X)
+    tasks = _tile_tasks(n, tile)
+    workers = min(_MAX_WORKERS, _available_cores(), len(tasks))
+    chunks = [tasks[k::workers] for k in range(workers)]
+    # Static round-robin split plus a fixed reduction order: deterministic.
+    if workers == 1:
+        parts = [_accumulate_tiles(prep, spec, tile, chunks[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(
+                pool.map(lambda c: _accumulate_tiles(prep, spec, tile, c), chunks)
+            )
+    S = _combine(prep, parts)
+    return _normalise(S, n)
+
+
+def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
+    """Generalized Kendall's tau matrix from the explicit pairwise sum.
+
+    Reference implementation for tests and benchmarks: O(n^2 d^2) time,
+    O(n d) memory (one row i against all j > i at a time).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        Data, one observation per row; finite, n >= 2.
+    sign : {"spherical", "winsorized"}, default "spherical"
+        Generalized spatial sign, as in :func:`spatial_sign`.
+    radius : float, optional
+        Winsorization radius; defaults to ``sqrt(d)``.
+    xi : callable, optional
+        User scale function, used instead of `sign`.
+
+    Returns
+    -------
+    K : ndarray, shape (d, d)
+        Symmetric.
+
+    Raises
+    ------
+    ValueError
+        As :func:`kendall_tau_matrix` (without `tile`).
+
+    Notes
+    -----
+    Follows the definition of Kim & Jung (2025) literally:
+    ``2/(n(n-1)) sum_{i<j} g(t_ij) g(t_ij)^T`` with
+    ``t_ij = (x_j - x_i)/sqrt2`` and g from :func:`spatial_sign`; it shares
+    no arithmetic with the Laplacian path of :func:`kendall_tau_matrix`, so
+    comparing the two checks the identity as well as the code.
+    """
+    X = _check_data(X)
+    n, d = X.shape
+    spec = _resolve_sign(sign, radius, xi, d)
+    S = np.zeros((d, d))
+    for i in range(n - 1):
+        G = _apply_sign((X[i + 1 :] - X[i]) / np.sqrt(2.0), spec)
+        S += G.T @ G
+    return _normalise(S, n)
+
+
+# ---------------------------------------------------------------------------
+# Argument handling and the scale function xi
+# ---------------------------------------------------------------------------
+
+
+class _SignSpec(NamedTuple):
+    """A resolved spatial sign: kind, winsorization radius, scale function."""
+
+    kind: str  # "spherical", "winsorized" or "custom"
+    radius: Optional[float]
+    xi: Callable
+
+
+def _resolve_sign(sign, radius, xi, d):
+    """Check `sign`, `radius`, `xi` and return the matching _SignSpec."""
+    if not isinstance(sign, str) or sign not in SIGNS:
+        raise ValueError(f"`sign` must be one of {SIGNS}; got {sign!r}")
+    if radius is not None:
+        radius = _check_positive_finite(radius, "radius")
+    if xi is not None:
+        return _SignSpec("custom", None, _check_callable(xi))
+    if sign == "spherical":
+        return _SignSpec("spherical", None, np.ones_like)
+    r = float(np.sqrt(d)) if radius is None else radius
+    return _SignSpec("winsorized", r, lambda s: np.minimum(s, r))
+
+
+def _check_positive_finite(value, name):
+    """Return `value` as a float if it is a finite real number > 0."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not ok or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"`{name}` must be a finite number > 0; got {value!r}")
+    return float(value)
+
+
+def _check_callable(xi):
+    if not callable(xi):
+        raise ValueError(
+            f"`xi` must be a callable mapping norms to scales; got {type(xi).__name__}"
+        )
+    return xi
+
+
+def _check_tile(tile):
+    if isinstance(tile, bool) or not isinstance(tile, numbers.Integral) or tile < 1:
+        raise ValueError(f"`tile` must be a positive integer; got {tile!r}")
+    return int(tile)
+
+
+def _check_data(X):
+    """Light shape check; finiteness is the caller's job (already validated)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise ValueError(f"`X` must be 2-D with at least 2 rows; got shape {X.shape}")
+    return X
+
+
+def _evaluate_xi(spec, s):
+    """xi(s) for norms s > 0, checked when the function is the user's."""
+    v = spec.xi(s)
+    if spec.kind != "custom":
+        return v
+    v = np.asarray(v, dtype=np.float64)
+    if v.shape != s.shape or not np.all(np.isfinite(v)):
+        raise ValueError(
+            "`xi` must return finite values of the same shape as its input "
+            f"(shape {s.shape}); got shape {v.shape}"
+        )
+    return v
+
+
+def _apply_sign(rows, spec):
+    """g(t) = xi(||t||) t/||t|| for each row of a 2-D array; g(0) = 0."""
+    norms = _row_norms(rows)
+    factor = np.zeros_like(norms)
+    pos = norms > 0
+    factor[pos] = _evaluate_xi(spec, norms[pos]) / norms[pos]
+    return rows * factor[:, None]
+
+
+def _row_norms(rows):
+    """Euclidean row norms, rescaling each row by a power of two (exact)."""
+    big = np.max(np.abs(rows), axis=1, initial=0.0)
+    scale = np.ldexp(1.0, np.frexp(big)[1])
+    unit = rows / scale[:, None]
+    return np.sqrt(np.einsum("ij,ij->i", unit, unit)) * scale
+
+
+def _pair_weights(sqdist, spec, scale, out):
+    """Laplacian weights ``scale^2 w_ij`` from squared distances in `scale` units.
+
+    With distances measured in units of `scale` (``sqdist = d_ij^2/scale^2``,
+    all > 0), ``scale^2 w_ij = xi(scale sqrt(sqdist/2))^2 / sqdist``, so that
+    summing it against differences in `scale` units gives the pair sum in the
+    original units. Written in place to `out`.
+    """
+    if spec.kind == "spherical":
+        return np.reciprocal(sqdist, out=out)
+    if spec.kind == "winsorized":
+        # min(r^2, scale^2 sqdist / 2) / sqdist, with r in the original units.
+        np.divide(spec.radius**2, sqdist, out=out)
+        return np.minimum(out, 0.5 * scale * scale, out=out)
+    norms = np.sqrt(sqdist.ravel() * 0.5) * scale
+    xi_sq = np.square(_evaluate_xi(spec, norms)).reshape(sqdist.shape)
+    return np.divide(xi_sq, sqdist, out=out)  # `out` may alias `sqdist`
+
+
+def _normalise(S, n):
+    """2/(n(n-1)) S, symmetrised (the accumulations are not bitwise symmetric)."""
+    K = S * (2.0 / (n * (n - 1.0)))
+    return (K + K.T) / 2.0
+
+
+def _available_cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# ---------------------------------------------------------------------------
+# The tiled Laplacian evaluation
+# ---------------------------------------------------------------------------
+
+
+class _Prepared(NamedTuple):
+    """Centred, scaled, norm-sorted data and the augmented Gram factors."""
+
+    X: np.ndarray  # original rows (for explicit differences)
+    order: np.ndarray  # sorted position -> original row
+    scale: float  # power of two; working units = original / scale
+    sqnorm: np.ndarray  # ||z_i||^2 of the working rows z, ascending
+    left: np.ndarray  # [z, 1, ||z||^2]: left @ right.T = squared distances
+    right: np.ndarray  # [-2 z, ||z||^2, 1]
+
+
+def _prepare(X):
+    """Centre at the column medians, rescale by a power of two, sort by norm."""
+    Z = X - np.median(X, axis=0)
+    big = float(np.max(np.abs(Z)))
+    scale = float(np.ldexp(1.0, np.frexp(big)[1])) if big > 0 else 1.0
+    Z *= 1.0 / scale  # exact: a power of two
+    sq = np.einsum("ij,ij->i", Z, Z)
+    order = np.argsort(sq, kind="stable")
+    n, d = Z.shape
+    # Augmenting both factors puts the whole Gram trick inside one GEMM,
+    # ||z_i||^2 + ||z_j||^2 - 2 z_i.z_j, saving two elementwise passes; the
+    # ones column of `left` also yields the row sums of W from W @ left.
+    left = np.empty((n, d + 2))
+    left[:, :d] = Z[order]
+    left[:, d] = 1.0
+    left[:, d + 1] = sq[order]
+    right = np.empty((n, d + 2))
+    np.multiply(left[:, :d], -2.0, out=right[:, :d])
+    right[:, d] = left[:, d + 1]
+    right[:, d + 1] = 1.0
+    return _Prepared(X, order, scale, left[:, d + 1], left, right)
+
+
+def _tile_tasks(n, tile):
+    """Tile pairs (I start, J start) with I <= J, in row-major order."""
+    starts = range(0, n, tile)
+    return [(a, b) for a in starts for b in starts if a <= b]
+
+
+class _Accumulator(NamedTuple):
+    degree: np.ndarray  # (n,) row sums of W over the tiles seen
+    cross_diag: np.ndarray  # (d, d) sum of Z_I^T W_II Z_I
+    cross_off: np.ndarray  # (d, d) sum of Z_I^T W_IJ Z_J, I < J
+    direct: np.ndarray  # (d, d) pair sum of the near-duplicate pairs
+
+
+def _accumulate_tiles(prep, spec, tile, tasks):
+    """Accumulate the Laplacian pieces of the given tiles, strip by strip."""
+    n, d2 = prep.left.shape
+    d = d2 - 2
+    acc = _Accumulator(np.zeros(n), np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d)))
+    height = max(1, min(tile, _STRIP_ELEMENTS // tile))
+    buf = np.empty(height * min(tile, n))
+    for a, b in tasks:
+        cols = slice(b, min(b + tile, n))
+        for r in range(a, min(a + tile, n), height):
+            rows = slice(r, min(r + height, a + tile, n))
+            _accumulate_strip(prep, spec, rows, cols, a == b, buf, acc)
+    return acc
+
+
+def _accumulate_strip(prep, spec, rows, cols, diagonal, buf, acc):
+    """Add one strip W[rows, cols] of the weight matrix to the accumulator."""
+    h, m = rows.stop - rows.start, cols.stop - cols.start
+    W = buf[: h * m].reshape(h, m)
+    np.matmul(prep.left[rows], prep.right[cols].T, out=W)  # squared distances
+    near = _near_duplicates(prep, W, rows, cols, diagonal)
+    W[near] = 1.0  # placeholder: keeps the weight function free of 0 and < 0
+    _pair_weights(W, spec, prep.scale, out=W)
+    W[near] = 0.0
+    _add_direct_pairs(prep, spec, rows.start + near[0], cols.start + near[1], diagonal, acc)
+    d = prep.left.shape[1] - 2
+    P = W @ prep.left[cols, : d + 1]  # [W Z_J, W 1]
+    acc.degree[rows] += P[:, d]
+    Z_I = prep.left[rows, :d]
+    if diagonal:
+        acc.cross_diag[...] += Z_I.T @ P[:, :d]
+    else:
+        acc.degree[cols] += np.add.reduce(W, axis=0)
+        acc.cross_off[...] += Z_I.T @ P[:, :d]
+
+
+def _near_duplicates(prep, D2, rows, cols, diagonal):
+    """Local indices (i, j) of strip pairs whose Gram distance is unreliable.
+
+    A flagged pair has d^2 <= tol (s_i + s_j) with s = squared norms, hence
+    |sqrt(s_i) - sqrt(s_j)| <= sqrt(tol (s_i + s_j)), i.e. s_j / s_i lies in
+    [1/rho, rho] with rho = ((1 + sqrt(tol)) / (1 - sqrt(tol)))^2. The rows are
+    sorted by s, so only a contiguous band of columns can hold flagged pairs
+    and the test runs on that band alone. Doubling tol in rho covers rounding.
+    """
+    s = prep.sqnorm
+    root = np.sqrt(2.0 * _NEAR_DUPLICATE_TOL)
+    rho = ((1.0 + root) / (1.0 - root)) ** 2
+    lo = max(cols.start, int(np.searchsorted(s, s[rows.start] / rho, "left")))
+    hi = min(cols.stop, int(np.searchsorted(s, s[rows.stop - 1] * rho, "right")))
+    if lo >= hi:
+        return np.empty(0, np.intp), np.empty(0, np.intp)
+    band = slice(lo - cols.start, hi - cols.start)
+    tol_s = _NEAR_DUPLICATE_TOL * s
+    flagged = D2[:, band] <= tol_s[rows, None] + tol_s[None, lo:hi]
+    if diagonal:
+        # i == j is always flagged (its weight must be 0); make it explicit.
+        i = np.arange(rows.stop - rows.start)
+        flagged[i, rows.start + i - lo] = True
+    ii, jj = np.nonzero(flagged)
+    return ii, jj + band.start
+
+
+def _add_direct_pairs(prep, spec, gi, gj, diagonal, acc):
+    """Sum flagged pairs from explicit differences of the original rows."""
+    if diagonal:  # a diagonal tile holds (i, j) and (j, i); keep i < j
+        keep = gi < gj
+        gi, gj = gi[keep], gj[keep]
+    if gi.size == 0:
+        return
+    diff = prep.X[prep.order[gi]] - prep.X[prep.order[gj]]
+    diff *= 1.0 / prep.scale  # exact: a power of two
+    sq = np.einsum("ij,ij->i", diff, diff)
+    duplicate = sq == 0.0  # g(0) = 0: exact duplicates contribute nothing
+    sq[duplicate] = 1.0
+    w = _pair_weights(sq, spec, prep.scale, out=np.empty_like(sq))
+    w[duplicate] = 0.0
+    acc.direct[...] += (diff * w[:, None]).T @ diff
+
+
+def _combine(prep, parts):
+    """S = Z^T D Z - Z^T W Z + direct pairs, reduced in a fixed order."""
+    d = prep.left.shape[1] - 2
+    degree = np.sum([p.degree for p in parts], axis=0)
+    cross_diag = np.sum([p.cross_diag for p in parts], axis=0)
+    cross_off = np.sum([p.cross_off for p in parts], axis=0)
+    direct = np.sum([p.direct for p in parts], axis=0)
+    Z = prep.left[:, :d]
+    laplacian = Z.T @ (degree[:, None] * Z) - cross_diag - cross_off - cross_off.T
+    return laplacian + direct

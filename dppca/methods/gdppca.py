@@ -1,0 +1,67 @@
+"""g-DPPCA (Kim & Jung 2025) and the non-private reference (sample covariance)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kendall import kendall_tau_matrix, sign_bound
+from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
+from ._base import DirectionFit, top_eigen
+
+
+def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
+    """Top-k eigenvectors of the sample covariance (denominator n - 1). NON-PRIVATE.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p)
+    k : int, 1 <= k <= p
+    """
+    eigenvalues, vectors = top_eigen(np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1), k)
+    return DirectionFit(vectors, eigenvalues, notes=["NON-PRIVATE: sample covariance PCA."])
+
+
+def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
+                      rng: np.random.Generator, calibration: str, ledger: Ledger,
+                      sign: str = "spherical", radius=None, xi=None, xi_bound=None) -> DirectionFit:
+    """g-DPPCA: top-k eigenvectors of the generalized Kendall's tau matrix plus symmetric Gaussian noise.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p)
+        Preprocessed data (centring does not matter: K_g uses pairwise differences).
+    k : int
+    eps, delta : float
+        Budget of this release.
+    rng : numpy.random.Generator
+    calibration : {"analytic", "classic"}
+    ledger : Ledger
+    sign, radius, xi, xi_bound
+        The generalized spatial sign g, see :func:`dppca.kendall.spatial_sign`.
+
+    Returns
+    -------
+    DirectionFit
+        Eigenvectors and eigenvalues of K_g + vecd^-1(xi).
+
+    Notes
+    -----
+    Privacy (Kim & Jung 2025, Proposition 2.1): replacing one row changes only the
+    n - 1 pairs that contain it; each pair's term g g^T has Frobenius norm at most
+    ||g||_inf^2, so the two terms differ by at most 2 ||g||_inf^2, and with the
+    factor 2/(n(n-1)) the Frobenius sensitivity of K_g is 4 ||g||_inf^2 / n.
+    The noise vecd^-1(xi), xi ~ N(0, sigma^2 I_{p(p+1)/2}), is the Gaussian mechanism
+    on vecd(K_g) (vecd is an isometry), so the matrix, and its eigenvectors by
+    post-processing, are (eps, delta)-DP. ||g||_inf = 1 (spherical), radius (winsorized,
+    default sqrt(p)), or the user's ``xi_bound``.
+    """
+    n, p = values.shape
+    sensitivity = 4.0 * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound, xi=xi) ** 2 / n
+    sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
+    released = kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi) \
+        + symmetric_gaussian_noise(p, sigma, rng)
+    ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
+                  "Frobenius", sigma, eps, delta)
+    eigenvalues, vectors = top_eigen(released, k)
+    return DirectionFit(vectors, eigenvalues, f"Gaussian ({calibration})", sensitivity, sigma,
+                        notes=[f"Generalized spatial sign: {sign if xi is None else 'user xi'}; "
+                               "noise on the diagonal has sd sigma, off-diagonal sigma/sqrt(2)."])

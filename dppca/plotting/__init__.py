@@ -1,0 +1,1 @@
+"""Every matplotlib figure of the package (one module per result type)."""

@@ -1,0 +1,41 @@
+"""Loadings heat map of a :class:`~dppca.results.PCDirections`."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def loadings_heatmap(result, ax=None):
+    """Heat map of the p x k loadings, diverging colours centred at 0.
+
+    Parameters
+    ----------
+    result : PCDirections
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    loadings = result.directions
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(1.2 + 0.9 * loadings.shape[1], 1.0 + 0.32 * loadings.shape[0]))
+    else:
+        fig = ax.figure
+    limit = max(float(np.abs(loadings.to_numpy()).max()), 1e-12)
+    image = ax.imshow(loadings.to_numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
+    ax.set_xticks(range(loadings.shape[1]), loadings.columns)
+    ax.set_yticks(range(loadings.shape[0]), loadings.index)
+    ax.set_xlabel("principal component")
+    ax.set_ylabel("variable")
+    fig.colorbar(image, ax=ax, label="loading (unit-length direction)")
+    ax.set_title(_title(result))
+    fig.tight_layout()
+    return fig
+
+
+def _title(result) -> str:
+    if not result.private:
+        return "Loadings (NON-PRIVATE)"
+    return f"Private loadings, {result.method} (eps={result.eps:g}, delta={result.delta:g})"

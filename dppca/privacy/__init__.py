@@ -1,0 +1,8 @@
+"""Privacy core: mechanisms, budget splitting and the ledger of releases."""
+from .budget import Ledger, Release, split_budget
+from .mechanisms import (CALIBRATIONS, exponential_mechanism, gaussian_mechanism, gaussian_sigma,
+                         laplace_mechanism, laplace_scale, symmetric_gaussian_noise)
+
+__all__ = ["CALIBRATIONS", "Ledger", "Release", "exponential_mechanism", "gaussian_mechanism",
+           "gaussian_sigma", "laplace_mechanism", "laplace_scale", "split_budget",
+           "symmetric_gaussian_noise"]

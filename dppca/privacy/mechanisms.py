@@ -1,0 +1,148 @@
+"""Additive-noise and selection mechanisms with their calibrations.
+
+Neighbouring datasets differ in one row (replace-one, n public), as in the R
+package and Kim & Jung (2025). Each mechanism takes the statistic's sensitivity
+under that relation; callers prove the sensitivity.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import delta_arg, eps_arg, float_arg, option_arg
+from .budget import Ledger
+
+CALIBRATIONS = ("analytic", "classic")
+
+
+def gaussian_sigma(sensitivity: float, eps: float, delta: float, calibration: str = "analytic") -> float:
+    """Noise standard deviation of the Gaussian mechanism.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 (or Frobenius) sensitivity Delta of the released statistic, > 0.
+    eps : float
+        Privacy parameter, > 0.
+    delta : float
+        Privacy parameter, in (0, 1).
+    calibration : {"analytic", "classic"}
+        ``"analytic"``: the smallest sigma for which adding N(0, sigma^2 I) is (eps, delta)-DP,
+        Balle & Wang (2018), "Improving the Gaussian mechanism for differential privacy",
+        Theorem 8, computed by Google's ``dp_accounting`` (exact for every eps).
+        ``"classic"``: sigma = Delta sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth 2014,
+        Theorem A.1; what the R package uses). Its proof needs eps < 1; for eps >= 1 it is
+        still larger than the analytic sigma in practice but has no proof, so prefer "analytic".
+
+    Returns
+    -------
+    float
+        sigma, in the units of the statistic.
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        For a non-positive sensitivity or eps, delta outside (0, 1), or an unknown calibration.
+    """
+    sensitivity = float_arg(sensitivity, "sensitivity", positive=True)
+    eps, delta = eps_arg(eps), delta_arg(delta)
+    option_arg(calibration, "calibration", CALIBRATIONS)
+    if calibration == "classic":
+        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
+    return sensitivity * _analytic_unit_sigma(eps, delta)
+
+
+def _analytic_unit_sigma(eps: float, delta: float) -> float:
+    # Imported here: dp_accounting pulls in a PLD stack that we only need for this number.
+    from dp_accounting.pld import accountant, common
+
+    return accountant.get_smallest_gaussian_noise(common.DifferentialPrivacyParameters(eps, delta),
+                                                  num_queries=1, sensitivity=1.0)
+
+
+def gaussian_mechanism(value, sensitivity, eps, delta, rng, *, calibration="analytic",
+                       ledger: Ledger | None = None, step="statistic", norm="L2"):
+    """Release ``value + N(0, sigma^2 I)`` with sigma from :func:`gaussian_sigma`.
+
+    Parameters
+    ----------
+    value : float or ndarray
+        The statistic, any shape.
+    sensitivity, eps, delta, calibration
+        As in :func:`gaussian_sigma`.
+    rng : numpy.random.Generator
+    ledger : Ledger, optional
+        Where the release is recorded.
+    step, norm : str
+        Labels for the ledger.
+
+    Returns
+    -------
+    (noisy value, sigma)
+        Same shape as ``value``; (eps, delta)-DP when ``sensitivity`` bounds the L2 change.
+    """
+    sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
+    value = np.asarray(value, dtype=float)
+    noisy = value + rng.normal(0.0, sigma, size=value.shape)
+    if ledger is not None:
+        ledger.record(step, f"Gaussian ({calibration})", sensitivity, norm, sigma, eps, delta)
+    return noisy, sigma
+
+
+def symmetric_gaussian_noise(d: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """The symmetric noise matrix vecd^-1(xi), xi ~ N(0, sigma^2 I_{d(d+1)/2}).
+
+    Diagonal entries have standard deviation sigma and each off-diagonal pair
+    sigma/sqrt(2), so that ||E||_F = ||xi||_2 (vecd is an isometry; Schwartzman 2016).
+    Adding it to a symmetric statistic with Frobenius sensitivity Delta is the Gaussian
+    mechanism on vecd of the statistic. Kim & Jung (2025), Proposition 2.1.
+
+    Returns
+    -------
+    ndarray, shape (d, d), symmetric.
+    """
+    upper = np.triu(rng.normal(0.0, sigma / math.sqrt(2.0), size=(d, d)), k=1)
+    return upper + upper.T + np.diag(rng.normal(0.0, sigma, size=d))
+
+
+def laplace_scale(sensitivity: float, eps: float) -> float:
+    """Scale b = Delta_1 / eps of the Laplace mechanism (pure eps-DP for L1 sensitivity Delta_1)."""
+    return float_arg(sensitivity, "sensitivity", positive=True) / eps_arg(eps)
+
+
+def laplace_mechanism(value, sensitivity, eps, rng, *, ledger: Ledger | None = None,
+                      step="statistic", norm="L1"):
+    """Release ``value + Laplace(0, Delta_1/eps)`` noise, eps-DP (Dwork & Roth 2014, Thm 3.6).
+
+    Returns
+    -------
+    (noisy value, scale)
+    """
+    scale = laplace_scale(sensitivity, eps)
+    value = np.asarray(value, dtype=float)
+    noisy = value + rng.laplace(0.0, scale, size=value.shape)
+    if ledger is not None:
+        ledger.record(step, "Laplace", sensitivity, norm, scale, eps, 0.0)
+    return noisy, scale
+
+
+def exponential_mechanism(log_base_measure, utility, sensitivity, eps, rng) -> int:
+    """Index drawn with probability proportional to base * exp(eps * utility / (2 Delta_u)).
+
+    eps-DP when every entry of ``utility`` changes by at most ``sensitivity`` between
+    neighbours and ``log_base_measure`` does not depend on the data (McSherry & Talwar
+    2007). Sampled with the Gumbel-max trick, which is exact and avoids overflow.
+
+    Parameters
+    ----------
+    log_base_measure : ndarray, shape (m,)
+        Log of the data-independent base measure of each candidate (e.g. interval lengths);
+        ``-inf`` excludes a candidate.
+    utility : ndarray, shape (m,)
+    sensitivity : float
+    eps : float
+    rng : numpy.random.Generator
+    """
+    score = np.asarray(log_base_measure, float) + eps * np.asarray(utility, float) / (2.0 * sensitivity)
+    return int(np.argmax(score + rng.gumbel(size=score.shape)))

@@ -1,0 +1,128 @@
+"""``PCDirections``: the result of :func:`dppca.dp_pc_dir`."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .base import NONPRIVATE, DPResult, frame_table
+
+
+def pc_names(k: int) -> list[str]:
+    """Column labels PC1..PCk, as in the R package."""
+    return [f"PC{j + 1}" for j in range(k)]
+
+
+class PCDirections(DPResult):
+    """Private (or non-private) principal component directions.
+
+    Attributes
+    ----------
+    directions : pandas.DataFrame, shape (p, k)
+        Orthonormal columns PC1..PCk, index = variable names. Sign convention: the entry
+        of largest absolute value in each column is positive.
+    eigenvalues : pandas.Series, shape (k,)
+        Eigenvalues of the released matrix (the noisy Kendall's tau matrix for g-DPPCA,
+        the sample covariance for non-private PCA). For g-DPPCA they are on the Kendall
+        scale (they sum to at most 1 for the spherical sign), not variances: use
+        ``dp_scree`` for private variances.
+    method : str
+        ``"nonprivate"``, ``"gdppca"``, or another registered method.
+    private : bool
+    ledger : Ledger or None
+        Every private release of the call (None for non-private calls).
+    n_obs, n_features, k : int
+    eps, delta : float or None
+    calibration : str
+    sensitivity, noise_sd : float
+        Of the direction release (nan when non-private).
+    scale : pandas.Series or None
+        Column scales used when ``standardize=True`` (private, public or sample).
+    scale_source : str
+        ``"none"``, ``"public"``, ``"private"`` or ``"sample (NON-PRIVATE)"``.
+    nonprivate_directions : pandas.DataFrame or None
+        NON-PRIVATE reference, only when the call asked for it (``nonprivate=True``).
+    options : dict
+        Method options (sign, radius, ...).
+    seed : int or str
+        The seed the call was given.
+
+    Notes
+    -----
+    ``np.asarray(result)`` gives the p x k matrix, so ``X @ result`` projects data.
+    """
+
+    _title = "Differentially Private PC Directions"
+
+    def __init__(self, fit, columns, *, method, ledger, n_obs, eps, delta, calibration, seed,
+                 scale=None, scale_source="none", nonprivate_directions=None, options=None):
+        k = fit.vectors.shape[1]
+        self.directions = pd.DataFrame(fit.vectors, index=list(columns), columns=pc_names(k))
+        self.eigenvalues = pd.Series(fit.eigenvalues, index=pc_names(k), name="eigenvalue")
+        self.method = method
+        self.mechanism = fit.mechanism
+        self.private = method != "nonprivate"
+        self.ledger = ledger
+        self.n_obs, self.n_features, self.k = int(n_obs), len(columns), k
+        self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
+        self.sensitivity, self.noise_sd = fit.sensitivity, fit.noise_sd
+        self.scale = None if scale is None else pd.Series(scale, index=list(columns), name="scale")
+        self.scale_source = scale_source
+        self.nonprivate_directions = nonprivate_directions
+        self.options = dict(options or {})
+        self._method_notes = list(fit.notes)
+        self.figure = None
+
+    def __array__(self, dtype=None, copy=None):
+        return self.directions.to_numpy(dtype=dtype)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The directions (p x k DataFrame)."""
+        return self.directions.copy()
+
+    def to_dict(self) -> dict:
+        """Plain payload for JSON and the R bridges."""
+        return {"directions": self.directions.to_numpy().tolist(),
+                "variables": list(self.directions.index), "components": list(self.directions.columns),
+                "eigenvalues": self.eigenvalues.tolist(), "method": self.method,
+                "ledger": None if self.ledger is None else self.ledger.to_dict(),
+                "n_obs": self.n_obs, "n_features": self.n_features}
+
+    def plot(self, ax=None):
+        """Heat map of the loadings (matplotlib); returns the Figure and stores it in ``.figure``."""
+        from ..plotting.directions import loadings_heatmap
+
+        self.figure = loadings_heatmap(self, ax=ax)
+        return self.figure
+
+    def __repr__(self) -> str:
+        budget = "" if not self.private else f", eps={self.eps:g}, delta={self.delta:g}"
+        return (f"PCDirections(method={self.method!r}, n_obs={self.n_obs}, "
+                f"n_features={self.n_features}, k={self.k}{budget})")
+
+    def _header(self):
+        left = [("Method", self.method), ("Mechanism", self.mechanism),
+                ("Epsilon", self.eps), ("Delta", self.delta),
+                ("Calibration", self.calibration if self.private else None),
+                ("Sensitivity", self.sensitivity), ("Noise sd", self.noise_sd)]
+        right = [("Neighbouring", "replace-one" if self.private else None),
+                 ("No. Observations", self.n_obs), ("No. Variables", self.n_features),
+                 ("No. Components", self.k), ("Scaling", self.scale_source), ("Seed", self.seed)]
+        return left, right
+
+    def _tables(self):
+        title = "Loadings" if self.private else f"Loadings ({NONPRIVATE})"
+        tables = [frame_table(self.directions, title=title)]
+        if self.nonprivate_directions is not None:
+            tables.append(frame_table(self.nonprivate_directions, title=f"{NONPRIVATE} reference loadings"))
+        return tables
+
+    def _notes(self):
+        if not self.private:
+            return ["NON-PRIVATE: these directions are computed from the data without noise."] \
+                + self._method_notes
+        notes = [f"The directions are post-processing of the releases on the ledger; total "
+                 f"eps={self.ledger.spent_eps:.4g}, delta={self.ledger.spent_delta:.4g} "
+                 f"({len(self.ledger)} releases)."] + self._method_notes
+        notes.append("Eigenvalues are those of the released (noisy) matrix; they are not variances.")
+        notes.append("Another release on the same data costs its own budget (basic composition).")
+        return notes
