@@ -1,0 +1,34 @@
+# The commands the README names. Everything installs what it needs on a fresh Debian machine.
+PYTHON ?= python3
+VENV   := .venv
+VENV_R := .venv-r
+PIP    := $(VENV)/bin/pip
+
+.PHONY: demo test bench docs clean
+
+## demo: install the package and run the private report on the bundled adult data
+demo: $(VENV)/.installed
+	$(VENV)/bin/dppca report --data adult --k 2 --eps 1 --delta 1e-5 --seed 1 --standardize --out report/
+
+## test: install everything (Python, R from Debian packages) and run every test suite
+test:
+	bash tools/run_tests.sh
+
+## bench: the speed and accuracy benchmarks (tables, not tests)
+bench: $(VENV)/.installed-dev
+	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script --quick || exit 1; done
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e ".[dev,r]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) $(VENV_R) build dist *.egg-info report

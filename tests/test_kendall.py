@@ -1,0 +1,330 @@
+"""Tests for dppca.kendall: the tiled Laplacian Kendall's tau against the pair sum.
+
+Tolerances. The fast path (kendall_tau_matrix) and the reference
+(kendall_tau_matrix_naive) sum the same n(n-1)/2 terms in different orders
+and forms, so they agree to rounding: observed relative Frobenius errors are
+~1e-15. The 1e-10 bound leaves room for the documented worst case of the fast
+path, about (d + 2) * 1.1e-16 / 1e-4 per pair (pairs just outside the
+near-duplicate threshold), while still catching any real mistake, which shows
+up at 1e-3 or worse. Identities that hold exactly in exact arithmetic (trace,
+invariances, tile size) use 1e-12: a few hundred roundings of O(1) terms.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.spatial.distance import pdist
+from scipy.stats import ortho_group
+
+from dppca.kendall import (
+    SIGNS,
+    kendall_tau_matrix,
+    kendall_tau_matrix_naive,
+    sign_bound,
+    spatial_sign,
+)
+
+MATCH_RTOL = 1e-10  # fast vs naive, see the module docstring
+EXACT_RTOL = 1e-12  # exact identities, see the module docstring
+
+
+def rel_err(A, B):
+    """Relative Frobenius error of A against the reference B."""
+    return np.linalg.norm(A - B) / np.linalg.norm(B)
+
+
+def tanh_xi(s):
+    """A smooth bounded user scale function (sup = 1)."""
+    return np.tanh(s)
+
+
+# ---------------------------------------------------------------------------
+# Data sets
+# ---------------------------------------------------------------------------
+
+
+def gaussian():
+    return np.random.default_rng(1).standard_normal((300, 5))
+
+
+def multivariate_t1():
+    """Multivariate t with 1 df (Cauchy tails): Gaussian / sqrt(chi2_1)."""
+    rng = np.random.default_rng(2)
+    Z = rng.standard_normal((300, 5)) @ np.diag([3.0, 2.0, 1.0, 1.0, 0.5])
+    return Z / np.sqrt(rng.chisquare(1, size=(300, 1)))
+
+
+def rounded_integers():
+    """Integers in d = 3: many exact duplicate rows."""
+    return np.round(np.random.default_rng(3).standard_normal((300, 3)))
+
+
+def shifted():
+    """Spread 1 around 1e6: the Gram trick without centring loses ~12 digits."""
+    return gaussian() + 1e6
+
+
+def near_duplicates():
+    """150 rows and a copy of each moved by ~1e-9: 150 near-duplicate pairs."""
+    X = np.random.default_rng(4).standard_normal((150, 4))
+    return np.vstack([X, X + 1e-9 * np.random.default_rng(5).standard_normal(X.shape)])
+
+
+def adult_subsample():
+    """1500 rows of UCI Adult's numeric columns: integers, heavy duplication."""
+    root = Path(__file__).resolve().parents[1]
+    for path in (root / "data" / "adult.csv.gz", root / "dppca/datasets/data/adult.csv.gz"):
+        if path.exists():
+            A = np.loadtxt(path, delimiter=",", skiprows=1)
+            return A[np.random.default_rng(6).choice(len(A), 1500, replace=False)]
+    pytest.skip("adult.csv.gz not found")
+
+
+DATASETS = {
+    "gaussian": gaussian,
+    "t1": multivariate_t1,
+    "rounded_integers": rounded_integers,
+    "shifted_1e6": shifted,
+    "near_duplicates_1e-9": near_duplicates,
+    "adult_1500": adult_subsample,
+}
+SIGN_ARGS = {
+    "spherical": {"sign": "spherical"},
+    "winsorized": {"sign": "winsorized"},
+    "winsorized_r0.7": {"sign": "winsorized", "radius": 0.7},
+    "user_xi": {"xi": tanh_xi},
+}
+
+
+# ---------------------------------------------------------------------------
+# Fast path against the explicit pair sum
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sign_args", SIGN_ARGS.values(), ids=SIGN_ARGS.keys())
+@pytest.mark.parametrize("make_data", DATASETS.values(), ids=DATASETS.keys())
+def test_fast_matches_naive(make_data, sign_args):
+    X = make_data()
+    K = kendall_tau_matrix(X, **sign_args)
+    assert rel_err(K, kendall_tau_matrix_naive(X, **sign_args)) < MATCH_RTOL
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    X=st.integers(2, 25).flatmap(
+        lambda n: st.integers(1, 4).flatmap(
+            lambda d: arrays(
+                np.float64,
+                (n, d),
+                # small integers force duplicates; the floats cover the rest
+                elements=st.one_of(
+                    st.integers(-2, 2).map(float),
+                    st.floats(-1e3, 1e3, allow_subnormal=False),
+                ),
+            )
+        )
+    ),
+    sign=st.sampled_from(SIGNS),
+    tile=st.integers(1, 9),
+)
+def test_fast_matches_naive_property(X, sign, tile):
+    K = kendall_tau_matrix(X, sign, tile=tile)
+    K0 = kendall_tau_matrix_naive(X, sign)
+    if not np.any(K0):  # all rows identical: both must be exactly 0
+        assert not np.any(K)
+    else:
+        assert rel_err(K, K0) < MATCH_RTOL
+
+
+# ---------------------------------------------------------------------------
+# Structure of K
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sign", SIGNS)
+def test_symmetric_and_deterministic(sign):
+    X = multivariate_t1()
+    K = kendall_tau_matrix(X, sign, tile=64)
+    assert K.shape == (5, 5)
+    assert np.array_equal(K, K.T)
+    assert np.array_equal(K, kendall_tau_matrix(X, sign, tile=64))
+    assert np.linalg.eigvalsh(K).min() > -1e-14  # PSD up to rounding
+
+
+def test_spherical_trace_is_one_without_duplicates():
+    # Each pair adds a unit-norm g, so tr K is the mean of ||g||^2 = 1.
+    assert abs(np.trace(kendall_tau_matrix(gaussian())) - 1.0) < EXACT_RTOL
+
+
+def test_spherical_trace_is_share_of_distinct_pairs():
+    X = rounded_integers()
+    distinct = np.mean(pdist(X) > 0)
+    assert distinct < 0.99  # the data really have duplicates
+    assert abs(np.trace(kendall_tau_matrix(X)) - distinct) < EXACT_RTOL
+
+
+@pytest.mark.parametrize("radius", [None, 0.5, 100.0])
+def test_winsorized_trace_is_mean_squared_sign(radius):
+    X = multivariate_t1()
+    r = np.sqrt(X.shape[1]) if radius is None else radius
+    # ||g(t)|| = min(r, ||t||) with t = (x_j - x_i)/sqrt2, computed by scipy.
+    expected = np.mean(np.minimum(r, pdist(X) / np.sqrt(2.0)) ** 2)
+    K = kendall_tau_matrix(X, "winsorized", radius)
+    assert abs(np.trace(K) - expected) < EXACT_RTOL * expected
+
+
+@pytest.mark.parametrize("sign_args", SIGN_ARGS.values(), ids=SIGN_ARGS.keys())
+def test_tile_size_does_not_matter(sign_args):
+    X = rounded_integers()
+    K = kendall_tau_matrix(X, **sign_args, tile=2048)
+    for tile in (1, 7, 64, 299, 300):
+        assert rel_err(kendall_tau_matrix(X, **sign_args, tile=tile), K) < EXACT_RTOL
+
+
+@pytest.mark.parametrize("sign_args", SIGN_ARGS.values(), ids=SIGN_ARGS.keys())
+def test_translation_and_rotation_invariance(sign_args):
+    X = multivariate_t1()
+    Q = ortho_group.rvs(5, random_state=7)
+    K = kendall_tau_matrix(X, **sign_args)
+    shifted_K = kendall_tau_matrix(X + np.arange(1.0, 6.0) * 1e3, **sign_args)
+    rotated_K = kendall_tau_matrix(X @ Q, **sign_args)
+    assert rel_err(shifted_K, K) < EXACT_RTOL
+    # x -> Q^T x maps g(t) g(t)^T to Q^T g g^T Q (g is orthogonally equivariant)
+    assert rel_err(rotated_K, Q.T @ K @ Q) < EXACT_RTOL
+
+
+@pytest.mark.parametrize("factor", [3.0, 2.0**20, 1e8])
+def test_winsorized_radius_is_in_data_units(factor):
+    # g^(c r)(c t) = c g^(r)(t), so K scales by c^2 when data and radius do.
+    X = multivariate_t1()
+    K = kendall_tau_matrix(X, "winsorized", 1.5)
+    scaled = kendall_tau_matrix(factor * X, "winsorized", factor * 1.5)
+    assert rel_err(scaled / factor**2, K) < EXACT_RTOL
+
+
+@pytest.mark.parametrize("sign", SIGNS)
+def test_duplicate_rows_contribute_zero(sign):
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([2.0, 0.0, 5.0])
+    X = np.array([a, a, b, b, a])
+    g = spatial_sign((b - a) / np.sqrt(2.0), sign)
+    # 6 of the 10 pairs are (a, b); the 4 duplicate pairs add nothing.
+    expected = 6 * np.outer(g, g) / 10
+    assert rel_err(kendall_tau_matrix(X, sign), expected) < EXACT_RTOL
+    assert np.array_equal(kendall_tau_matrix(np.ones((50, 3)), sign), np.zeros((3, 3)))
+
+
+def test_two_rows_give_one_outer_product():
+    X = np.array([[0.0, 0.0], [3.0, 4.0]])
+    assert np.allclose(kendall_tau_matrix(X), [[0.36, 0.48], [0.48, 0.64]], rtol=0, atol=1e-15)
+
+
+def test_adult_full_data_is_finite_and_matches_duplicate_share():
+    A = adult_subsample()  # skips when the data are absent
+    K = kendall_tau_matrix(A)
+    assert np.all(np.isfinite(K))
+    assert abs(np.trace(K) - np.mean(pdist(A) > 0)) < EXACT_RTOL
+
+
+# ---------------------------------------------------------------------------
+# spatial_sign and sign_bound
+# ---------------------------------------------------------------------------
+
+
+def test_spatial_sign_values():
+    T = np.array([[3.0, 4.0], [0.0, 0.0], [0.3, 0.4], [-6.0, 8.0]])
+    assert np.allclose(spatial_sign(T), [[0.6, 0.8], [0, 0], [0.6, 0.8], [-0.6, 0.8]])
+    wins = spatial_sign(T, "winsorized", radius=2.0)
+    assert np.allclose(wins, [[1.2, 1.6], [0, 0], [0.3, 0.4], [-1.2, 1.6]])
+    assert np.allclose(spatial_sign(T[0], "winsorized"), T[0] * np.sqrt(2) / 5)
+    assert np.allclose(spatial_sign(T[:1], xi=lambda s: 2 * s), 2 * T[:1])
+
+
+def test_spatial_sign_extreme_scales():
+    # Norms via power-of-two rescaling: no overflow or underflow.
+    T = np.array([[3e200, 4e200], [3e-200, 4e-200]])
+    assert np.allclose(spatial_sign(T), [[0.6, 0.8], [0.6, 0.8]])
+
+
+@pytest.mark.parametrize("sign_args", SIGN_ARGS.values(), ids=SIGN_ARGS.keys())
+def test_spatial_sign_respects_bound(sign_args):
+    T = 10.0 * np.random.default_rng(8).standard_cauchy((500, 5))
+    norms = np.linalg.norm(spatial_sign(T, **sign_args), axis=1)
+    bound = sign_bound(5, sign_args.get("sign", "spherical"), sign_args.get("radius"),
+                       1.0 if "xi" in sign_args else None)
+    assert norms.max() <= bound * (1 + 1e-15)
+
+
+def test_sign_bound_values():
+    assert sign_bound(9) == 1.0
+    assert sign_bound(9, "winsorized") == 3.0
+    assert sign_bound(9, "winsorized", radius=0.5) == 0.5
+    assert sign_bound(9, xi_bound=2.5) == 2.5
+    assert sign_bound(9, xi_bound=2.5, xi=tanh_xi) == 2.5
+
+
+# ---------------------------------------------------------------------------
+# Bad arguments
+# ---------------------------------------------------------------------------
+
+X_SMALL = np.arange(12.0).reshape(4, 3)
+
+
+@pytest.mark.parametrize("func", [kendall_tau_matrix, kendall_tau_matrix_naive, spatial_sign])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"sign": "gaussian"}, "sign"),
+        ({"sign": None}, "sign"),
+        ({"sign": "winsorized", "radius": 0.0}, "radius"),
+        ({"sign": "winsorized", "radius": -1.0}, "radius"),
+        ({"sign": "winsorized", "radius": np.inf}, "radius"),
+        ({"sign": "winsorized", "radius": np.nan}, "radius"),
+        ({"sign": "winsorized", "radius": "1"}, "radius"),
+        ({"sign": "winsorized", "radius": True}, "radius"),
+        ({"xi": 1.0}, "xi"),
+        ({"xi": lambda s: np.ones(3)}, "xi"),  # wrong shape
+        ({"xi": lambda s: np.full_like(s, np.nan)}, "xi"),  # not finite
+    ],
+)
+def test_bad_sign_arguments(func, kwargs, name):
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        func(X_SMALL, **kwargs)
+
+
+def test_unknown_sign_lists_options():
+    with pytest.raises(ValueError, match="spherical.*winsorized"):
+        kendall_tau_matrix(X_SMALL, "wins")
+
+
+@pytest.mark.parametrize("tile", [0, -3, 2.5, True, "64", None])
+def test_bad_tile(tile):
+    with pytest.raises(ValueError, match="`tile`"):
+        kendall_tau_matrix(X_SMALL, tile=tile)
+
+
+@pytest.mark.parametrize("X", [np.ones(5), np.ones((1, 3)), np.ones((2, 2, 2))])
+def test_bad_shape(X):
+    with pytest.raises(ValueError, match="`X`"):
+        kendall_tau_matrix(X)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, name",
+    [
+        ((0,), {}, "d"),
+        ((2.0,), {}, "d"),
+        ((3, "bogus"), {}, "sign"),
+        ((3, "winsorized", -2.0), {}, "radius"),
+        ((3,), {"xi_bound": 0.0}, "xi_bound"),
+        ((3,), {"xi_bound": np.inf}, "xi_bound"),
+        ((3,), {"xi": tanh_xi}, "xi_bound"),  # missing
+        ((3,), {"xi": "tanh", "xi_bound": 1.0}, "xi"),
+    ],
+)
+def test_bad_sign_bound_arguments(args, kwargs, name):
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        sign_bound(*args, **kwargs)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Debian packages the R side needs (R 4.2 from Debian: CRAN is not reachable). Idempotent.
+set -euo pipefail
+pkgs="r-base-core r-cran-reticulate r-cran-testthat r-cran-ggplot2 r-cran-patchwork r-cran-knitr r-cran-rmarkdown pandoc"
+missing=""
+for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq $missing >/dev/null
+fi
+echo "system packages ok: $(R --version | head -1)"

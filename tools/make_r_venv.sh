@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Python environment R uses through reticulate: Debian's reticulate 1.28 cannot load
+# numpy 2, so this venv pins numpy<2 and installs dppca into it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [ ! -f .venv-r/.installed ] || [ pyproject.toml -nt .venv-r/.installed ]; then
+  "$PYTHON" -m venv .venv-r
+  .venv-r/bin/pip install -q --upgrade pip
+  .venv-r/bin/pip install -q "numpy>=1.26,<2" -e ".[dev]"
+  touch .venv-r/.installed
+fi
+.venv-r/bin/python -c "import numpy, dppca; print('R venv: numpy', numpy.__version__)"
