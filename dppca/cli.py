@@ -12,10 +12,11 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import datasets
-from ._validation import DPPCATypeError, DPPCAValueError, rng_arg
+from ._validation import DPPCATypeError, DPPCAValueError
 from .directions import dp_pc_dir
 
 BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g, "adult": datasets.load_adult}
@@ -75,13 +76,15 @@ def run_report(args) -> int:
     numeric = frame.select_dtypes("number")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rng = rng_arg(args.seed)
+    streams = np.random.SeedSequence(args.seed).spawn(len(names))
     eps, delta = args.eps / len(names), args.delta / len(names)
     ledgers = {}
     print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]}, total eps={args.eps:g}, "
           f"delta={args.delta:g}, split evenly over sections {names}\n")
-    for name in names:
-        result = SECTIONS[name](frame, numeric, args, eps, delta, rng, out)
+    for name, stream in zip(names, streams):
+        # Independent noise per section (composition assumes independent randomness).
+        result = SECTIONS[name](frame, numeric, args, eps, delta, np.random.default_rng(stream), out)
+        result.seed = f"{args.seed} (stream {name})" if args.seed is not None else "none"
         print(result.summary(), end="\n\n")
         ledgers[name] = _ledger_payload(result)
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,

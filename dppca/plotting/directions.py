@@ -20,7 +20,8 @@ def loadings_heatmap(result, ax=None):
 
     loadings = result.directions
     if ax is None:
-        fig, ax = plt.subplots(figsize=(1.2 + 0.9 * loadings.shape[1], 1.0 + 0.32 * loadings.shape[0]))
+        fig, ax = plt.subplots(figsize=(max(5.5, 2.5 + 0.9 * loadings.shape[1]),
+                                        1.6 + 0.32 * loadings.shape[0]))
     else:
         fig = ax.figure
     limit = max(float(np.abs(loadings.to_numpy()).max()), 1e-12)
@@ -38,4 +39,4 @@ def loadings_heatmap(result, ax=None):
 def _title(result) -> str:
     if not result.private:
         return "Loadings (NON-PRIVATE)"
-    return f"Private loadings, {result.method} (eps={result.eps:g}, delta={result.delta:g})"
+    return f"Private loadings, {result.method}\n(eps={result.eps:g}, delta={result.delta:g})"
