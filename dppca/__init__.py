@@ -3,13 +3,17 @@
 Python mirror of the R package ``dppca`` (g-DPPCA, Kim & Jung 2025) with a fast
 Kendall's tau engine, honest privacy accounting and statsmodels-style summaries.
 """
+from . import metrics, simulate
 from ._validation import DPPCATypeError, DPPCAValueError
 from .datasets import load_adult, load_gau, load_gau_g
 from .directions import dp_pc_dir
 from .privacy import Ledger
-from .results import PCDirections
+from .results import PCDirections, ScoreResult
+from .score import (dp_score, dp_score_group, dp_score_plot, dp_score_plot_group, sampling_control,
+                    score_plot_control)
 
 __version__ = "0.1.0"
 
 __all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
-           "load_adult", "load_gau", "load_gau_g"]
+           "load_adult", "load_gau", "load_gau_g", "ScoreResult", "dp_score", "dp_score_group",
+           "dp_score_plot", "dp_score_plot_group", "sampling_control", "score_plot_control"]

@@ -109,8 +109,32 @@ def directions_section(frame, numeric, args, eps, delta, rng, out):
     return result
 
 
+def score_section(frame, numeric, args, eps, delta, rng, out):
+    """Private PC score plot (g-DPPCA directions): score.png and score_histograms.csv.
+
+    With ``--group COLUMN`` the plot is grouped by that column (missing labels form their own
+    group, so n stays public); the column is never a feature.
+    """
+    from .score import dp_score_plot, dp_score_plot_group
+
+    options = dict(standardize=args.standardize, g_dppca=True, rng=rng)
+    if args.group is None:
+        result = dp_score_plot(numeric, eps, delta, **options)
+    else:
+        if args.group not in frame.columns:
+            raise DPPCAValueError(f"--group must name a column of the data; no column {args.group!r} "
+                                  f"in {list(frame.columns)}")
+        labels = frame[args.group].astype(object)
+        labels = labels.where(labels.notna(), "(missing)")
+        result = dp_score_plot_group(numeric.drop(columns=args.group, errors="ignore"), labels.to_numpy(),
+                                     eps, delta, **options)
+    result.to_frame().to_csv(out / "score_histograms.csv", index=False)
+    result.figure.savefig(out / "score.png", dpi=100)
+    return result
+
+
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
-SECTIONS = {"directions": directions_section}
+SECTIONS = {"directions": directions_section, "score": score_section}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -34,8 +34,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
         Number of directions, 1 <= k <= p.
     center : bool
         Accepted for parity with R. Every built-in method is translation invariant
-        (sample covariance; Kendall's tau uses pairwise differences), so it does not change
-        the directions and no private mean is spent.
+        (sample covariance; Kendall's tau uses pairwise differences; the peer methods use
+        differences of random pairs of rows), so it does not change the directions and no
+        private mean is spent.
     standardize : bool
         Divide each column by a scale before PCA. Private calls never use the sample SD:
         the scales come from ``scale=`` (public) or from
@@ -47,7 +48,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     delta : float in (0, 1)
         Privacy budget (required for private methods).
     method : str, optional
-        One of ``dppca.methods.METHODS`` (e.g. ``"gdppca"``, ``"nonprivate"``).
+        One of ``dppca.methods.METHODS``: ``"gdppca"``, ``"nonprivate"``, or a seed paper's
+        method, ``"analyze_gauss"``, ``"k_dp_pca"``, ``"k_dp_ojas"``, ``"cai_xia_zha"`` (private
+        only under the spiked Gaussian model), ``"dp_sggd"``, ``"noisy_power"``.
     sign : {"spherical", "winsorized"}
         Generalized spatial sign of g-DPPCA (Kim & Jung 2025, §2): spherical
         g(t) = t/||t||, or winsorized g(t) = min(radius, ||t||) t/||t||.
@@ -69,7 +72,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
         Also attach the NON-PRIVATE reference directions (same preprocessing, sample SD
         scaling), labelled as such in the summary.
     **method_options
-        Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS``).
+        Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS`` and each
+        method's docstring in ``dppca.methods``), e.g. ``norm_bound=`` (a public clipping
+        bound), ``noise_variance=``/``spike=`` (required by ``"cai_xia_zha"``).
 
     Returns
     -------

@@ -2,20 +2,47 @@
 
 Each entry maps a method name to a function ``f(values, k, *, eps, delta, rng,
 calibration, ledger, **options) -> DirectionFit``. ``"nonprivate"`` ignores the
-privacy arguments. Other DP-PCA methods of the seed papers live one per file here.
+privacy arguments. The other DP-PCA methods of the seed papers live one per file here:
+
+- ``"gdppca"``: Kim & Jung (2025), the generalized Kendall's tau matrix plus noise;
+- ``"analyze_gauss"``: Dwork, Talwar, Thakurta & Zhang (2014), clipped second moment plus noise;
+- ``"k_dp_pca"``, ``"k_dp_ojas"``: Duengler & Sanyal (2025), deflated private Oja iterations;
+- ``"cai_xia_zha"``: Cai, Xia & Zha (2024), noisy spectral projector (private only under the
+  spiked Gaussian model);
+- ``"dp_sggd"``: Maunu, Yu & Lerman (2022), noisy geodesic descent on the LAD subspace objective;
+- ``"noisy_power"``: Hardt & Price (2014), the noisy power method.
 """
 from ._base import DirectionFit, orient, top_eigen
+from .analyze_gauss import analyze_gauss_directions
+from .cai_xia_zha import cai_xia_zha_directions
+from .dp_sggd import dp_sggd_directions
 from .gdppca import gdppca_directions, nonprivate_directions
+from .k_dp_pca import k_dp_ojas_directions, k_dp_pca_directions
+from .noisy_power import noisy_power_directions
 
 METHODS = {
     "nonprivate": nonprivate_directions,
     "gdppca": gdppca_directions,
+    "analyze_gauss": analyze_gauss_directions,
+    "k_dp_pca": k_dp_pca_directions,
+    "k_dp_ojas": k_dp_ojas_directions,
+    "cai_xia_zha": cai_xia_zha_directions,
+    "dp_sggd": dp_sggd_directions,
+    "noisy_power": noisy_power_directions,
 }
+
+_BOUND_OPTIONS = ("norm_bound", "bound_quantile", "bound_share")
 
 #: Options each method accepts beyond the common ones (used to reject misplaced options).
 METHOD_OPTIONS = {
     "nonprivate": (),
     "gdppca": ("sign", "radius", "xi", "xi_bound"),
+    "analyze_gauss": _BOUND_OPTIONS,
+    "k_dp_pca": ("batch_size", "learning_rate", "failure_prob", "range_constant"),
+    "k_dp_ojas": _BOUND_OPTIONS + ("learning_rate",),
+    "cai_xia_zha": ("noise_variance", "spike", "constant"),
+    "dp_sggd": ("iterations", "batch_size", "step_size", "init_share"),
+    "noisy_power": _BOUND_OPTIONS + ("iterations",),
 }
 
 __all__ = ["DirectionFit", "METHODS", "METHOD_OPTIONS", "orient", "top_eigen"]

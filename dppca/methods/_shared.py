@@ -1,0 +1,145 @@
+"""Row preprocessing and noise scales shared by the peer DP-PCA methods.
+
+The peer methods (Analyze Gauss, k-DP-PCA, k-DP-Ojas, Cai-Xia-Zha, DP-SGGD, the
+noisy power method) work with second moments x x^T, which are not translation
+invariant. They never use the sample mean: they work with paired differences
+w_i = (x_a - x_b)/sqrt(2) of disjoint random pairs (a, b), which have mean 0 and
+covariance Cov(x) (Kim & Jung 2025, Appendix C; Cai, Xia & Zha 2024 use the same
+trick). The pairing is a random permutation drawn from ``rng``, independent of the
+data, so replacing one row changes exactly one paired difference (or none, for the
+unpaired row when n is odd).
+
+Row-norm bounds C for clipping are either declared public by the caller
+(``norm_bound=``) or released here with the exponential mechanism (on the ledger).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .._validation import float_arg
+from ..privacy import Ledger, gaussian_sigma
+from ..quantiles import private_quantile_grid
+
+#: Default private bound: C = BOUND_MULTIPLIER x (private ``bound_quantile`` of the row norms).
+#: With the median, C = 2 x median norm clips a few per cent of Gaussian rows (the norm of a
+#: Gaussian vector rarely exceeds twice its median) and cuts heavy tails, as a bound should.
+BOUND_MULTIPLIER = 2.0
+#: Default quantile of the row norms behind the private bound. The median is the quantile the
+#: exponential mechanism finds most reliably: the candidates beyond the data have utility
+#: -m/2, the worst case for them (Smith 2011).
+BOUND_QUANTILE = 0.5
+#: Default share of eps spent on the private bound (pure eps-DP, no delta).
+BOUND_SHARE = 0.2
+
+
+def paired_differences(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Differences of disjoint random pairs of rows, scaled by 1/sqrt(2).
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p), n >= 2
+    rng : numpy.random.Generator
+        Draws the pairing (a permutation independent of the data).
+
+    Returns
+    -------
+    ndarray, shape (floor(n/2), p)
+        w_i = (x_{pi(i)} - x_{pi(i+m)}) / sqrt(2), m = floor(n/2). For iid rows,
+        E[w] = 0 and Cov(w) = Cov(x); for elliptical rows w is elliptical with the same
+        dispersion. One replaced row changes at most one w_i.
+    """
+    m = values.shape[0] // 2
+    order = rng.permutation(values.shape[0])
+    return (values[order[:m]] - values[order[m:2 * m]]) / math.sqrt(2.0)
+
+
+def row_norms(rows: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each row."""
+    return np.sqrt(np.einsum("ij,ij->i", rows, rows))
+
+
+def clip_rows(rows: np.ndarray, bound: float) -> np.ndarray:
+    """Rows scaled to Euclidean norm at most ``bound`` (w min(1, bound/||w||)).
+
+    Clipping by the norm is orthogonally equivariant (it is the winsorized spatial sign of
+    Kim & Jung 2025, Section 2), so for elliptical rows the clipped second moment keeps the
+    eigenvectors of the dispersion matrix.
+    """
+    norms = row_norms(rows)
+    factor = np.minimum(1.0, bound / np.where(norms > 0, norms, 1.0))
+    return rows * factor[:, None]
+
+
+def spherise(rows: np.ndarray) -> np.ndarray:
+    """Rows divided by their norm (the spatial sign); zero rows stay zero."""
+    norms = row_norms(rows)
+    return rows / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta, rng,
+                       ledger: Ledger, method: str):
+    """The clipping bound C and the budget left for the method.
+
+    Parameters
+    ----------
+    rows : ndarray, shape (m, p)
+        Paired differences whose norms are bounded.
+    norm_bound : float or None
+        A bound declared public by the caller (then nothing is spent).
+    bound_quantile : float in (0, 1)
+        Quantile of the row norms behind the private bound.
+    bound_share : float in (0, 1)
+        Share of ``eps`` spent on the private bound.
+    eps, delta : float
+        The method's budget.
+    rng, ledger
+    method : str
+        Label for the ledger step.
+
+    Returns
+    -------
+    (C, eps_left, delta_left)
+
+    Notes
+    -----
+    Private bound: C = BOUND_MULTIPLIER x q, q the ``bound_quantile`` of the m row norms
+    released by the exponential mechanism on the geometric grid 2^-48..2^48 (ratio 2^(1/4)),
+    utility -|#{||w_i|| <= c} - q m| (sensitivity 1 under replace-one: one row norm moves).
+    Pure (bound_share eps, 0)-DP (Smith 2011; :func:`dppca.quantiles.private_quantile_grid`).
+    It needs bound_share eps m of about 30 or more: below that the released quantile is often
+    far from the data, and the method's output is then close to random.
+    """
+    if norm_bound is not None:
+        return float_arg(norm_bound, "norm_bound", positive=True), eps, delta
+    quantile = float_arg(bound_quantile, "bound_quantile", open_unit=True)
+    share = float_arg(bound_share, "bound_share", open_unit=True)
+    level = private_quantile_grid(row_norms(rows), quantile, share * eps, rng, ledger=ledger,
+                                  step=f"{method}: row-norm quantile for the clipping bound")
+    return BOUND_MULTIPLIER * level, (1 - share) * eps, delta
+
+
+def gaussian_sd(sensitivity: float, eps: float, delta: float, calibration: str) -> float:
+    """:func:`dppca.privacy.gaussian_sigma`, with the unit-sensitivity sigma cached.
+
+    sigma is linear in the sensitivity, and the analytic calibration costs ~20 ms per call
+    (a privacy-loss-distribution search); iterative methods and benchmarks ask for the same
+    (eps, delta) many times.
+    """
+    return float_arg(sensitivity, "sensitivity", positive=True) * _unit_sd(eps, delta, calibration)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_sd(eps: float, delta: float, calibration: str) -> float:
+    return gaussian_sigma(1.0, eps, delta, calibration)
+
+
+def second_moment_sensitivity(bound: float, m: int) -> float:
+    """Frobenius sensitivity sqrt(2) C^2 / m of (1/m) sum_i w_i w_i^T with ||w_i|| <= C.
+
+    Replace-one changes one term: ||a a^T - b b^T||_F^2 = ||a||^4 + ||b||^4 - 2 (a.b)^2
+    <= 2 C^4, with equality for orthogonal a, b of norm C.
+    """
+    return math.sqrt(2.0) * bound ** 2 / m

@@ -1,0 +1,377 @@
+"""k-DP-PCA and k-DP-Ojas (Duengler & Sanyal 2025): deflation over disjoint chunks with a private Oja oracle.
+
+Both run Algorithm 1 of the paper: the m = floor(n/2) paired differences
+(:func:`._shared.paired_differences`) are split into k disjoint chunks; chunk i feeds a
+private 1-PCA oracle restricted to the orthogonal complement of the directions found so far
+(P_i = I - U U^T, never formed). The oracles are
+
+- ``k_dp_ojas``: DP-Ojas (Algorithm 3), one sample per noisy, clipped Oja step;
+- ``k_dp_pca``: ModifiedDP-PCA (Algorithm 2), minibatch Oja whose gradient mean is released
+  by PrivRange + PrivMean (Algorithms 6 and 7), noise adapted to the spread of the gradients.
+
+Privacy (replace-one, n public): a replaced row changes one paired difference, which lies in
+one chunk and, inside it, in one Oja step (batches are disjoint). Every other step applies the
+same randomized map to both neighbouring datasets, given the history. So the whole run is as
+private as one step (adaptive parallel composition), and each step gets the full (eps, delta)
+of the directions. This is the conservative calibration recommended in the peer-paper summary:
+no amplification by shuffling is claimed (the paper's DP-Ojas noise multiplier
+alpha ~ log(n/delta)/(eps sqrt(n)) relies on it and is not used).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .._validation import DPPCAValueError, float_arg, int_arg
+from ..privacy import Ledger
+from ._base import DirectionFit, orient
+from ._shared import (BOUND_QUANTILE, BOUND_SHARE, gaussian_sd, paired_differences,
+                      resolve_norm_bound)
+
+#: Constant C_1 of PrivRange's number of groups, ceil(C_1 (1 + ln(1/(delta tau)) / eps)); the
+#: paper has C_1 ln(1/(delta tau)) / eps with C_1 unspecified. The fullest bin must beat the
+#: threshold 1 + 2 ln(1/delta)/eps of the stable histogram, which needs more than ~2/C_1 of the
+#: groups in one bin (8 allows 25%); the "1 +" keeps C_1 groups at large eps, where the
+#: threshold tends to 1 and a single group (count 1) could never pass.
+RANGE_CONSTANT = 8.0
+#: Failure probability tau of Theorem 9 (and the experiments, Appendix G).
+FAILURE_PROB = 0.01
+
+
+def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
+                         rng: np.random.Generator, calibration: str, ledger: Ledger,
+                         norm_bound=None, bound_quantile=BOUND_QUANTILE, bound_share=BOUND_SHARE,
+                         learning_rate=1.0) -> DirectionFit:
+    """k-DP-Ojas: deflation (Algorithm 1) with the clipped noisy Oja oracle DP-Ojas (Algorithm 3).
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p), floor(n/2) >= k
+    k : int, 1 <= k <= p
+    eps, delta : float
+        Budget of the call (bound and Oja steps).
+    rng : numpy.random.Generator
+    calibration : {"analytic", "classic"}
+    ledger : Ledger
+    norm_bound, bound_quantile, bound_share
+        Bound C on the paired-difference norms (public, or private as in
+        :func:`.analyze_gauss.analyze_gauss_directions`); the gradients are clipped at
+        beta = C^2 (the Oja gradient (x.w) P x has norm at most ||x||^2).
+    learning_rate : float, > 0
+        eta_0 of the step sizes eta_t = eta_0 / (1 + t), the paper's experimental rule
+        (Appendix G, eta_0 = 1), which needs no eigenvalues.
+
+    Returns
+    -------
+    DirectionFit
+        The k deflated unit vectors; eigenvalues are nan (no matrix is released).
+
+    Raises
+    ------
+    DPPCAValueError
+        If floor(n/2) < k, or an option is out of range.
+
+    Notes
+    -----
+    Each step t of chunk i releases (through w_t) g_t + N(0, sigma^2 I), g_t = clip_beta((x_t .
+    P w) P x_t). One replaced row changes one g_t by at most 2 beta in L2 norm, so sigma =
+    gaussian_sigma(2 beta, eps', delta') makes the step (eps', delta')-DP, and by parallel
+    composition (module docstring) the run too: per step, alpha = sqrt(2 ln(1.25/delta))/eps in
+    the paper's notation (classic calibration), the conservative multiplier of the peer-paper
+    summary, valid for every eps. (eps', delta') = the budget left after the private bound.
+    The paper assumes add/remove neighbours (sensitivity beta per step); replace-one doubles it.
+
+    Cost: O(n p k) time, O(p k) memory, one pass, one Python-level step per paired difference.
+
+    References
+    ----------
+    Duengler, J. and Sanyal, A. (2025). An iterative algorithm for differentially private
+    k-PCA with adaptive noise. arXiv:2508.10879, Algorithms 1 and 3, Theorem 10, Appendix G.
+    """
+    rows = paired_differences(values, rng)
+    chunks = _chunks(rows, k)
+    eta0 = float_arg(learning_rate, "learning_rate", positive=True)
+    bound, eps_m, delta_m = resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share,
+                                               eps, delta, rng, ledger, "k_dp_ojas")
+    beta = bound ** 2
+    sigma = gaussian_sd(2 * beta, eps_m, delta_m, calibration)
+    ledger.record("directions: noisy Oja steps, one paired difference each (disjoint steps, "
+                  "parallel composition)", f"Gaussian ({calibration})", 2 * beta, "L2", sigma,
+                  eps_m, delta_m)
+    U = _deflate(chunks, rng, lambda chunk, U: _dp_oja(chunk, U, beta, sigma, eta0, rng))
+    return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration})", 2 * beta, sigma,
+                        notes=[f"k-DP-Ojas: {k} chunk(s) of about {len(chunks[0])} paired "
+                               f"differences, one noisy Oja step each; gradients clipped at "
+                               f"{beta:.4g}."])
+
+
+def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
+                        rng: np.random.Generator, calibration: str, ledger: Ledger,
+                        batch_size=None, learning_rate=1.0, failure_prob=FAILURE_PROB,
+                        range_constant=RANGE_CONSTANT) -> DirectionFit:
+    """k-DP-PCA: deflation (Algorithm 1) with the adaptive-noise oracle ModifiedDP-PCA (Algorithm 2).
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p)
+    k : int, 1 <= k <= p
+    eps, delta : float
+        Budget of the call; every minibatch step gets all of it (parallel composition).
+    rng : numpy.random.Generator
+    calibration : {"analytic", "classic"}
+    ledger : Ledger
+    batch_size : int, optional
+        Rows per Oja step, B >= 2 (default floor(sqrt(chunk)), the paper's experimental
+        B = sqrt(n) per chunk). T = floor(chunk / B) steps per component.
+    learning_rate : float, > 0
+        eta_0 of eta_t = eta_0 / (1 + t). The paper's experimental rule needs lambda_i,
+        lambda_{i+1} and the noise level, which are not public; we use the k-DP-Ojas rule.
+    failure_prob : float in (0, 1)
+        tau (default 0.01); each step uses tau / (2T) in its log factors, as in Algorithm 2.
+    range_constant : float, > 0
+        C_1 of PrivRange's number of groups (default 8; unspecified in the paper).
+
+    Returns
+    -------
+    DirectionFit
+        The k deflated unit vectors; eigenvalues are nan. The notes count the steps whose
+        private histograms found no bin (the algorithm's "bottom" output): those steps leave
+        the iterate unchanged (post-processing of the private outputs).
+
+    Raises
+    ------
+    DPPCAValueError
+        If floor(n/2) < 2k, or the batches are too small for PrivRange's groups at this
+        (eps, delta) (a check on public quantities only; the message gives the needed size).
+
+    Notes
+    -----
+    One step on batch G (B x p rows g_j = (P w_j . w) P w_j), budget (eps, delta):
+
+    - PrivRange, (eps/2, delta/2): the B/2 differences of gradient pairs are split into N
+      groups, N = ceil(C_1 (1 + ln(1/(delta' tau_t)) / eps')); each group gives
+      lambda = ||D_group||_2^2 / b; the bin floor(4 log2 lambda) of the fullest bin of a stable
+      histogram gives Lambda = 2^(bin/4). A replaced row changes one group, so one histogram
+      entry moves between bins.
+    - PrivMean centres, (eps/4, delta/4) over the p coordinates (advanced or basic
+      composition, whichever gives each more): a stable histogram of floor(g_ij / width),
+      width = 2^(1/4) sqrt(Lambda) (ln 25)^2, gives the centre c_j.
+    - PrivMean mean, (eps/4, delta/4): coordinates clipped to [c_j - h, c_j + h],
+      h = 3 sqrt(Lambda) ln(B p / tau_t); one replaced row moves the mean by at most
+      2 h sqrt(p) / B in L2; Gaussian noise with sigma = gaussian_sigma(2 h sqrt(p)/B, ...).
+
+    Stable histogram under replace-one: Laplace(2/eps) noise on the non-empty bins (two
+    counts change by 1: L1 sensitivity 2) and only a bin whose noisy count exceeds
+    1 + 2 ln(1/delta)/eps can win; a bin present in only one of the neighbours (count 1) passes
+    with probability <= exp(-eps (t-1)/2)/2 <= delta/2, so the release is (eps, delta)-DP
+    (Bun, Nissim & Stemmer 2016; the paper leaves its "DP histogram learner" undefined).
+    The paper runs PrivRange and PrivMean on the first half of the batch with (eps/2,
+    delta/2) each; here both see the whole batch and split the step's budget (basic
+    composition), no amplification is claimed, and the paper's add/remove neighbours become
+    replace-one (the factors of 2 above).
+
+    The groups need many rows: at eps = 0.5, delta = 1e-5 a batch needs about 1,400 rows, so
+    for k = 2 n of about 7 x 10^6 at the default B = sqrt(chunk), or n >= 5,600 with
+    ``batch_size=1400`` (one step per component). Below that, this method raises.
+
+    Cost: O(n p k) time plus, per step, p histograms over B values; O(B p) memory.
+
+    References
+    ----------
+    Duengler, J. and Sanyal, A. (2025). arXiv:2508.10879, Algorithms 1, 2, 6 and 7; Appendix G.
+    Liu, X., Kong, W., Jain, P. and Oh, S. (2022). DP-PCA: statistically optimal and
+    differentially private PCA. NeurIPS 2022.
+    """
+    rows = paired_differences(values, rng)
+    if rows.shape[0] < 2 * k:
+        raise DPPCAValueError(f"method 'k_dp_pca' needs at least {4 * k} rows for k={k} "
+                              f"(two paired differences per component); got {values.shape[0]}")
+    chunks = _chunks(rows, k)
+    plan = _plan(min(len(c) for c in chunks), rows.shape[1], eps, delta, batch_size,
+                 learning_rate, failure_prob, range_constant)
+    outcome = {"failed": 0, "steps": 0, "sigmas": [], "sensitivities": []}
+    U = _deflate(chunks, rng, lambda chunk, U: _modified_dp_pca(chunk, U, plan, rng, calibration,
+                                                                 outcome))
+    sigma, sensitivity = _record_k_dp_pca(ledger, plan, outcome, calibration)
+    return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration}) + stable histograms",
+                        sensitivity, sigma,
+                        notes=[f"k-DP-PCA: {k} chunk(s), {plan['T']} steps of {plan['B']} paired "
+                               f"differences each; {outcome['failed']} of {outcome['steps']} steps "
+                               "returned 'bottom' (no histogram bin passed) and were skipped. "
+                               "Sensitivity and noise sd are medians over steps (adaptive noise)."])
+
+
+def _chunks(rows: np.ndarray, k: int) -> list:
+    if rows.shape[0] < k:
+        raise DPPCAValueError(f"this method needs at least {2 * k} rows for k={k} (one paired "
+                              f"difference per component); got {2 * rows.shape[0]} or fewer")
+    return np.array_split(rows, k)
+
+
+def _deflate(chunks, rng, oracle) -> np.ndarray:
+    """Algorithm 1: one oracle call per disjoint chunk, each in the complement of the previous."""
+    p = chunks[0].shape[1]
+    U = np.zeros((p, 0))
+    for chunk in chunks:
+        u = _project(oracle(chunk, U), U)
+        U = np.column_stack([U, u / np.linalg.norm(u)])
+    return U
+
+
+def _project(v: np.ndarray, U: np.ndarray) -> np.ndarray:
+    return v - U @ (U.T @ v)
+
+
+def _random_start(U: np.ndarray, rng) -> np.ndarray:
+    w = _project(rng.standard_normal(U.shape[0]), U)
+    return w / np.linalg.norm(w)
+
+
+def _dp_oja(chunk, U, beta, sigma, eta0, rng) -> np.ndarray:
+    """Algorithm 3 on one chunk: w <- P(w + eta_t (clip_beta(g_t) + noise)), normalised."""
+    w = _random_start(U, rng)
+    projected = chunk - (chunk @ U) @ U.T
+    noise = rng.normal(0.0, sigma, size=projected.shape)
+    for t, x in enumerate(projected, start=1):
+        w = _project(w + eta0 / (1 + t) * (oja_gradient(x, w, beta) + noise[t - 1]), U)
+        w /= math.sqrt(w @ w)
+    return w
+
+
+def oja_gradient(x: np.ndarray, w: np.ndarray, beta: float) -> np.ndarray:
+    """clip_beta((x . w) x) for a projected row x and unit w in Im(P): the released statistic
+    of one DP-Ojas step; two rows give vectors at most 2 beta apart (replace-one sensitivity)."""
+    g = (x @ w) * x
+    norm = math.sqrt(g @ g)
+    return g * (beta / norm) if norm > beta else g
+
+
+def _plan(chunk_len, p, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
+    """Batch size, steps, budgets and group count of k-DP-PCA (public quantities only)."""
+    B = max(2, math.isqrt(chunk_len)) if batch_size is None else int_arg(batch_size, "batch_size", 2)
+    if B > chunk_len:
+        raise DPPCAValueError(f"`batch_size` must be at most the chunk size {chunk_len} "
+                              f"(floor(n/2)/k paired differences); got {B}")
+    T = chunk_len // B
+    tau = float_arg(failure_prob, "failure_prob", open_unit=True) / (2 * T)
+    c1 = float_arg(range_constant, "range_constant", positive=True)
+    eps_r, delta_r = eps / 2, delta / 2
+    groups = math.ceil(c1 * (1 + math.log(1 / (delta_r * tau)) / eps_r))
+    if (B // 2) // groups < 1:
+        raise DPPCAValueError(
+            f"method 'k_dp_pca' cannot run at eps={eps:g}, delta={delta:g}: PrivRange splits the "
+            f"{B // 2} gradient differences of a batch into {groups} groups, so batches need at "
+            f"least {2 * groups} rows (got {B}: n too small, or pass a larger `batch_size`, "
+            f"a larger eps, or use method='k_dp_ojas')")
+    return {"B": B, "T": T, "tau": tau, "groups": groups, "range": (eps_r, delta_r),
+            "centre": _per_coordinate_budget(eps / 4, delta / 4, p), "centre_total": (eps / 4, delta / 4),
+            "mean": (eps / 4, delta / 4),
+            "eta0": float_arg(learning_rate, "learning_rate", positive=True)}
+
+
+def _per_coordinate_budget(eps, delta, p) -> tuple[float, float]:
+    """Budget of each of p releases so that together they are (eps, delta)-DP.
+
+    Basic composition (eps/p, delta/p), or advanced composition (Dwork, Rothblum & Vadhan
+    2010): p releases of (e0, delta/(2p)) are (e0 sqrt(2p ln(2/delta)) + p e0 (e^e0 - 1),
+    delta)-DP; whichever gives the larger e0.
+    """
+    basic = (eps / p, delta / p)
+    if p == 1:
+        return basic
+    root = math.sqrt(2 * p * math.log(2 / delta))
+    total = lambda e0: e0 * root + p * e0 * math.expm1(min(e0, 700.0)) - eps
+    advanced = brentq(total, 0.0, eps / root)  # the first term alone reaches eps there
+    return basic if basic[0] >= advanced else (advanced, delta / (2 * p))
+
+
+def _modified_dp_pca(chunk, U, plan, rng, calibration, outcome) -> np.ndarray:
+    """Algorithm 2 on one chunk: minibatch Oja with PrivRange + PrivMean gradient releases."""
+    w = _random_start(U, rng)
+    projected = chunk - (chunk @ U) @ U.T
+    B = plan["B"]
+    for t in range(1, plan["T"] + 1):
+        batch = projected[(t - 1) * B:t * B]
+        G = (batch @ w)[:, None] * batch
+        mean = _private_gradient_mean(G, plan, rng, calibration, outcome)
+        outcome["steps"] += 1
+        if mean is None:
+            outcome["failed"] += 1
+            continue
+        w = _project(w + plan["eta0"] / (1 + t) * mean, U)
+        w /= np.linalg.norm(w)
+    return w
+
+
+def _private_gradient_mean(G, plan, rng, calibration, outcome):
+    """PrivRange then PrivMean (Algorithms 6 and 7); None when a histogram finds no bin."""
+    level = _private_range(G, plan, rng)
+    if level is None:
+        return None
+    B, p = G.shape
+    root = math.sqrt(level)
+    width = 2 ** 0.25 * root * math.log(25) ** 2
+    half = 3 * root * math.log(B * p / plan["tau"])
+    centres = np.empty(p)
+    for j in range(p):
+        key = _stable_mode(np.floor(G[:, j] / width), *plan["centre"], rng)
+        if key is None:
+            return None
+        centres[j] = key * width
+    sensitivity = 2 * half * math.sqrt(p) / B
+    sigma = gaussian_sd(sensitivity, *plan["mean"], calibration)
+    outcome["sigmas"].append(sigma)
+    outcome["sensitivities"].append(sensitivity)
+    return clipped_mean(G, centres, half) + rng.normal(0.0, sigma, size=p)
+
+
+def clipped_mean(G: np.ndarray, centres: np.ndarray, half: float) -> np.ndarray:
+    """Mean of the rows of G with coordinate j clipped to [c_j - half, c_j + half].
+
+    One replaced row moves each coordinate of the mean by at most 2 half / B, so the vector by
+    at most 2 half sqrt(p) / B in L2 (the sensitivity PrivMean's Gaussian noise is set to).
+    """
+    return np.clip(G, centres - half, centres + half).mean(axis=0)
+
+
+def _private_range(G, plan, rng):
+    """Algorithm 6: a private scale Lambda of the gradient spread, or None ("bottom")."""
+    half = G.shape[0] // 2
+    differences = G[1:2 * half:2] - G[0:2 * half:2]
+    size = half // plan["groups"]
+    blocks = differences[:size * plan["groups"]].reshape(plan["groups"], size, -1)
+    spread = np.array([np.linalg.norm(b, 2) ** 2 / size for b in blocks])
+    keys = np.where(spread > 0, np.floor(4 * np.log2(np.where(spread > 0, spread, 1.0))), -np.inf)
+    key = _stable_mode(keys, *plan["range"], rng)
+    if key is None or not np.isfinite(key):
+        return None
+    return 2.0 ** (key / 4)
+
+
+def _stable_mode(keys: np.ndarray, eps: float, delta: float, rng):
+    """Key of the fullest bin of an (eps, delta)-DP stable histogram, or None if none passes.
+
+    Laplace(2/eps) on each non-empty bin's count; a bin wins only above 1 + 2 ln(1/delta)/eps
+    (replace-one proof in :func:`k_dp_pca_directions`).
+    """
+    values, counts = np.unique(keys, return_counts=True)
+    noisy = counts + rng.laplace(0.0, 2.0 / eps, size=counts.size)
+    best = int(np.argmax(noisy))
+    if noisy[best] <= 1 + 2 * math.log(1 / delta) / eps:
+        return None
+    return float(values[best])
+
+
+def _record_k_dp_pca(ledger, plan, outcome, calibration):
+    sigma = float(np.median(outcome["sigmas"])) if outcome["sigmas"] else float("nan")
+    sensitivity = float(np.median(outcome["sensitivities"])) if outcome["sensitivities"] else float("nan")
+    e_c = plan["centre"][0]
+    ledger.record("directions: PrivRange stable histograms, one per batch (disjoint batches)",
+                  "Laplace + threshold", 2.0, "L1", 2.0 / plan["range"][0], *plan["range"])
+    ledger.record(f"directions: PrivMean centre histograms, eps {e_c:.3g} per coordinate",
+                  "Laplace + threshold", 2.0, "L1", 2.0 / e_c, *plan["centre_total"])
+    ledger.record("directions: PrivMean clipped gradient mean per batch (median sd shown)",
+                  f"Gaussian ({calibration})", sensitivity, "L2", sigma, *plan["mean"])
+    return sigma, sensitivity

@@ -1,0 +1,314 @@
+"""The panel grid of a :class:`~dppca.results.ScoreResult` (R ``dp_score_plot``, §10-§12).
+
+Rows: the histograms, then one row of synthetic samples per sampling method. Columns:
+the NON-PRIVATE scatter and histogram (only when the result carries them), then one per
+private method. Groups share one fixed categorical palette and one legend.
+"""
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import DPPCATypeError, DPPCAValueError, bool_arg, float_arg
+
+NONPRIVATE_LABEL = "NON-PRIVATE"
+#: Label of each histogram target in sample-panel titles.
+TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
+PANEL_INCHES, MIN_WIDTH_INCHES = 3.0, 5.0
+
+
+@dataclass(frozen=True)
+class ScorePlotControl:
+    """Appearance of the score panels (R ``score_plot_control``), validated at construction.
+
+    Parameters
+    ----------
+    color : str
+        Any matplotlib colour for ungrouped points and bins (default R's "#6A5ACD").
+    scatter_alpha : float in [0, 1]
+        Opacity of points.
+    scatter_size : float > 0
+        Marker diameter in points (matplotlib units; R's ggplot size is in mm).
+    hist_alpha_range : (float, float), 0 <= a <= b <= 1
+        Opacity of the fullest bin is b, of a bin with probability p it is
+        a + (b - a) (p / max p)^hist_gamma; empty bins are transparent (R rescales min..max per
+        panel, so its emptiest non-empty bin vanishes and an empty histogram is drawn
+        half-tinted, its Observation B4).
+    hist_gamma : float > 0
+        1 is R's linear opacity; the default 0.5 (square root) keeps clusters of moderate
+        density visible next to a sharp peak.
+    base_size, title_size : float > 0
+        Font sizes in points.
+    scatter_title, nonprivate_title, add_title, sparse_title : str or None
+        Panel titles (None: no title). NON-PRIVATE panels always carry the NON-PRIVATE label.
+    xlab, ylab : str or None
+        Axis labels; None gives "PC<a> score (<units>)".
+    group_colors : sequence of colours, dict label -> colour, or None
+        Group colours; a sequence is recycled over the groups in order, a dict must name every
+        group. None uses ``palette``.
+    palette : str
+        A matplotlib qualitative colormap name (default "tab10"; "tab20" is used past 10 groups).
+    show_group_legend : bool
+        One legend of group colours beside the grid.
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        For invalid colours, values out of range, or non-string titles.
+
+    Notes
+    -----
+    R's ``group_ncol`` was accepted but unused (Observation B10) and is not offered; group
+    labels are never used as colours (Observation B8).
+    """
+
+    color: str = "#6A5ACD"
+    scatter_alpha: float = 0.6
+    scatter_size: float = 3.0
+    hist_alpha_range: tuple = (0.0, 1.0)
+    hist_gamma: float = 0.5
+    base_size: float = 10.0
+    title_size: float = 11.0
+    scatter_title: str | None = "NON-PRIVATE Scatter"
+    nonprivate_title: str | None = "NON-PRIVATE Histogram"
+    add_title: str | None = "Add DP Histogram"
+    sparse_title: str | None = "Sparse DP Histogram"
+    xlab: str | None = None
+    ylab: str | None = None
+    group_colors: object = None
+    palette: str = "tab10"
+    show_group_legend: bool = True
+
+    def __post_init__(self):
+        _colour(self.color, "color")
+        float_arg(self.scatter_alpha, "scatter_alpha", closed_unit=True)
+        for name in ("scatter_size", "hist_gamma", "base_size", "title_size"):
+            float_arg(getattr(self, name), name, positive=True)
+        object.__setattr__(self, "hist_alpha_range", _alpha_range(self.hist_alpha_range))
+        for name in ("scatter_title", "nonprivate_title", "add_title", "sparse_title", "xlab", "ylab"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise DPPCATypeError(f"`{name}` must be a string or None; got {getattr(self, name)!r}")
+        _group_colours_arg(self.group_colors)
+        _palette(self.palette)
+        bool_arg(self.show_group_legend, "show_group_legend")
+
+    def title(self, target: str):
+        """Histogram panel title of ``target`` ("nonprivate", "add", "sparse")."""
+        return getattr(self, f"{target}_title")
+
+    def group_colours(self, groups) -> dict:
+        """Group label -> colour, from ``group_colors`` or the fixed palette."""
+        import matplotlib
+
+        given = self.group_colors
+        if isinstance(given, dict):
+            missing = [g for g in groups if g not in given]
+            if missing:
+                raise DPPCAValueError(f"`group_colors` must name every group; missing {missing}")
+            return {g: given[g] for g in groups}
+        if given is not None:
+            colours = [given] if isinstance(given, str) else list(given)
+            return {g: colours[i % len(colours)] for i, g in enumerate(groups)}
+        name = "tab20" if len(groups) > 10 and self.palette == "tab10" else self.palette
+        cmap = matplotlib.colormaps[name]
+        return {g: matplotlib.colors.to_hex(cmap(i % cmap.N)) for i, g in enumerate(groups)}
+
+
+def _colour(value, name):
+    from matplotlib.colors import is_color_like
+
+    if not isinstance(value, str) or not is_color_like(value):
+        raise DPPCAValueError(f"`{name}` must be a matplotlib colour string; got {value!r}")
+
+
+def _alpha_range(value) -> tuple:
+    rule = f"`hist_alpha_range` must be two numbers 0 <= a <= b <= 1; got {value!r}"
+    if isinstance(value, str) or np.ndim(value) != 1 or len(value) != 2:
+        raise DPPCAValueError(rule)
+    low, high = (float_arg(v, "hist_alpha_range", closed_unit=True) for v in value)
+    if low > high:
+        raise DPPCAValueError(f"`hist_alpha_range` must satisfy a <= b; got {value!r}")
+    return (low, high)
+
+
+def _group_colours_arg(value):
+    if value is None:
+        return
+    colours = list(value.values()) if isinstance(value, dict) else \
+        [value] if isinstance(value, str) else list(value)
+    if not colours:
+        raise DPPCAValueError("`group_colors` must not be empty")
+    for colour in colours:
+        _colour(colour, "group_colors")
+
+
+def _palette(name):
+    import matplotlib
+
+    if not isinstance(name, str) or name not in matplotlib.colormaps:
+        raise DPPCAValueError(f"`palette` must be a matplotlib colormap name; got {name!r}")
+
+
+def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlotControl | None = None):
+    """Draw the panel grid of ``result`` and return the matplotlib Figure.
+
+    Parameters
+    ----------
+    result : ScoreResult
+        Its histograms, its synthetic samples (``result.samples``) and, when the call asked
+        for them, its NON-PRIVATE scores and histogram.
+    private_plot : sequence of {"histogram", "sample"}
+        Rows to draw (the histogram row first, as in R).
+    control : ScorePlotControl, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    control = control or ScorePlotControl()
+    targets = (["nonprivate"] if result.nonprivate_histogram is not None else []) + list(result.methods)
+    rows = (["histogram"] if "histogram" in private_plot else []) + \
+        ([("sample", sm) for sm in result.sample_methods] if "sample" in private_plot else [])
+    scatter = result.scores is not None
+    ncols = len(targets) + int(scatter)
+    colours = control.group_colours(result.groups) if result.groups is not None else None
+    legend_width = 1.4 if colours and control.show_group_legend else 0.0
+    with plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
+        fig, axes = plt.subplots(len(rows), ncols, squeeze=False, figsize=(
+            max(PANEL_INCHES * ncols + legend_width, MIN_WIDTH_INCHES), PANEL_INCHES * len(rows) + 0.9))
+        panel = _Panels(result, control, colours)
+        for i, row in enumerate(rows):
+            first = axes[i, 0]
+            if scatter:
+                scatter_row = 1 if rows[0] == "histogram" and len(rows) > 1 else 0
+                panel.scatter(first) if i == scatter_row else first.axis("off")
+            for ax, target in zip(axes[i, int(scatter):], targets):
+                panel.histogram(ax, target) if row == "histogram" else panel.sample(ax, target, row[1])
+        _outer_labels(axes)
+        _figure_titles(fig, result, colours, control)
+    return fig
+
+
+class _Panels:
+    """Draws one kind of panel on a given Axes, with the result's frame and labels."""
+
+    def __init__(self, result, control, colours):
+        self.result, self.control, self.colours = result, control, colours
+        self.xlab = control.xlab or result.axis_labels[0]
+        self.ylab = control.ylab or result.axis_labels[1]
+
+    def scatter(self, ax):
+        scores = self.result.scores
+        self._points(ax, scores.iloc[:, 0], scores.iloc[:, 1],
+                     scores["group"] if "group" in scores else None)
+        self._finish(ax, _labelled(self.control.scatter_title, NONPRIVATE_LABEL), private=False)
+
+    def histogram(self, ax, target):
+        hist = self.result.histogram(target)
+        mass = _panel_mass(hist, self.result.group_weights(target))
+        if mass.max() <= 0:
+            ax.text(0.5, 0.5, "empty: no bin\npassed the threshold", transform=ax.transAxes,
+                    ha="center", va="center", color="0.4")
+        else:
+            self._bins(ax, hist, mass)
+        title = self.control.title(target)
+        if target == "nonprivate":
+            title = _labelled(title, NONPRIVATE_LABEL)
+        self._finish(ax, title, private=target != "nonprivate")
+
+    def sample(self, ax, target, method):
+        points = self.result.samples[target][method]
+        self._points(ax, points["pc_x"], points["pc_y"], points["group"] if "group" in points else None)
+        self._finish(ax, f"{TARGET_LABELS[target]} Sample ({method.title()})",
+                     private=target != "nonprivate")
+
+    def _points(self, ax, x, y, groups):
+        # Points are drawn in a fixed shuffled order so that no group hides another (cosmetic;
+        # its own seed, so the call's generator is not touched).
+        order = np.random.default_rng(0).permutation(len(x))
+        colour = self.control.color if groups is None else \
+            [self.colours[g] for g in np.asarray(groups, dtype=object)[order]]
+        ax.scatter(np.asarray(x)[order], np.asarray(y)[order], s=self.control.scatter_size ** 2,
+                   c=colour, alpha=self.control.scatter_alpha, linewidths=0, rasterized=True)
+
+    def _bins(self, ax, hist, mass):
+        """One RGBA image: each bin's colour is the mass-weighted mix of its groups' colours and
+        its opacity grows with its total mass (empty bins are transparent)."""
+        from matplotlib.colors import to_rgb
+
+        m_x, m_y = self.result.bins
+        low, high = self.control.hist_alpha_range
+        names = list(hist["group"].cat.categories) if "group" in hist else [None]
+        rgb = np.array([to_rgb(self.control.color if g is None else self.colours[g]) for g in names])
+        masses = mass.reshape(len(names), -1)
+        total = masses.sum(axis=0)
+        image = np.zeros((total.size, 4))
+        filled = total > 0
+        image[filled, :3] = (masses[:, filled].T @ rgb) / total[filled, None]
+        image[filled, 3] = low + (high - low) * (total[filled] / total.max()) ** self.control.hist_gamma
+        ax.imshow(image.reshape(m_y, m_x, 4), origin="lower", interpolation="nearest", aspect="equal",
+                  extent=(*self.result.frame["xlim"], *self.result.frame["ylim"]))
+
+    def _finish(self, ax, title, private):
+        ax.set_xlim(self.result.frame["xlim"])
+        ax.set_ylim(self.result.frame["ylim"])
+        ax.set_aspect("equal")
+        ax.grid(True, color="0.92", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlabel(self.xlab)
+        ax.set_ylabel(self.ylab)
+        if private and not self.result.private:
+            title = f"{title or ''}\n(non-private directions)"
+        if title:
+            ax.set_title(title, fontweight="bold")
+
+
+def _outer_labels(axes):
+    """Every panel shares the frame: keep the y label of the leftmost and the x label of the
+    lowest drawn panel only."""
+    for row in axes:
+        for ax in [ax for ax in row if ax.axison][1:]:
+            ax.set_ylabel("")
+    for column in axes.T:
+        for ax in [ax for ax in column if ax.axison][:-1]:
+            ax.set_xlabel("")
+
+
+def _labelled(title, label):
+    if title is None:
+        return label
+    return title if label in title else f"{label}: {title}"
+
+
+def _panel_mass(hist, weights) -> np.ndarray:
+    """Bin masses to shade: prob, or for groups prob x private group share (the mixture)."""
+    prob = np.nan_to_num(hist["prob"].to_numpy(dtype=float), nan=0.0).clip(min=0.0)
+    if weights is None:
+        return prob
+    shares = np.asarray(weights, dtype=float).clip(min=0.0)
+    shares = shares / shares.sum() if shares.sum() > 0 else np.full(shares.size, 1.0 / shares.size)
+    return (prob.reshape(shares.size, -1) * shares[:, None]).reshape(-1)
+
+
+def _figure_titles(fig, result, colours, control):
+    lines = [f"PC score plot, eps={result.eps:g}, delta={result.delta:g}, calibration {result.calibration}"]
+    if not result.private:
+        lines.append("WARNING: PC directions are NON-PRIVATE (g_dppca=False): not end-to-end private; "
+                     "use g_dppca=True")
+    # Wrapped to the figure width (about 0.55 em per character).
+    width = max(20, int(fig.get_figwidth() * 72 / (0.55 * control.title_size)))
+    title = "\n".join(textwrap.fill(line, width) for line in lines)
+    fig.suptitle(title, color="black" if result.private else "firebrick", fontsize=control.title_size)
+    right = 1.0
+    if colours and control.show_group_legend:
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
+        right = 1.0 - 1.4 / fig.get_figwidth()
+        fig.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(right, 0.5),
+                   frameon=False)
+    fig.tight_layout(rect=(0, 0, right, 1))

@@ -1,0 +1,391 @@
+"""R interoperability: results as the R objects the R package ``dppca`` returns.
+
+Two routes lead to R and both build their objects from one description, so they
+cannot drift apart:
+
+* :func:`r_payload` (pure Python, no R needed) turns a result's ``to_dict()`` payload
+  into a small tree of *R nodes* (plain dicts: vectors, matrices, data frames, lists,
+  with names, classes and attributes). The R package ``dppcapy`` (``r-wrapper/``, via
+  reticulate) walks that tree in R (``.as_r()`` in ``R/convert.R``).
+* The rpy2 route (extra ``[r]``): :func:`converter` is an rpy2 ``Converter`` whose
+  ``py2rpy`` rules walk the same tree into rpy2 objects; :func:`to_r` and
+  :func:`from_r` are the conveniences. rpy2 is imported lazily, inside the functions.
+
+R structures (reference/r-dppca-scree.md §5.7, r-dppca-score.md §6, §7):
+
+* ``dp_pc_dir``: numeric p x k matrix, dimnames (variables, PC1..PCk); class
+  ``c("dppca_directions", "matrix", "array")``; attributes ``ledger``, ``eigenvalues``,
+  ``summary``.
+* ``dp_scree``: named list ``nonprivate`` (when computed) then one entry per method,
+  each ``list(scree=, pve=)`` with numeric vectors named PC1..PCk; class ``dppca_scree``;
+  attributes ``ledger`` (one per method), ``cumulative_pve``, ``pve_among_k``,
+  ``summary``.
+* ``dp_score``: ``list(score=, frame=list(xlim, ylim), nonprivate=, add=, sparse=)``, each
+  histogram a data.frame (xmin, xmax, ymin, ymax, prob); ``dp_score_group``:
+  ``list(score=, frame=, groups=list(<g>=list(n=, nonprivate=, add=, sparse=)))``;
+  class ``dppca_score``; attributes ``ledger``, ``summary``.
+
+A ledger is a data.frame of class ``c("dppca_ledger", "data.frame")`` with one row per
+release (step, mechanism, sensitivity, norm, noise_scale, eps, delta) and attributes
+``budget`` (eps, delta), ``spent`` and ``neighbouring``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .results import PCDirections
+
+#: R vector modes a node may carry.
+MODES = ("double", "integer", "character", "logical")
+
+LEDGER_COLUMNS = ("step", "mechanism", "sensitivity", "norm", "noise_scale", "eps", "delta")
+
+
+# --------------------------------------------------------------------------- R nodes
+def r_vector(values, mode: str = "double", names=None) -> dict:
+    """An R atomic vector node.
+
+    Parameters
+    ----------
+    values : sequence or numpy array, shape (m,)
+    mode : {"double", "integer", "character", "logical"}
+    names : sequence of str, optional
+        R ``names`` attribute (length m).
+    """
+    if mode not in MODES:
+        raise ValueError(f"`mode` must be one of {MODES}; got {mode!r}")
+    if mode == "character":
+        values = [str(v) for v in values]
+    else:
+        values = np.asarray(values, dtype={"double": float, "integer": np.int32, "logical": bool}[mode])
+        values = values.reshape(-1)
+    return {"r": "vector", "mode": mode, "values": values,
+            "names": None if names is None else [str(n) for n in names]}
+
+
+def r_matrix(values, rownames=None, colnames=None) -> dict:
+    """A numeric R matrix node (values of shape (n, p)) with optional dimnames."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"a matrix node needs 2-D values; got shape {values.shape}")
+    return {"r": "matrix", "values": values,
+            "rownames": None if rownames is None else [str(n) for n in rownames],
+            "colnames": None if colnames is None else [str(n) for n in colnames]}
+
+
+def r_data_frame(frame: pd.DataFrame, row_names: bool = False) -> dict:
+    """An R data.frame node from a pandas DataFrame (column names kept; row names if asked)."""
+    columns = [_column_node(frame[name]) for name in frame.columns]
+    return {"r": "data.frame", "names": [str(c) for c in frame.columns], "values": columns,
+            "row_names": [str(i) for i in frame.index] if row_names else None}
+
+
+def r_list(items: Mapping, cls=None, attributes: Mapping | None = None) -> dict:
+    """A named R list node; ``cls`` sets the S3 class, ``attributes`` extra attributes."""
+    return _decorate({"r": "list", "names": [str(k) for k in items], "values": list(items.values())},
+                     cls, attributes)
+
+
+def _decorate(node: dict, cls=None, attributes: Mapping | None = None) -> dict:
+    if cls is not None:
+        node["class"] = [cls] if isinstance(cls, str) else list(cls)
+    if attributes:
+        node["attributes"] = {name: value for name, value in attributes.items() if value is not None}
+    return node
+
+
+def _column_node(column: pd.Series) -> dict:
+    if pd.api.types.is_bool_dtype(column):
+        return r_vector(column.to_numpy(), "logical")
+    if pd.api.types.is_integer_dtype(column):
+        return r_vector(column.to_numpy(), "integer")
+    if pd.api.types.is_numeric_dtype(column):
+        return r_vector(column.to_numpy(dtype=float), "double")
+    return r_vector(column.astype(str).tolist(), "character")
+
+
+def _named(series: pd.Series) -> dict:
+    return r_vector(series.to_numpy(dtype=float), "double", names=series.index)
+
+
+def _text(value: str) -> dict:
+    return r_vector([value], "character")
+
+
+# --------------------------------------------------------------------------- payloads
+def r_payload(result) -> dict:
+    """The R node tree of a dppca result (what ``dppcapy`` and :func:`to_r` build in R).
+
+    Parameters
+    ----------
+    result : PCDirections, ScreeResult, ScoreResult or Ledger
+
+    Returns
+    -------
+    dict
+        Root R node (see the module docstring for each structure).
+
+    Raises
+    ------
+    TypeError
+        For an object that has no R form.
+    """
+    for cls, build in _payload_builders():
+        if isinstance(result, cls):
+            return build(result)
+    raise TypeError(f"no R form for {type(result).__name__}; expected a dppca result")
+
+
+def _payload_builders():
+    from .privacy import Ledger
+    from .results.score import ScoreResult
+
+    return [(PCDirections, directions_payload), (ScoreResult, score_payload),
+            (Ledger, lambda led: ledger_payload(led.to_dict()))]
+
+
+def directions_payload(result: PCDirections) -> dict:
+    """``dp_pc_dir``'s R matrix (p x k, dimnames variables x PC1..PCk) with our attributes."""
+    data = result.to_dict()
+    node = r_matrix(data["directions"], data["variables"], data["components"])
+    eigenvalues = pd.Series(data["eigenvalues"], index=data["components"])
+    return _decorate(node, ["dppca_directions", "matrix", "array"],
+                     {"ledger": ledger_payload(data["ledger"]), "eigenvalues": _named(eigenvalues),
+                      "method": _text(data["method"]), "summary": _text(str(result.summary()))})
+
+
+#: R's order of the histogram entries of dp_score (r-dppca-score.md §6).
+HISTOGRAM_TARGETS = ("nonprivate", "add", "sparse")
+
+
+def score_payload(result) -> dict:
+    """``dp_score`` / ``dp_score_group``'s R list (r-dppca-score.md §6, §7) with our attributes.
+
+    ``score`` (n x 2 matrix, NON-PRIVATE) and ``nonprivate`` appear only when the call
+    computed them (``nonprivate=True``). A group's ``n`` is its private size estimate rounded
+    to an integer (R returns the exact size, which is not private).
+    """
+    data = result.to_dict()
+    items = {}
+    if "score" in data:
+        items["score"] = _score_matrix(data["score"])
+    items["frame"] = r_list({"xlim": r_vector(data["frame"]["xlim"]),
+                             "ylim": r_vector(data["frame"]["ylim"])})
+    if "groups" in data:
+        items["groups"] = r_list({g: r_list({"n": r_vector([max(0, round(entry["n"]))], "integer"),
+                                             **_histograms(entry)})
+                                  for g, entry in data["groups"].items()})
+    else:
+        items.update(_histograms(data))
+    attributes = {"ledger": ledger_payload(data["ledger"]), "bins": r_vector(data["bins"], "integer"),
+                  "centre": _named(result.centre), "private": r_vector([data["private"]], "logical"),
+                  "summary": _text(str(result.summary()))}
+    if getattr(result, "group_sizes", None) is not None:
+        attributes["group_sizes"] = r_data_frame(result.group_sizes, row_names=True)
+    return r_list(items, "dppca_score", attributes)
+
+
+def samples_payload(result) -> dict:
+    """R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
+
+    Each data.frame has columns pc_x, pc_y (and group for grouped results), as in
+    r-dppca-score.md §11-12; targets in R's order (nonprivate, add, sparse).
+    """
+    samples = result.samples
+    return r_list({t: r_list({sm: r_data_frame(frame) for sm, frame in samples[t].items()})
+                   for t in HISTOGRAM_TARGETS if t in samples})
+
+
+def _histograms(entry: Mapping) -> dict:
+    return {t: r_data_frame(pd.DataFrame(entry[t])[["xmin", "xmax", "ymin", "ymax", "prob"]])
+            for t in HISTOGRAM_TARGETS if t in entry}
+
+
+def _score_matrix(columns: Mapping) -> dict:
+    names = [c for c in columns if c != "group"]
+    return r_matrix(np.column_stack([np.asarray(columns[c], dtype=float) for c in names]), None, names)
+
+
+def ledger_payload(ledger: Mapping | None) -> dict | None:
+    """A ledger's ``to_dict()`` as an R data.frame of class ``dppca_ledger`` (None stays NULL)."""
+    if ledger is None:
+        return None
+    frame = pd.DataFrame(ledger["releases"], columns=list(LEDGER_COLUMNS))
+    frame = frame.astype({c: float for c in ("sensitivity", "noise_scale", "eps", "delta")})
+    node = r_data_frame(frame)
+    return _decorate(node, ["dppca_ledger", "data.frame"], {
+        "budget": r_vector([ledger["eps"], ledger["delta"]], names=["eps", "delta"]),
+        "spent": r_vector([ledger["spent_eps"], ledger["spent_delta"]], names=["eps", "delta"]),
+        "neighbouring": _text(ledger["neighbouring"])})
+
+
+# --------------------------------------------------------------------------- rpy2 route
+_CONVERTER = None
+
+
+def converter():
+    """The rpy2 ``Converter`` of dppca (built once).
+
+    ``default_converter + numpy2ri + pandas2ri`` (pandas DataFrames <-> R data.frames,
+    column names and index/row names kept) plus ``py2rpy`` rules turning every dppca
+    result into the R object of :func:`r_payload`. Use it locally::
+
+        with dppca.rbridge.converter().context():
+            robjects.globalenv["res"] = result
+
+    Raises
+    ------
+    ImportError
+        If rpy2 (extra ``[r]``) or R is missing.
+    """
+    global _CONVERTER
+    if _CONVERTER is None:
+        _CONVERTER = _build_converter()
+    return _CONVERTER
+
+
+def _build_converter():
+    from rpy2.robjects import default_converter, numpy2ri, pandas2ri
+    from rpy2.robjects.conversion import Converter
+
+    rules = Converter("dppca results")
+    for cls, _ in _payload_builders() + _late_builders():
+        rules.py2rpy.register(cls, lambda obj: materialize(r_payload(obj)))
+    return default_converter + numpy2ri.converter + pandas2ri.converter + rules
+
+
+def _late_builders():
+    return []
+
+
+def to_r(obj):
+    """An R object (rpy2) for a dppca result, a pandas DataFrame/Series or a numpy array.
+
+    Results become the R package's structures (:func:`r_payload`); a DataFrame becomes a
+    data.frame with its column names and index as row names; a Series a named vector.
+    """
+    if isinstance(obj, pd.Series):
+        from rpy2.robjects import default_converter
+        from rpy2.robjects.conversion import localconverter
+
+        with localconverter(default_converter):
+            return materialize(r_vector(obj.to_numpy(dtype=float), names=obj.index))
+    conv = converter()
+    from rpy2.robjects.conversion import localconverter
+
+    with localconverter(conv):
+        return conv.py2rpy(obj)
+
+
+def materialize(node):
+    """Build the rpy2 object of an R node tree (see :func:`r_payload`)."""
+    from rpy2 import robjects as ro
+    from rpy2.robjects import default_converter
+    from rpy2.robjects.conversion import localconverter
+
+    with localconverter(default_converter):
+        return _materialize(node, ro)
+
+
+def _materialize(node, ro):
+    if node is None:
+        return ro.NULL
+    kind = node["r"]
+    if kind == "vector":
+        obj = _rpy2_vector(node, ro)
+    elif kind == "matrix":
+        values = node["values"]
+        obj = ro.r["matrix"](ro.FloatVector(values.ravel(order="F")), nrow=values.shape[0],
+                             ncol=values.shape[1])
+        obj.do_slot_assign("dimnames", ro.r["list"](_names(node["rownames"], ro),
+                                                    _names(node["colnames"], ro)))
+    elif kind == "data.frame":
+        obj = _rpy2_data_frame(node, ro)
+    else:
+        obj = ro.r["list"](*[_materialize(v, ro) for v in node["values"]])
+        obj.do_slot_assign("names", ro.StrVector(node["names"]))
+    for name, value in node.get("attributes", {}).items():
+        obj.do_slot_assign(name, _materialize(value, ro))
+    if "class" in node:  # through `class<-`, which also sets the object bit S3 dispatch needs
+        obj = ro.baseenv["class<-"](obj, ro.StrVector(node["class"]))
+    return obj
+
+
+def _rpy2_vector(node, ro):
+    make = {"double": ro.FloatVector, "integer": ro.IntVector, "character": ro.StrVector,
+            "logical": ro.BoolVector}[node["mode"]]
+    obj = make(list(node["values"]) if node["mode"] == "character" else node["values"].tolist())
+    if node["names"] is not None:
+        obj.do_slot_assign("names", ro.StrVector(node["names"]))
+    return obj
+
+
+def _rpy2_data_frame(node, ro):
+    columns = [_materialize(v, ro) for v in node["values"]]
+    obj = ro.r["list"](*columns)
+    obj.do_slot_assign("names", ro.StrVector(node["names"]))
+    n = len(node["values"][0]["values"]) if node["values"] else 0
+    rows = ro.IntVector([ro.NA_Integer, -n]) if node["row_names"] is None else ro.StrVector(node["row_names"])
+    obj = ro.baseenv["attr<-"](obj, "row.names", rows)
+    return ro.baseenv["class<-"](obj, ro.StrVector(["data.frame"]))
+
+
+def _names(names, ro):
+    return ro.NULL if names is None else ro.StrVector(names)
+
+
+def from_r(robj):
+    """A Python object for an R object (rpy2), names kept.
+
+    data.frame -> pandas DataFrame (row names as index); matrix -> DataFrame when it has
+    dimnames, else a 2-D array; named atomic vector -> pandas Series; unnamed vector ->
+    1-D numpy array (length-1 vectors -> the scalar); named list -> dict; unnamed list ->
+    list; NULL -> None. Attributes other than names/dim/dimnames/class are dropped.
+    """
+    from rpy2 import rinterface as ri
+    from rpy2.robjects import default_converter, pandas2ri
+    from rpy2.robjects.conversion import localconverter
+
+    if robj is None or isinstance(robj, ri.NULLType):
+        return None
+    classes = list(robj.rclass) if hasattr(robj, "rclass") else []
+    if "data.frame" in classes:
+        with localconverter(default_converter + pandas2ri.converter) as conv:
+            frame = conv.rpy2py(robj)
+        frame.index = [str(i) for i in frame.index]
+        return frame
+    if isinstance(robj, ri.ListSexpVector):
+        names = _r_names(robj)
+        items = [from_r(robj[i]) for i in range(len(robj))]
+        return dict(zip(names, items)) if names is not None else items
+    return _from_r_atomic(robj)
+
+
+def _r_names(robj):
+    names = robj.do_slot("names") if "names" in robj.list_attrs() else None
+    return None if names is None else [str(n) for n in names]
+
+
+def _from_r_atomic(robj):
+    from rpy2 import rinterface as ri
+
+    values = np.array(list(robj), dtype=object if isinstance(robj, ri.StrSexpVector) else None)
+    if "dim" in robj.list_attrs():
+        dim = [int(d) for d in robj.do_slot("dim")]
+        matrix = values.reshape(dim, order="F")
+        if "dimnames" in robj.list_attrs():
+            rows, cols = (None if isinstance(d, ri.NULLType) else [str(x) for x in d]
+                          for d in robj.do_slot("dimnames"))
+            return pd.DataFrame(matrix, index=rows, columns=cols)
+        return matrix
+    names = _r_names(robj)
+    if names is not None:
+        return pd.Series(values, index=names)
+    return values[0] if values.size == 1 else values
+
+
+__all__ = ["converter", "directions_payload", "from_r", "ledger_payload", "materialize", "r_data_frame",
+           "r_list", "r_matrix", "r_payload", "r_vector", "samples_payload", "score_payload", "to_r"]

@@ -1,0 +1,293 @@
+"""``ScoreResult``: the result of :func:`dppca.dp_score` and its relatives."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..histograms import (SamplingControl, allocate_sample_sizes, histogram_frame,
+                          sample_histogram)
+from .base import NONPRIVATE, DPResult, fmt, frame_table
+
+
+class ScoreResult(DPResult):
+    """Private 2-D histograms of principal component scores inside a private frame.
+
+    Attributes
+    ----------
+    frame : dict
+        ``{"xlim": (lo, hi), "ylim": (lo, hi)}``, the private square frame in plotted
+        coordinates (relative to the private centre when ``center=True``).
+    centre : pandas.Series
+        The private centre (smooth-sensitivity medians) in projection coordinates X V.
+    half_width : float
+        Half the side of the frame (private).
+    bins : (int, int)
+        Bins along x and y; ``bins_rule`` says where they came from.
+    grid : dppca.histograms.Grid
+    histograms : dict of str to pandas.DataFrame
+        Private histograms, method -> DataFrame with columns xmin, xmax, ymin, ymax, prob
+        (and ``group`` for grouped results; prob sums to 1 within each group).
+    group_sizes : pandas.DataFrame or None
+        Grouped results: private estimates of the group sizes (rows = groups, one column per
+        method, read off the same released histograms); a NON-PRIVATE exact column is added
+        only when the call asked for references.
+    groups : list of str or None
+        Group labels (treated as public, like n).
+    samples : dict
+        Synthetic samples, target -> {sampling method -> DataFrame pc_x, pc_y[, group]}, filled
+        by :func:`dppca.dp_score_plot` or :meth:`draw_samples`.
+    ledger : Ledger
+        Every release of the call (directions when private, frame, histograms).
+    directions : PCDirections
+        The directions used (private only when ``g_dppca=True``).
+    private : bool
+        True when every released number is (eps, delta)-DP end to end (``g_dppca=True``).
+    scores, nonprivate_histogram : pandas.DataFrame or None
+        NON-PRIVATE references (the individual scores, the exact histogram on the same grid),
+        only when the call passed ``nonprivate=True``.
+    figure : matplotlib Figure or None
+    """
+
+    _title = "Differentially Private PC Score Histograms"
+
+    def __init__(self, *, frame, shift, grid, releases, groups, ledger, directions, axes, eps,
+                 delta, calibration, seed, n_obs, center, standardize, g_dppca, bins_rule, rng,
+                 scores=None, nonprivate_counts=None):
+        self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
+        self.half_width = float(frame.half_width)
+        self.frame = {"xlim": tuple(np.subtract(frame.xlim, shift[0])),
+                      "ylim": tuple(np.subtract(frame.ylim, shift[1]))}
+        self.grid, self.bins, self.bins_rule = grid, grid.shape, bins_rule
+        self.groups = None if groups is None else list(groups)
+        self.methods = tuple(releases)
+        self._releases = releases
+        self.histograms = {m: histogram_frame(grid, r.prob, self.groups) for m, r in releases.items()}
+        self.ledger, self.directions, self.axes = ledger, directions, tuple(axes)
+        self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
+        self.n_obs, self.n_features = int(n_obs), directions.n_features
+        self.center, self.standardize, self.g_dppca = center, standardize, g_dppca
+        self.private = bool(g_dppca)
+        self.scores = scores
+        self._nonprivate_counts = nonprivate_counts
+        self.nonprivate_histogram = None if nonprivate_counts is None else histogram_frame(
+            grid, _normalised(nonprivate_counts), self.groups)
+        self.group_sizes = self._group_sizes()
+        self.samples = {}
+        self.figure = None
+        self._rng = rng
+        units = "standardized units" if standardize else "data units"
+        self.axis_labels = tuple(f"{pc} score ({units})" for pc in _pc(axes))
+
+    # ----------------------------------------------------------------- access
+    def histogram(self, target: str) -> pd.DataFrame:
+        """The histogram of ``target``: a private method, or "nonprivate" (if attached)."""
+        if target == "nonprivate" and self.nonprivate_histogram is not None:
+            return self.nonprivate_histogram
+        if target not in self.histograms:
+            raise KeyError(f"no histogram {target!r}; this result has {self._targets()}")
+        return self.histograms[target]
+
+    def group_weights(self, target: str):
+        """Group sizes used to weight groups of ``target`` (private estimates; None if ungrouped)."""
+        if self.groups is None:
+            return None
+        if target == "nonprivate":
+            return self._nonprivate_counts.sum(axis=1)
+        return self._releases[target].totals
+
+    @property
+    def sample_methods(self) -> list:
+        """Sampling methods present in ``samples`` (in drawing order)."""
+        first = next(iter(self.samples.values()), {})
+        return list(first)
+
+    def _targets(self) -> list:
+        return (["nonprivate"] if self.nonprivate_histogram is not None else []) + list(self.methods)
+
+    # --------------------------------------------------------------- sampling
+    def sample(self, n=None, method=None, *, sampling="uniform", bandwidth_scale=None, rng=None) -> pd.DataFrame:
+        """Synthetic points drawn from a released histogram (post-processing, no budget).
+
+        Parameters
+        ----------
+        n : int, optional
+            Number of points (default n_obs, which is public).
+        method : str, optional
+            Histogram to sample: a private method (default the first) or "nonprivate" (if attached).
+        sampling : {"uniform", "center"}
+            Base point in the drawn bin: uniform inside it, or its centre.
+        bandwidth_scale : float, optional
+            Gaussian jitter in median bin widths (default 0.25 for uniform, 0.5 for center).
+        rng : None, int or Generator
+            None continues the call's generator (so a seeded call gives reproducible samples).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns pc_x, pc_y (and ``group`` for grouped results: points are allocated to the
+            groups in proportion to their private size estimates).
+        """
+        from .._validation import rng_arg
+
+        control = SamplingControl(sampling, n, bandwidth_scale)
+        target = self.methods[0] if method is None else method
+        self.histogram(target)
+        generator = self._rng if rng is None else rng_arg(rng)
+        return self._sample_target(target, control, control.method[0], generator)
+
+    def draw_samples(self, control: SamplingControl | None = None) -> dict:
+        """Fill ``samples`` for every histogram and sampling method of ``control``; returns it."""
+        control = control or SamplingControl()
+        self.samples = {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
+                        for t in self._targets()}
+        return self.samples
+
+    def _sample_target(self, target, control, sm, rng) -> pd.DataFrame:
+        size = control.sample_size or self.n_obs
+        hist, bandwidth = self.histogram(target), control.bandwidth_scale[sm]
+        if self.groups is None:
+            return sample_histogram(hist, size, sm, bandwidth, rng)
+        sizes = allocate_sample_sizes(self.group_weights(target), size)
+        pieces = [sample_histogram(hist[hist["group"] == g], int(k), sm, bandwidth, rng).assign(group=g)
+                  for g, k in zip(self.groups, sizes)]
+        out = pd.concat(pieces, ignore_index=True)
+        out["group"] = pd.Categorical(out["group"], categories=self.groups)
+        return out
+
+    # ----------------------------------------------------------------- output
+    def plot(self, private_plot=("histogram", "sample"), plot_control=None):
+        """The panel grid (matplotlib); returns the Figure and stores it in ``.figure``.
+
+        Samples are drawn with the default ``sampling_control()`` if "sample" is requested and
+        none were drawn yet. See :func:`dppca.plotting.score.score_figure`.
+        """
+        from ..plotting.score import score_figure
+
+        if "sample" in private_plot and not self.samples:
+            self.draw_samples()
+        self.figure = score_figure(self, private_plot, plot_control)
+        return self.figure
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every private histogram stacked, with a ``method`` column."""
+        return pd.concat([h.assign(method=m) for m, h in self.histograms.items()], ignore_index=True)
+
+    def to_dict(self) -> dict:
+        """Plain payload shaped like R's ``dp_score`` / ``dp_score_group`` value (for the R bridges).
+
+        Ungrouped: ``frame`` (xlim, ylim) and one column dict (xmin, xmax, ymin, ymax, prob) per
+        method. Grouped: ``frame`` and ``groups``: label -> {n: private size estimate of the
+        first method, <method>: column dict}. Plus ``ledger``, ``bins``, ``private``, and the
+        NON-PRIVATE ``nonprivate`` / ``score`` entries only when they were computed.
+        """
+        out = {"frame": {k: list(v) for k, v in self.frame.items()}, "bins": list(self.bins),
+               "centre": self.centre.tolist(), "private": self.private, "ledger": self.ledger.to_dict()}
+        targets = {t: self.histogram(t) for t in self._targets()}
+        if self.groups is None:
+            out.update({t: _columns(h) for t, h in targets.items()})
+        else:
+            out["groups"] = {g: {"n": float(self._releases[self.methods[0]].totals[i]),
+                                 **{t: _columns(h[h["group"] == g].drop(columns="group"))
+                                    for t, h in targets.items()}}
+                             for i, g in enumerate(self.groups)}
+        if self.scores is not None:
+            out["score"] = _columns(self.scores)
+        return out
+
+    def __repr__(self) -> str:
+        groups = "" if self.groups is None else f", groups={len(self.groups)}"
+        return (f"ScoreResult(methods={list(self.methods)}, n_obs={self.n_obs}, bins={self.bins}"
+                f"{groups}, eps={self.eps:g}, delta={self.delta:g}, private={self.private})")
+
+    # ---------------------------------------------------------------- summary
+    def _header(self):
+        mechanisms = {"add": f"Gaussian ({self.calibration})", "sparse": "Laplace (thresholded)"}
+        left = [("Methods", ", ".join(self.methods)),
+                ("Mechanisms", ", ".join(mechanisms[m] for m in self.methods)),
+                ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
+                ("Directions", "g-DPPCA (private)" if self.private else "NON-PRIVATE covariance"),
+                ("End-to-end DP", "yes" if self.private else "NO (directions)")]
+        right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
+                 ("No. Variables", self.n_features), ("Axes", ", ".join(_pc(self.axes))),
+                 ("Bins", f"{self.bins[0]} x {self.bins[1]} ({self.bins_rule})"),
+                 ("No. Groups", None if self.groups is None else len(self.groups)), ("Seed", self.seed)]
+        return left, right
+
+    def _tables(self):
+        frame = pd.DataFrame({"private centre": self.centre.to_numpy(),
+                              "lower": [self.frame["xlim"][0], self.frame["ylim"][0]],
+                              "upper": [self.frame["xlim"][1], self.frame["ylim"][1]]},
+                             index=[f"{pc} ({axis})" for pc, axis in zip(_pc(self.axes), "xy")])
+        tables = [frame_table(frame, title="Private frame"),
+                  frame_table(self._histogram_table(), title="Histograms")]
+        if self.group_sizes is not None:
+            tables.append(frame_table(self.group_sizes, title="Group sizes (private estimates)", digits=1))
+        ledger = self.ledger.to_frame().drop(columns="step").map(fmt)
+        ledger.index = [r.step for r in self.ledger]
+        tables.append(frame_table(ledger, title="Ledger"))
+        return tables
+
+    def _histogram_table(self) -> pd.DataFrame:
+        by_step = {r.step.removeprefix("histogram: "): r for r in self.ledger}
+        rows = {}
+        for target in self._targets():
+            hist = self.histogram(target)
+            release = self._releases.get(target)
+            rows[target if release else f"{target} ({NONPRIVATE})"] = {
+                "eps": fmt(by_step[target].eps) if release else "-",
+                "delta": fmt(by_step[target].delta) if release else "-",
+                "noise scale": fmt(release.noise_scale) if release else "-",
+                "threshold": fmt(release.threshold) if release else "-",
+                "non-empty bins": str(int((hist["prob"] > 0).sum())),
+                "mass": fmt(float(hist["prob"].sum()) / (len(self.groups) if self.groups else 1))}
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def _notes(self):
+        notes = []
+        if not self.private:
+            notes.append("WARNING: the PC directions are NON-PRIVATE (sample covariance, g_dppca=False), "
+                         "as in the R package: the frame and histograms are private given the "
+                         "directions, but the plot as a whole is NOT differentially private. "
+                         "Use g_dppca=True.")
+        notes.append("Frame: smooth-sensitivity medians (Nissim, Raskhodnikova & Smith 2007; "
+                     "beta = eps/(2 ln(2/delta))) on a private magnitude bound, and a private 0.99-"
+                     "quantile of the Chebyshev distances (sparse vector, pure DP), inflated by 20%.")
+        notes.append("Coordinates are relative to the private centre (center=True); the sample mean "
+                     "is never used." if self.center else "Coordinates are the raw projections X V.")
+        if len(self.methods) > 1:
+            notes.append("The histogram budget is split evenly between the methods (basic composition).")
+        if self.groups is not None:
+            notes.append("The group labels are treated as public, like n; group sizes are released "
+                         "only through the noisy histograms (estimates above).")
+        for method, release in self._releases.items():
+            if release.empty_groups:
+                notes.append(f"The {method!r} histogram kept no mass for {len(release.empty_groups)} "
+                             "group(s): its probabilities are all 0.")
+        if self.scores is not None or self.nonprivate_histogram is not None:
+            notes.append(f"{NONPRIVATE} references (scores, exact histogram) are attached because "
+                         "nonprivate=True: do not publish them.")
+        notes.append("Synthetic samples are post-processing; another release on the same data "
+                     "costs its own budget (basic composition).")
+        return notes
+
+    def _group_sizes(self):
+        if self.groups is None:
+            return None
+        sizes = pd.DataFrame({m: r.totals for m, r in self._releases.items()}, index=self.groups)
+        if self._nonprivate_counts is not None:
+            sizes[f"exact ({NONPRIVATE})"] = self._nonprivate_counts.sum(axis=1)
+        return sizes
+
+
+def _pc(axes) -> list:
+    return [f"PC{a}" for a in axes]
+
+
+def _normalised(counts) -> np.ndarray:
+    sums = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
+
+
+def _columns(frame: pd.DataFrame) -> dict:
+    return {c: (frame[c].astype(str) if frame[c].dtype.name == "category" else frame[c]).tolist()
+            for c in frame.columns}

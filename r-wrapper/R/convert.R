@@ -1,0 +1,91 @@
+# From Python results to R objects, and from R arguments to Python ones.
+#
+# Python describes every R object it returns as a tree of nodes
+# (dppca.rbridge.r_payload: vectors, matrices, data frames, lists, with names, classes
+# and attributes). .as_r() builds the tree here; dppca.rbridge builds the same tree with
+# rpy2, so the reticulate and rpy2 routes give identical objects.
+
+# The R object of a Python dppca result.
+.from_py <- function(result) .as_r(.call(.py("bridge")$r_payload(result)))
+
+.as_r <- function(node) {
+  if (is.null(node)) return(NULL)
+  out <- switch(node$r,
+    vector = .r_vector(node),
+    matrix = .r_matrix(node),
+    data.frame = .r_data_frame(node),
+    list = stats::setNames(lapply(node$values, .as_r), .chr(node$names)),
+    .abort("unknown R node '", node$r, "' from dppca.rbridge"))
+  for (name in names(node$attributes)) attr(out, name) <- .as_r(node$attributes[[name]])
+  if (!is.null(node$class)) class(out) <- .chr(node$class)
+  out
+}
+
+.chr <- function(x) if (is.null(x)) NULL else as.character(unlist(x))
+
+.r_vector <- function(node) {
+  values <- as.vector(unlist(node$values))
+  values <- switch(node$mode, double = as.double(values), integer = as.integer(values),
+                   character = as.character(values), logical = as.logical(values))
+  names(values) <- .chr(node$names)
+  values
+}
+
+.r_matrix <- function(node) {
+  values <- node$values
+  storage.mode(values) <- "double"
+  dimnames(values) <- list(.chr(node$rownames), .chr(node$colnames))
+  values
+}
+
+.r_data_frame <- function(node) {
+  columns <- stats::setNames(lapply(node$values, .as_r), .chr(node$names))
+  n <- if (length(columns)) length(columns[[1]]) else 0L
+  rows <- if (is.null(node$row_names)) c(NA_integer_, -n) else .chr(node$row_names)
+  structure(columns, class = "data.frame", row.names = rows)
+}
+
+# A data.frame for Python: a matrix keeps its column names (pandas columns); a matrix
+# without them gets V1..Vp in Python, and `had_names` lets callers drop them again as R does.
+.as_py_data <- function(X) {
+  if (is.data.frame(X)) return(X)
+  if (!is.matrix(X) && !(is.atomic(X) && !is.null(dim(X)))) {
+    .abort("`X` must be a numeric matrix or data frame; got an object of class ",
+           paste(class(X), collapse = "/"), class = "dppca_type_error")
+  }
+  as.data.frame(X, stringsAsFactors = FALSE)
+}
+
+.had_names <- function(X) is.data.frame(X) || !is.null(colnames(X))
+
+# The Python seed of a call: `seed` when given, else drawn from R's RNG so that
+# set.seed() makes the call reproducible.
+.seed <- function(seed) {
+  if (is.null(seed)) return(sample.int(.Machine$integer.max, 1L))
+  if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed < 0 ||
+      seed != round(seed) || seed > .Machine$integer.max) {
+    .abort("`seed` must be NULL or one non-negative integer; got ", deparse(seed)[1],
+           class = "dppca_value_error")
+  }
+  as.integer(seed)
+}
+
+# R's single-logical check, done in R because reticulate turns NA into Python's True.
+.check_flags <- function(...) {
+  flags <- list(...)
+  for (name in names(flags)) {
+    x <- flags[[name]]
+    if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+      .abort("`", name, "` must be TRUE or FALSE; got ", deparse(x)[1], class = "dppca_type_error")
+    }
+  }
+  invisible(TRUE)
+}
+
+# Expand unique prefixes of choices as R's match.arg does; unknown names are passed on
+# unchanged so that Python reports them (no silent dropping).
+.expand_choices <- function(x, choices) {
+  if (!is.character(x)) return(x)
+  hit <- pmatch(x, choices, duplicates.ok = TRUE)
+  ifelse(is.na(hit), x, choices[hit])
+}

@@ -1,0 +1,11 @@
+#' dppcapy: differentially private PCA with the Python 'dppca' core
+#'
+#' The R interface of the R package 'dppca' ([dp_pc_dir()], [dp_scree()],
+#' [dp_scree_plot()], [dp_score()], [dp_score_plot()], [dp_score_group()],
+#' [dp_score_plot_group()] and their control constructors) computed by the Python
+#' package 'dppca' through 'reticulate'. Python starts on first use; see
+#' [install_dppca()] and [dppca_available()]. Every result carries its privacy ledger
+#' ([dp_ledger()]) and prints the Python summary.
+#'
+#' @keywords internal
+"_PACKAGE"

@@ -1,0 +1,89 @@
+# print() and summary() of dppcapy results: the Python summary (statsmodels layout:
+# header facts, body tables, numbered notes), and the privacy ledger.
+
+#' Summaries and printing of dppcapy results
+#'
+#' `summary()` returns the same header and tables as the Python result's `summary()`
+#' (method, mechanism, eps, delta, calibration, neighbouring relation, n, p, k, seed;
+#' then the body tables and notes); `print()` shows it. The R structure itself is
+#' unchanged: use `unclass()`, `as.matrix()` or `str()` to see it raw.
+#'
+#' @param x,object A result of [dp_pc_dir()], [dp_scree()], [dp_score()] or
+#'   [dp_score_group()], or a summary.
+#' @param ... Unused.
+#' @return `summary()`: an object of class `dppca_summary` (the text, one string);
+#'   `print()`: `x`, invisibly.
+#' @name dppca-summary
+NULL
+
+#' @rdname dppca-summary
+#' @export
+summary.dppca_directions <- function(object, ...) .summary_of(object)
+
+#' @rdname dppca-summary
+#' @export
+summary.dppca_scree <- function(object, ...) .summary_of(object)
+
+#' @rdname dppca-summary
+#' @export
+summary.dppca_score <- function(object, ...) .summary_of(object)
+
+#' @rdname dppca-summary
+#' @export
+print.dppca_summary <- function(x, ...) {
+  cat(x, sep = "\n")
+  invisible(x)
+}
+
+#' @rdname dppca-summary
+#' @export
+print.dppca_directions <- function(x, ...) .print_result(x)
+
+#' @rdname dppca-summary
+#' @export
+print.dppca_scree <- function(x, ...) .print_result(x)
+
+#' @rdname dppca-summary
+#' @export
+print.dppca_score <- function(x, ...) .print_result(x)
+
+.summary_of <- function(object) structure(attr(object, "summary"), class = "dppca_summary")
+
+.print_result <- function(x) {
+  print(.summary_of(x))
+  invisible(x)
+}
+
+#' The privacy ledger of a result
+#'
+#' Every private number of a dppcapy result comes from one of the releases listed on
+#' its ledger: what was released, the mechanism, its sensitivity (and norm), the noise
+#' scale and the (eps, delta) it spent. The releases compose: their total is the budget
+#' the call was given, never more. Neighbouring datasets differ in one row
+#' (replace-one, n public).
+#'
+#' @param x A result of [dp_pc_dir()], [dp_scree()], [dp_score()] or [dp_score_group()].
+#' @return A data frame of class `dppca_ledger` (columns `step`, `mechanism`,
+#'   `sensitivity`, `norm`, `noise_scale`, `eps`, `delta`; attributes `budget`, `spent`,
+#'   `neighbouring`), a named list of them (one per method) for [dp_scree()], or `NULL`
+#'   for a non-private result.
+#' @examples
+#' if (dppca_available()) {
+#'   V <- dp_pc_dir(gau[1:300, ], k = 2, g_dppca = TRUE, eps = 1, delta = 1e-5, seed = 1)
+#'   dp_ledger(V)
+#' }
+#' @export
+dp_ledger <- function(x) attr(x, "ledger", exact = TRUE)
+
+#' @rdname dp_ledger
+#' @param ... Passed to [print.data.frame()].
+#' @export
+print.dppca_ledger <- function(x, ...) {
+  budget <- attr(x, "budget")
+  spent <- attr(x, "spent")
+  cat(sprintf("Privacy ledger: budget eps = %.4g, delta = %.4g; spent eps = %.4g, delta = %.4g\n",
+              budget[["eps"]], budget[["delta"]], spent[["eps"]], spent[["delta"]]))
+  cat("Neighbouring datasets:", attr(x, "neighbouring"), "\n")
+  print(structure(unclass(x)[names(x)], class = "data.frame", row.names = attr(x, "row.names")), ...)
+  invisible(x)
+}

@@ -1,0 +1,56 @@
+#' Private principal component directions
+#'
+#' Top-`k` principal component directions, non-private (eigenvectors of the sample
+#' covariance, `g_dppca = FALSE`) or private with g-DPPCA (Kim and Jung, 2025): the
+#' spherical Kendall's tau matrix plus symmetric Gaussian noise, computed by the Python
+#' package 'dppca'. Same arguments and return value as `dppca::dp_pc_dir()`.
+#'
+#' @param X Numeric matrix or data frame (n x p), n >= 2.
+#' @param k Number of directions, an integer in `1..p`.
+#' @param center Logical. Accepted for parity: the directions are translation invariant.
+#' @param standardize Logical. Divide each column by a scale first. Private calls use
+#'   private column scales (20% of the budget, on the ledger) unless `scale =` (public
+#'   scales) is passed through `...`; non-private calls use the sample SD.
+#' @param g_dppca Logical. `FALSE`: non-private PCA; `TRUE`: g-DPPCA.
+#' @param eps,delta Privacy budget, required when `g_dppca = TRUE`: `eps > 0`,
+#'   `0 < delta < 1`.
+#' @param cpp.option Logical, accepted and ignored (the Python core is always fast).
+#' @param seed `NULL` (draw the Python seed from R's RNG, so [set.seed()] reproduces the
+#'   call) or a non-negative integer.
+#' @param calibration Gaussian noise calibration: `"analytic"` (Balle and Wang, 2018;
+#'   default) or `"classic"` (the R package's formula, proven only for `eps < 1`).
+#' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
+#'   `radius`, `scale`).
+#' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
+#'   of class `c("dppca_directions", "matrix", "array")` with attributes `ledger` (the
+#'   privacy ledger, see [dp_ledger()]; `NULL` when non-private), `eigenvalues` (of the
+#'   released matrix), `method` and `summary`. `as.matrix()` drops the extras.
+#' @references Kim, M. and Jung, S. (2025). Robust and differentially private PCA for
+#'   non-Gaussian data. arXiv:2507.15232.
+#' @examples
+#' if (dppca_available()) {
+#'   set.seed(1)
+#'   V <- dp_pc_dir(gau[1:500, ], k = 2, g_dppca = TRUE, eps = 1, delta = 1e-5)
+#'   V
+#'   dp_ledger(V)
+#' }
+#' @export
+dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = FALSE, eps = NULL,
+                      delta = NULL, cpp.option = FALSE, seed = NULL, calibration = "analytic",
+                      ...) {
+  .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
+               cpp.option = cpp.option)
+  private <- !identical(g_dppca, FALSE) || !is.null(list(...)$method)
+  rng <- if (private) .seed(seed) else seed
+  result <- .call(.py()$dp_pc_dir(.as_py_data(X), k, center = center, standardize = standardize,
+                                  g_dppca = g_dppca, eps = eps, delta = delta,
+                                  calibration = calibration, rng = rng, ...))
+  out <- .from_py(result)
+  if (!.had_names(X)) rownames(out) <- NULL
+  out
+}
+
+#' @export
+as.matrix.dppca_directions <- function(x, ...) {
+  structure(as.vector(unclass(x)), dim = dim(x), dimnames = dimnames(x))
+}

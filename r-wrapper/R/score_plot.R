@@ -1,0 +1,239 @@
+#' Private score plots
+#'
+#' [dp_score()] plus synthetic samples and the panel grid of `dppca::dp_score_plot()`,
+#' drawn in R with 'ggplot2' and assembled with 'patchwork': the NON-PRIVATE scatter and
+#' histogram (when `nonprivate`), the private histograms, and one row of synthetic
+#' samples per sampling method. Same arguments and return structure as 'dppca'.
+#' Sampling is post-processing of the released histograms (no extra budget).
+#'
+#' @inheritParams dp_score
+#' @param private_plot `"histogram"`, `"sample"` or both (the default): the rows of the
+#'   grid.
+#' @param sampling_control `NULL` or [sampling_control()] settings.
+#' @param plot_control `NULL` or [score_plot_control()] settings (a named list).
+#' @return Invisibly, a list as in 'dppca': `score` (the [dp_score()] value), `sample`
+#'   (when requested: target -> sampling method -> data frame `pc_x`, `pc_y`) and `plot`:
+#'   the ggplot panels `scatter`, `nonprivate`, `add`, `sparse` (those computed),
+#'   `sample` (target -> sampling method -> panel) and `all` (the patchwork, printed).
+#' @examples
+#' if (dppca_available()) {
+#'   res <- dp_score_plot(gau[1:1000, ], eps = 2, delta = 1e-4, bins = c(12, 12),
+#'                        method = "add", seed = 1)
+#'   names(res$plot)
+#' }
+#' @export
+dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"),
+                          private_plot = c("histogram", "sample"), sampling_control = NULL,
+                          center = TRUE, standardize = FALSE, g_dppca = FALSE,
+                          cpp.option = FALSE, axes = c(1, 2), plot_control = NULL, seed = NULL,
+                          calibration = "analytic",
+                          nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+  plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
+  pctrl <- .merge_score_plot_control(plot_control)
+  result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
+                      cpp.option, axes, seed, calibration, nonprivate)
+  out <- .score_plot(result, .score_value(result, X), plots, sampling_control, pctrl, axes)
+  print(out$plot$all)
+  invisible(out)
+}
+
+#' Private score plots per group
+#'
+#' [dp_score_group()] plus synthetic samples and the grouped panel grid of
+#' `dppca::dp_score_plot_group()` (points and bins coloured by group; one shared frame).
+#' Grouped histogram panels shade each bin by its share of the whole mixture (the
+#' probability within the group times the group's private size share). Synthetic points
+#' are allocated to the groups in proportion to their private size estimates.
+#'
+#' @inheritParams dp_score_group
+#' @inheritParams dp_score_plot
+#' @return Invisibly, the list of [dp_score_plot()] (with `score` from
+#'   [dp_score_group()] and a `group` column in each sample) plus `group_colors`, the
+#'   named colour of each group.
+#' @examples
+#' if (dppca_available()) {
+#'   res <- dp_score_plot_group(gau_g[seq(1, 5000, 5), ], "group", eps = 2, delta = 1e-4,
+#'                              bins = c(12, 12), method = "add", seed = 1)
+#'   res$group_colors
+#' }
+#' @export
+dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE,
+                                standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE,
+                                axes = c(1, 2), method = c("add", "sparse"),
+                                private_plot = c("histogram", "sample"),
+                                sampling_control = NULL, plot_control = NULL, seed = NULL,
+                                calibration = "analytic",
+                                nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+  plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
+  pctrl <- .merge_score_plot_control(plot_control)
+  result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
+                      cpp.option, axes, seed, calibration, nonprivate)
+  score <- .score_value(result, X)
+  levels <- names(score$groups)
+  labels <- if (is.character(group) && length(group) == 1L) X[[group]] else group
+  colours <- .group_colours(levels, pctrl$group_colors)
+  grouping <- list(levels = levels, labels = factor(as.character(labels), levels = levels),
+                   colours = colours)
+  out <- .score_plot(result, score, plots, sampling_control, pctrl, axes, grouping)
+  out$group_colors <- colours
+  print(out$plot$all)
+  invisible(out)
+}
+
+utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group", "alpha"))
+
+# Samples and panels of a ScoreResult; `grouping` is NULL or list(levels, labels, colours).
+.score_plot <- function(result, score, plots, sampling_control, pctrl, axes, grouping = NULL) {
+  targets <- intersect(c("nonprivate", "add", "sparse"), names(.histograms_of(score)))
+  out <- list(score = score)
+  if ("sample" %in% plots) {
+    .call(result$draw_samples(.py_sampling_control(sampling_control)))
+    out$sample <- .from_py_samples(result, grouping)
+  }
+  look <- list(pctrl = pctrl, frame = score$frame, grouping = grouping,
+               labs = c(pctrl$xlab %||% paste0("PC", axes[1]), pctrl$ylab %||% paste0("PC", axes[2])))
+  panels <- list()
+  if (!is.null(score$score)) panels$scatter <- .scatter_panel(score$score, look)
+  for (target in targets) panels[[target]] <- .hist_panel(score, target, look)
+  if (!is.null(out$sample)) {
+    panels$sample <- lapply(stats::setNames(names(out$sample), names(out$sample)), function(t) {
+      lapply(stats::setNames(names(out$sample[[t]]), names(out$sample[[t]])), function(sm) {
+        .points_panel(out$sample[[t]][[sm]], look, .sample_title(t, sm))
+      })
+    })
+  }
+  collect <- !is.null(grouping) && isTRUE(pctrl$show_group_legend)
+  panels$all <- .layout(panels, targets, plots, isTRUE(attr(score, "private")), collect)
+  out$plot <- panels
+  out
+}
+
+.histograms_of <- function(score) if (is.null(score$groups)) score else score$groups[[1]]
+
+.from_py_samples <- function(result, grouping) {
+  sample <- .as_r(.call(.py("bridge")$samples_payload(result)))
+  if (is.null(grouping)) return(sample)
+  lapply(sample, lapply, function(df) {
+    df$group <- factor(df$group, levels = grouping$levels)
+    df
+  })
+}
+
+.sample_title <- function(target, sm) {
+  who <- c(nonprivate = "Non-private", add = "Add", sparse = "Sparse")[[target]]
+  paste0(who, " Sample (", c(center = "Center", uniform = "Uniform")[[sm]], ")")
+}
+
+.panel_title <- function(pctrl, target) pctrl[[paste0(target, "_title")]]
+
+.scatter_panel <- function(scores, look) {
+  points <- data.frame(pc_x = scores[, 1], pc_y = scores[, 2])
+  if (!is.null(look$grouping)) points$group <- look$grouping$labels
+  .points_panel(points, look, look$pctrl$scatter_title)
+}
+
+.points_panel <- function(points, look, title) {
+  pctrl <- look$pctrl
+  if (is.null(look$grouping)) {
+    layer <- ggplot2::geom_point(ggplot2::aes(pc_x, pc_y), data = points, colour = pctrl$color,
+                                 alpha = pctrl$scatter_alpha, size = pctrl$scatter_size)
+    colours <- NULL
+  } else {
+    layer <- ggplot2::geom_point(ggplot2::aes(pc_x, pc_y, colour = group), data = points,
+                                 alpha = pctrl$scatter_alpha, size = pctrl$scatter_size)
+    colours <- ggplot2::scale_colour_manual(values = look$grouping$colours, drop = FALSE,
+                                            name = "Group")
+  }
+  ggplot2::ggplot() + layer + colours + .panel_style(look, title)
+}
+
+# Bins shaded by probability: opacity a1 + (a2 - a1) p / max(p), so empty bins get a1 and
+# an all-empty histogram is drawn empty. Grouped panels weight each group's probabilities
+# by its private size share.
+.hist_panel <- function(score, target, look) {
+  pctrl <- look$pctrl
+  range <- pctrl$hist_alpha_range
+  if (is.null(look$grouping)) {
+    bins <- score[[target]]
+    weight <- bins$prob
+  } else {
+    sizes <- vapply(score$groups, function(g) as.double(g$n), numeric(1))
+    share <- if (sum(sizes) > 0) sizes / sum(sizes) else rep(1 / length(sizes), length(sizes))
+    bins <- do.call(rbind, lapply(names(score$groups), function(g) {
+      cbind(score$groups[[g]][[target]], group = g, share = share[[g]])
+    }))
+    bins$group <- factor(bins$group, levels = look$grouping$levels)
+    weight <- bins$prob * bins$share
+  }
+  weight[!is.finite(weight) | weight < 0] <- 0
+  bins$alpha <- range[1] + (range[2] - range[1]) * if (max(weight) > 0) weight / max(weight) else 0
+  aesthetics <- ggplot2::aes(xmin = xmin, xmax = xmax, ymin = ymin, ymax = ymax, alpha = alpha)
+  plot <- ggplot2::ggplot(bins) + ggplot2::scale_alpha_identity()
+  plot <- if (is.null(look$grouping)) {
+    plot + ggplot2::geom_rect(aesthetics, fill = pctrl$color, colour = NA)
+  } else {
+    plot + ggplot2::geom_rect(ggplot2::aes(xmin = xmin, xmax = xmax, ymin = ymin, ymax = ymax,
+                                           alpha = alpha, fill = group), colour = NA) +
+      ggplot2::scale_fill_manual(values = look$grouping$colours, drop = FALSE, name = "group")
+  }
+  plot + .panel_style(look, .panel_title(pctrl, target))
+}
+
+.panel_style <- function(look, title) {
+  pctrl <- look$pctrl
+  legend <- if (!is.null(look$grouping) && isTRUE(pctrl$show_group_legend)) "right" else "none"
+  list(ggplot2::coord_fixed(xlim = look$frame$xlim, ylim = look$frame$ylim, expand = FALSE),
+       ggplot2::labs(x = look$labs[1], y = look$labs[2], title = title),
+       ggplot2::theme_minimal(base_size = pctrl$base_size),
+       ggplot2::theme(legend.position = legend,
+                      panel.border = ggplot2::element_rect(colour = "black", fill = NA,
+                                                           linewidth = 0.5),
+                      plot.margin = ggplot2::margin(2, 2, 2, 2, "pt"),
+                      plot.title = ggplot2::element_text(hjust = 0.5, face = "bold",
+                                                         size = pctrl$title_size)))
+}
+
+# 'dppca''s grid: one histogram row, then one row per sampling method; the NON-PRIVATE
+# scatter in the first column (top left, or first sample row when samples are shown).
+.layout <- function(panels, targets, plots, private, collect) {
+  spacer <- patchwork::plot_spacer()
+  methods <- setdiff(targets, "nonprivate")
+  np <- "nonprivate" %in% targets
+  rows <- list()
+  if ("histogram" %in% plots) {
+    lead <- if (np) list(if ("sample" %in% plots) spacer else panels$scatter, panels$nonprivate)
+    rows <- c(rows, lead, panels[methods])
+  }
+  if ("sample" %in% plots) {
+    sms <- names(panels$sample[[1]])
+    for (i in seq_along(sms)) {
+      lead <- if (np) list(if (i == 1L) panels$scatter else spacer, panels$sample$nonprivate[[sms[i]]])
+      rows <- c(rows, lead, lapply(methods, function(m) panels$sample[[m]][[sms[i]]]))
+    }
+  }
+  grid <- patchwork::wrap_plots(unname(rows), ncol = length(methods) + if (np) 2L else 0L,
+                                guides = if (collect) "collect" else "keep")
+  if (private) return(grid)
+  grid + patchwork::plot_annotation(
+    caption = "PC directions are NON-PRIVATE (g_dppca = FALSE): the figure is not differentially private as a whole.")
+}
+
+.group_colours <- function(levels, given) {
+  if (is.null(given)) return(stats::setNames(grDevices::hcl.colors(length(levels), "Dark 3"), levels))
+  if (is.null(names(given))) return(stats::setNames(rep_len(given, length(levels)), levels))
+  missing <- setdiff(levels, names(given))
+  extra <- stats::setNames(grDevices::hcl.colors(length(missing), "Dark 3"), missing)
+  c(given, extra)[levels]
+}
+
+# Unique prefixes of `choices`, in the user's order; unknown or empty names are errors.
+.match_choices <- function(x, choices, name) {
+  if (!is.character(x) || !length(x)) {
+    .bad(name, paste0("one or more of ", paste0('"', choices, '"', collapse = ", ")), x)
+  }
+  matched <- .expand_choices(x, choices)
+  if (!all(matched %in% choices)) {
+    .bad(name, paste0("one or more of ", paste0('"', choices, '"', collapse = ", ")), x)
+  }
+  unique(matched)
+}

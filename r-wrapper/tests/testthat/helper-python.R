@@ -1,0 +1,37 @@
+# Skip (never fail) where the Python core is not there: on CRAN, or without a Python
+# that has 'dppca'. CI sets NOT_CRAN=true and RETICULATE_PYTHON, so everything runs.
+skip_if_no_dppca <- function() {
+  skip_on_cran()
+  if (!dppca_available()) skip("Python module 'dppca' not available to reticulate")
+}
+
+# Small slices keep the run short where the structure, not the statistics, is tested.
+gau_small <- function(n = 400) gau[seq_len(n), ]
+adult_small <- function(n = 600) adult[seq_len(n), ]
+
+# The R package dppca's structure of a dp_pc_dir value: a plain p x k numeric matrix.
+expect_pc_dir_structure <- function(V, variables, k) {
+  m <- as.matrix(V)
+  expect_identical(class(m), c("matrix", "array"))
+  expect_type(m, "double")
+  expect_identical(dim(m), c(length(variables), as.integer(k)))
+  expect_identical(dimnames(m), list(variables, paste0("PC", seq_len(k))))
+  expect_identical(names(attributes(m)), c("dim", "dimnames"))
+  expect_true(is.matrix(V) && inherits(V, "matrix"))
+}
+
+# Draw plots on a null device (the score-plot functions print their patchwork).
+quietly_plotted <- function(expr) {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expr
+}
+
+expect_histogram_frame <- function(h, n_bins) {
+  expect_s3_class(h, "data.frame")
+  expect_identical(names(h), c("xmin", "xmax", "ymin", "ymax", "prob"))
+  expect_identical(nrow(h), as.integer(n_bins))
+  expect_type(h$prob, "double")
+  expect_true(all(h$prob >= 0))
+  expect_true(all(h$xmax > h$xmin) && all(h$ymax > h$ymin))
+}

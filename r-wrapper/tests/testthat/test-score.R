@@ -1,0 +1,109 @@
+test_that("dp_score and dp_score_group have the R package's arguments and defaults", {
+  expect_identical(names(formals(dp_score))[1:10],
+                   c("X", "eps", "delta", "bins", "method", "center", "standardize", "g_dppca",
+                     "cpp.option", "axes"))
+  expect_identical(formals(dp_score)$method, quote(c("add", "sparse")))
+  expect_identical(formals(dp_score)$axes, quote(c(1, 2)))
+  expect_identical(names(formals(dp_score_group))[1:11],
+                   c("X", "group", "eps", "delta", "bins", "method", "center", "standardize",
+                     "g_dppca", "cpp.option", "axes"))
+})
+
+test_that("dp_score on gau returns R's list: score, frame, nonprivate, add, sparse", {
+  skip_if_no_dppca()
+  X <- gau_small()
+  res <- dp_score(X, eps = 2, delta = 1e-4, bins = c(8, 6), seed = 1)
+  expect_true(is.list(res))
+  expect_identical(names(res), c("score", "frame", "nonprivate", "add", "sparse"))
+  expect_identical(dim(res$score), c(nrow(X), 2L))
+  expect_identical(dimnames(res$score), list(rownames(X), c("PC1", "PC2")))
+  expect_identical(names(res$frame), c("xlim", "ylim"))
+  expect_true(is.numeric(res$frame$xlim) && length(res$frame$xlim) == 2L)
+  expect_lt(res$frame$xlim[1], res$frame$xlim[2])
+  for (h in res[c("nonprivate", "add", "sparse")]) expect_histogram_frame(h, 48)
+  expect_equal(sum(res$nonprivate$prob), 1)
+  expect_equal(sum(res$add$prob), 1)
+  expect_equal(range(res$add$xmin, res$add$xmax), res$frame$xlim)
+  ledger <- dp_ledger(res)
+  expect_s3_class(ledger, "dppca_ledger")
+  expect_lte(sum(ledger$eps), 2 * (1 + 1e-9))
+  expect_identical(attr(res, "bins"), c(8L, 6L))
+  expect_output(print(res), "Differentially Private PC Score Histograms")
+})
+
+test_that("dp_score: one method, other axes, private only, g_dppca, adult", {
+  skip_if_no_dppca()
+  X <- gau_small()
+  one <- dp_score(X, eps = 2, delta = 1e-4, bins = 5, method = "add", axes = c(1, 3), seed = 1)
+  expect_identical(names(one), c("score", "frame", "nonprivate", "add"))
+  expect_identical(colnames(one$score), c("PC1", "PC3"))
+  private <- dp_score(X, eps = 2, delta = 1e-4, bins = 5, method = "s", nonprivate = FALSE,
+                      g_dppca = TRUE, seed = 1)
+  expect_identical(names(private), c("frame", "sparse"))
+  expect_true(attr(private, "private"))
+  expect_true(any(grepl("^directions", dp_ledger(private)$step)))
+  a <- dp_score(adult_small(), eps = 2, delta = 1e-4, bins = c(10, 10), seed = 1)
+  expect_identical(dimnames(a$score), list(rownames(adult_small()), c("PC1", "PC2")))
+  expect_histogram_frame(a$add, 100)
+})
+
+test_that("dp_score_group on gau_g returns R's list with one entry per group", {
+  skip_if_no_dppca()
+  X <- gau_g[seq(1, 5000, by = 10), ]
+  res <- dp_score_group(X, "group", eps = 2, delta = 1e-4, bins = c(6, 6), seed = 1)
+  expect_identical(names(res), c("score", "frame", "groups"))
+  expect_identical(dim(res$score), c(500L, 2L))
+  expect_identical(names(res$groups), paste0("group", 1:5))
+  for (g in res$groups) {
+    expect_identical(names(g), c("n", "nonprivate", "add", "sparse"))
+    expect_type(g$n, "integer")
+    expect_histogram_frame(g$add, 36)
+    expect_equal(sum(g$nonprivate$prob), 1)
+  }
+  expect_s3_class(attr(res, "group_sizes"), "data.frame")
+  # Labels as a vector; groups in order of first appearance, as in 'dppca'.
+  rev_rows <- rev(seq_len(nrow(X)))
+  by_vector <- dp_score_group(X[rev_rows, 1:20], X$group[rev_rows], eps = 2, delta = 1e-4,
+                              bins = 4, method = "add", seed = 1, nonprivate = FALSE)
+  expect_identical(names(by_vector), c("frame", "groups"))
+  expect_identical(names(by_vector$groups), paste0("group", 5:1))
+  expect_identical(names(by_vector$groups$group5), c("n", "add"))
+})
+
+test_that("set.seed() reproduces dp_score and dp_score_group", {
+  skip_if_no_dppca()
+  X <- gau_small(300)
+  set.seed(5); a <- dp_score(X, eps = 1, delta = 1e-4, bins = 5)
+  set.seed(5); b <- dp_score(X, eps = 1, delta = 1e-4, bins = 5)
+  set.seed(6); c <- dp_score(X, eps = 1, delta = 1e-4, bins = 5)
+  expect_identical(a, b)
+  expect_false(identical(a$add, c$add))
+  G <- gau_g[seq(1, 5000, by = 20), ]
+  set.seed(5); ga <- dp_score_group(G, "group", eps = 1, delta = 1e-4, bins = 5)
+  set.seed(5); gb <- dp_score_group(G, "group", eps = 1, delta = 1e-4, bins = 5)
+  expect_identical(ga, gb)
+})
+
+test_that("dp_score and dp_score_group: bad input gives R errors", {
+  skip_if_no_dppca()
+  X <- gau_small(100)
+  expect_error(dp_score(X, eps = 0, delta = 1e-4, bins = 5), "`eps`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1, bins = 5), "`delta`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1e-4, bins = c(0, 5)), "`bins`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1e-4, bins = 2.5), "`bins`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1e-4, axes = c(1, 1)), "`axes`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1e-4, axes = c(1, 30)), "`axes`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1e-4, method = "foo"), "`method`", class = "dppca_error")
+  expect_error(dp_score(X, eps = 1, delta = 1e-4, center = NA), "`center`", class = "dppca_error")
+  expect_error(dp_score(X[, 1, drop = FALSE], eps = 1, delta = 1e-4), "2 numeric columns",
+               class = "dppca_error")
+  G <- gau_g[1:100, ]
+  expect_error(dp_score_group(G, "nope", eps = 1, delta = 1e-4), "no column 'nope'",
+               class = "dppca_error")
+  expect_error(dp_score_group(G[, 1:20], G$group[-1], eps = 1, delta = 1e-4),
+               "one label per row", class = "dppca_error")
+  expect_error(dp_score_group(G[, 1:20], replace(G$group, 3, NA), eps = 1, delta = 1e-4),
+               "missing labels", class = "dppca_error")
+  expect_error(dp_score_group(G[, 1:20], c("a", rep("b", 99)), eps = 1, delta = 1e-4),
+               "at least 2 rows", class = "dppca_error")
+})
