@@ -8,12 +8,16 @@ from ._validation import DPPCATypeError, DPPCAValueError
 from .datasets import load_adult, load_gau, load_gau_g
 from .directions import dp_pc_dir
 from .privacy import Ledger
-from .results import PCDirections, ScoreResult
+from .results import PCDirections, ScoreResult, ScreeResult
 from .score import (dp_score, dp_score_group, dp_score_plot, dp_score_plot_group, sampling_control,
                     score_plot_control)
+from .scree import (clipped_control, dp_scree, dp_scree_plot, huber_control, pmwm_control,
+                    scree_plot_control)
 
 __version__ = "0.1.0"
 
 __all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
            "load_adult", "load_gau", "load_gau_g", "ScoreResult", "dp_score", "dp_score_group",
-           "dp_score_plot", "dp_score_plot_group", "sampling_control", "score_plot_control"]
+           "dp_score_plot", "dp_score_plot_group", "sampling_control", "score_plot_control",
+           "ScreeResult", "clipped_control", "dp_scree", "dp_scree_plot", "huber_control",
+           "pmwm_control", "scree_plot_control"]

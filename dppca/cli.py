@@ -133,8 +133,19 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     return result
 
 
+def scree_section(frame, numeric, args, eps, delta, rng, out):
+    """Private scree values and PVE (g-DPPCA directions, self-tuned clipped method): scree.csv, scree.png."""
+    from .scree import dp_scree_plot
+
+    result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, standardize=args.standardize,
+                           g_dppca=True, type="scree", rng=rng)
+    result.to_frame().to_csv(out / "scree.csv", index=False)
+    result.figure.savefig(out / "scree.png", dpi=110)
+    return result
+
+
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
-SECTIONS = {"directions": directions_section, "score": score_section}
+SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -93,7 +93,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     Notes
     -----
     Privacy: g-DPPCA releases K_g + vecd^-1(xi), with Frobenius sensitivity
-    4 ||g||_inf^2 / n under replace-one neighbours (Kim & Jung 2025, Prop. 2.1; proof in
+    2 sqrt(2) ||g||_inf^2 / n under replace-one neighbours (Kim & Jung 2025, Prop. 2.1 with the
+    tight constant; the paper and R use 4; proof in
     :func:`dppca.methods.gdppca.gdppca_directions`); the directions are post-processing.
     With private standardization the scales are a separate release (basic composition):
     (scale_share eps, scale_share delta) for the scales, the rest for the directions.

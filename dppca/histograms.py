@@ -13,7 +13,6 @@ private on its own under replace-one neighbours with n public:
 """
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -38,9 +37,6 @@ FRAME_QUANTILE, FRAME_INFLATE = 0.99, 0.20
 MIN_RELATIVE_HALF_WIDTH = 1e-9
 #: Default bins per axis: round(sqrt(n / (BINS_NOISE_RATIO * noise sd))), within BINS_RANGE.
 BINS_NOISE_RATIO, BINS_RANGE = 2.5, (4, 64)
-#: The analytic Gaussian sigma is a numerical search (~60 ms): the bins rule and the "add"
-#: release ask for the same value, so it is memoised (a pure function of its arguments).
-_gaussian_sigma = functools.lru_cache(maxsize=64)(gaussian_sigma)
 #: Synthetic sampling: base points and the default jitter (in bin widths) of each.
 SAMPLING_METHODS = ("uniform", "center")
 DEFAULT_BANDWIDTH = {"uniform": 0.25, "center": 0.5}
@@ -160,6 +156,7 @@ class Grid:
 
     @property
     def size(self) -> int:
+        """Number of bins m = m_x m_y."""
         return self.shape[0] * self.shape[1]
 
     def cells(self) -> pd.DataFrame:
@@ -207,7 +204,7 @@ def default_bins(n: float, methods, eps, delta, calibration="analytic") -> int:
 
 def _noise_sd(method, eps, delta, calibration) -> float:
     if method == "add":
-        return _gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
+        return gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
     return math.sqrt(2.0) * laplace_scale(2.0, eps)
 
 
@@ -286,7 +283,7 @@ def additive_histogram(counts, eps, delta, rng, calibration="analytic",
     :func:`private_histograms`); sigma from :func:`dppca.privacy.gaussian_sigma` (analytic
     by default; R uses the classic sigma, proven only for eps < 1, its Observation P4).
     """
-    sigma = _gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
+    sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
     noisy = counts + rng.normal(0.0, sigma, size=counts.shape)
     if ledger is not None:
         ledger.record("histogram: add", f"Gaussian ({calibration})", math.sqrt(2.0), "L2", sigma,

@@ -68,8 +68,10 @@ _STRIP_ELEMENTS = 2**17
 # of tiles are spread over the cores, each worker's BLAS calls pinned to one
 # thread with OpenBLAS's thread-local switch (measured on 2 cores, n = 20000,
 # d = 50: 1.0 s against 1.8 s for one worker with threaded BLAS; two workers
-# with threaded BLAS oversubscribe the cores and were slower still, and
-# erratic under load). Without that switch one worker is used.
+# with threaded BLAS oversubscribe the cores and were slower still; and one
+# worker with threaded BLAS took 17 s when other processes held a core, as
+# each small BLAS call waits for a descheduled helper thread). Without that
+# switch one worker is used.
 _OPENBLAS_LOCAL_THREADS = (
     "openblas_set_num_threads_local",
     "scipy_openblas_set_num_threads_local64_",
@@ -141,7 +143,7 @@ def sign_bound(d, sign="spherical", radius=None, xi_bound=None, *, xi=None):
     radius : float, optional
         Winsorization radius; defaults to ``sqrt(d)``.
     xi_bound : float, optional
-        ``sup_s xi(s)`` of a user scale function. When given it is returned
+        ``sup_s |xi(s)|`` of a user scale function. When given it is returned
         (after checking), whatever `sign` says.
     xi : callable, optional
         The user scale function, keyword only. Passing it makes `xi_bound`
@@ -529,9 +531,12 @@ def _accumulate_in_parallel(prep, spec, tasks):
     workers = min(_available_cores(), len(tasks)) if setters else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [tasks[k::workers] for k in range(workers)]
+    if setters:  # also with one worker: threaded BLAS on small strips stalls under load
+        work = functools.partial(_accumulate_strips_one_blas_thread, setters, prep, spec)
+    else:
+        work = functools.partial(_accumulate_strips, prep, spec)
     if workers == 1:
-        return [_accumulate_strips(prep, spec, chunks[0])]
-    work = functools.partial(_accumulate_strips_one_blas_thread, setters, prep, spec)
+        return [work(chunks[0])]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(work, chunks))
 

@@ -31,6 +31,7 @@ release (step, mechanism, sensitivity, norm, noise_scale, eps, delta) and attrib
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -42,6 +43,7 @@ from .results import PCDirections
 MODES = ("double", "integer", "character", "logical")
 
 LEDGER_COLUMNS = ("step", "mechanism", "sensitivity", "norm", "noise_scale", "eps", "delta")
+LEDGER_MODES = {c: "character" if c in ("step", "mechanism", "norm") else "double" for c in LEDGER_COLUMNS}
 
 
 # --------------------------------------------------------------------------- R nodes
@@ -142,9 +144,10 @@ def r_payload(result) -> dict:
 def _payload_builders():
     from .privacy import Ledger
     from .results.score import ScoreResult
+    from .results.scree import ScreeResult
 
-    return [(PCDirections, directions_payload), (ScoreResult, score_payload),
-            (Ledger, lambda led: ledger_payload(led.to_dict()))]
+    return [(PCDirections, directions_payload), (ScreeResult, scree_payload),
+            (ScoreResult, score_payload), (Ledger, lambda led: ledger_payload(led.to_dict()))]
 
 
 def directions_payload(result: PCDirections) -> dict:
@@ -155,6 +158,41 @@ def directions_payload(result: PCDirections) -> dict:
     return _decorate(node, ["dppca_directions", "matrix", "array"],
                      {"ledger": ledger_payload(data["ledger"]), "eigenvalues": _named(eigenvalues),
                       "method": _text(data["method"]), "summary": _text(str(result.summary()))})
+
+
+def scree_payload(result) -> dict:
+    """``dp_scree``'s R list (r-dppca-scree.md §5.7) with our extras as attributes.
+
+    Entries ``nonprivate`` (only when computed) then one per method, each
+    ``list(scree=, pve=)`` of numeric vectors named PC1..PCk; ``pve`` is the share of the
+    private total variance (R's share among the k values is the ``pve_among_k`` attribute).
+    Each entry's attributes: ``pve_among_k``, ``cumulative_pve``, ``total_variance``, and for
+    private methods ``raw``, ``std_err``, ``conf_int`` (k x 2 matrix lower/upper) and
+    ``ledger`` (the releases that method's numbers depend on). The list's ``ledger`` is the
+    combined ledger: what publishing every entry together costs.
+    """
+    items = {}
+    for key, entry in result.to_dict().items():
+        name = "nonprivate" if key.replace("-", "") == "nonprivate" else key
+        attributes = {"pve_among_k": _named_dict(entry["pve_among_k"]),
+                      "cumulative_pve": _named_dict(entry["cumulative_pve"]),
+                      "total_variance": r_vector([entry["total_variance"]])}
+        if "raw" in entry:
+            lower, upper = _named_dict(entry["conf_int_lower"]), _named_dict(entry["conf_int_upper"])
+            attributes.update(raw=_named_dict(entry["raw"]), std_err=_named_dict(entry["std_err"]),
+                              conf_int=r_matrix(np.column_stack([lower["values"], upper["values"]]),
+                                                lower["names"], ["lower", "upper"]),
+                              ledger=ledger_payload(entry["ledger"]))
+        items[name] = r_list({"scree": _named_dict(entry["scree"]), "pve": _named_dict(entry["pve"])},
+                             attributes=attributes)
+    return r_list(items, "dppca_scree", {
+        "ledger": ledger_payload(result.combined_ledger.to_dict()),
+        "private": r_vector([result.private_directions], "logical"),
+        "summary": _text(str(result.summary()))})
+
+
+def _named_dict(values: Mapping) -> dict:
+    return r_vector(list(values.values()), "double", names=list(values))
 
 
 #: R's order of the histogram entries of dp_score (r-dppca-score.md §6).
@@ -171,7 +209,9 @@ def score_payload(result) -> dict:
     data = result.to_dict()
     items = {}
     if "score" in data:
-        items["score"] = _score_matrix(data["score"])
+        index = result.scores.index
+        default = index.equals(pd.RangeIndex(len(index)))
+        items["score"] = _score_matrix(data["score"], None if default else index)
     items["frame"] = r_list({"xlim": r_vector(data["frame"]["xlim"]),
                              "ylim": r_vector(data["frame"]["ylim"])})
     if "groups" in data:
@@ -204,22 +244,34 @@ def _histograms(entry: Mapping) -> dict:
             for t in HISTOGRAM_TARGETS if t in entry}
 
 
-def _score_matrix(columns: Mapping) -> dict:
+def _score_matrix(columns: Mapping, rownames) -> dict:
     names = [c for c in columns if c != "group"]
-    return r_matrix(np.column_stack([np.asarray(columns[c], dtype=float) for c in names]), None, names)
+    return r_matrix(np.column_stack([np.asarray(columns[c], dtype=float) for c in names]), rownames, names)
 
 
 def ledger_payload(ledger: Mapping | None) -> dict | None:
     """A ledger's ``to_dict()`` as an R data.frame of class ``dppca_ledger`` (None stays NULL)."""
     if ledger is None:
         return None
-    frame = pd.DataFrame(ledger["releases"], columns=list(LEDGER_COLUMNS))
-    frame = frame.astype({c: float for c in ("sensitivity", "noise_scale", "eps", "delta")})
-    node = r_data_frame(frame)
+    releases = ledger["releases"]
+    node = {"r": "data.frame", "names": list(LEDGER_COLUMNS), "row_names": None,
+            "values": [r_vector([r[c] for r in releases], LEDGER_MODES[c]) for c in LEDGER_COLUMNS]}
     return _decorate(node, ["dppca_ledger", "data.frame"], {
         "budget": r_vector([ledger["eps"], ledger["delta"]], names=["eps", "delta"]),
         "spent": r_vector([ledger["spent_eps"], ledger["spent_delta"]], names=["eps", "delta"]),
         "neighbouring": _text(ledger["neighbouring"])})
+
+
+def call_for_r(function, *args, **kwargs):
+    """Call ``function`` and return ``(result, warning messages)``.
+
+    What the R package ``dppcapy`` calls Python through, so that Python warnings arrive in
+    R as R warnings (Python's own printing of them would bypass R's handlers).
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    return result, [str(w.message) for w in caught]
 
 
 # --------------------------------------------------------------------------- rpy2 route
@@ -387,5 +439,5 @@ def _from_r_atomic(robj):
     return values[0] if values.size == 1 else values
 
 
-__all__ = ["converter", "directions_payload", "from_r", "ledger_payload", "materialize", "r_data_frame",
-           "r_list", "r_matrix", "r_payload", "r_vector", "samples_payload", "score_payload", "to_r"]
+__all__ = ["call_for_r", "converter", "directions_payload", "from_r", "ledger_payload", "materialize", "r_data_frame",
+           "r_list", "r_matrix", "r_payload", "r_vector", "samples_payload", "score_payload", "scree_payload", "to_r"]

@@ -99,8 +99,8 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
 
     * budget: without g-DPPCA half for the frame and half for the histograms; with it a
       third each for directions, frame and histograms (as in R);
-    * directions (g_dppca=True): Frobenius sensitivity 4/n of the Kendall's tau matrix
-      (Kim & Jung 2025, Prop. 2.1); the scores X V are then a fixed map of each row, so
+    * directions (g_dppca=True): Frobenius sensitivity 2 sqrt(2)/n of the Kendall's tau matrix
+      (Kim & Jung 2025, Prop. 2.1, tight constant; see :mod:`dppca.methods.gdppca`); the scores X V are then a fixed map of each row, so
       replacing a row changes one score pair and nothing else (no sample mean);
     * frame: :func:`dppca.histograms.private_frame` (counts of sensitivity 1 for the bound and
       the radius, smooth sensitivity for the medians);
@@ -347,7 +347,8 @@ def _split_group(X, group):
                                   f"per row; no column {group!r}")
         return X.drop(columns=group), X[group]
     if np.ndim(group) != 1:
-        raise DPPCATypeError(f"`group` must be a column name or a 1-D array of labels; got {type(group).__name__}")
+        raise DPPCATypeError("`group` must be a column name or a 1-D array of labels; "
+                             f"got {type(group).__name__}")
     return X, group
 
 

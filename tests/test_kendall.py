@@ -20,6 +20,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import pdist
 from scipy.stats import ortho_group
 
+from dppca import kendall
 from dppca.kendall import (
     SIGNS,
     kendall_tau_matrix,
@@ -158,6 +159,18 @@ def test_symmetric_and_deterministic(sign):
     assert np.array_equal(K, K.T)
     assert np.array_equal(K, kendall_tau_matrix(X, sign, tile=64))
     assert np.linalg.eigvalsh(K).min() > -1e-14  # PSD up to rounding
+
+
+@pytest.mark.parametrize("cores, pinned_blas", [(1, True), (1, False), (2, True), (3, True)])
+def test_threading_does_not_change_the_result(monkeypatch, cores, pinned_blas):
+    # The split over worker threads (and the fallback without OpenBLAS's
+    # thread-local switch) only reorders the sum.
+    X = rounded_integers()
+    K = kendall_tau_matrix(X, tile=50)
+    monkeypatch.setattr(kendall, "_available_cores", lambda: cores)
+    if not pinned_blas:
+        monkeypatch.setattr(kendall, "_openblas_local_thread_setters", lambda: ())
+    assert rel_err(kendall_tau_matrix(X, tile=50), K) < EXACT_RTOL
 
 
 def test_spherical_trace_is_one_without_duplicates():

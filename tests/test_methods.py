@@ -289,7 +289,7 @@ def test_benchmark_quick_mode_runs(tmp_path):
                              "--quick", "--out", str(tmp_path)], capture_output=True, text=True,
                             cwd=REPO, env=os.environ | {"MPLBACKEND": "Agg", "PYTHONPATH": str(REPO)})
     assert result.returncode == 0, result.stderr
-    losses = pd.read_csv(tmp_path / "kim_jung_quick_losses.csv")
+    losses = pd.read_csv(tmp_path / "kim_jung_quick_losses.csv.gz")
     assert losses["method"].nunique() == 9
     ok = losses[losses["status"] == "ok"]
     assert ok["loss"].between(0, 1).all()

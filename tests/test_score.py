@@ -88,7 +88,8 @@ def test_private_frame_contains_most_points(clusters):
 def test_nonprivate_histogram_is_exact_on_the_same_grid(clusters):
     res = dp_score(_numeric(clusters), 3.0, 1e-5, bins=6, nonprivate=True, rng=6)
     hist = res.nonprivate_histogram
-    assert hist[["xmin", "xmax", "ymin", "ymax"]].equals(res.histograms["add"][["xmin", "xmax", "ymin", "ymax"]])
+    edges = ["xmin", "xmax", "ymin", "ymax"]
+    assert hist[edges].equals(res.histograms["add"][edges])
     counts = np.round(hist["prob"].to_numpy() * 600)
     assert counts.sum() == 600 and np.allclose(counts, hist["prob"] * 600)
 

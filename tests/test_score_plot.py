@@ -66,7 +66,8 @@ def test_histogram_row_only_and_custom_titles(grouped):
     control = score_plot_control(add_title="Noisy", nonprivate_title="Truth", xlab="first")
     res = dp_score_plot(grouped.drop(columns="kind"), 3.0, 1e-5, private_plot="histogram", g_dppca=True,
                         plot_control=control, nonprivate=True, rng=3)
-    assert _titles(res.figure) == ["NON-PRIVATE Scatter", "NON-PRIVATE: Truth", "Noisy", "Sparse DP Histogram"]
+    assert _titles(res.figure) == ["NON-PRIVATE Scatter", "NON-PRIVATE: Truth", "Noisy",
+                                   "Sparse DP Histogram"]
     assert res.samples == {}
     assert res.figure.axes[0].get_xlabel() == "first"
 
@@ -84,11 +85,13 @@ def test_group_plot_has_palette_legend_and_private_sample_allocation(grouped):
 
 def test_group_colors_override_the_palette(grouped):
     control = score_plot_control(group_colors={"x": "red", "y": "blue", "z": "green"})
-    res = dp_score_plot_group(grouped, "kind", 3.0, 1e-5, private_plot="histogram", plot_control=control, rng=5)
+    res = dp_score_plot_group(grouped, "kind", 3.0, 1e-5, private_plot="histogram",
+                              plot_control=control, rng=5)
     handles = res.figure.legends[0].legend_handles
     assert [matplotlib.colors.to_hex(h.get_facecolor()) for h in handles] == ["#ff0000", "#0000ff", "#008000"]
     with pytest.raises(DPPCAValueError, match="must name every group; missing \\['z'\\]"):
-        dp_score_plot_group(grouped, "kind", 3.0, 1e-5, plot_control={"group_colors": {"x": "red", "y": "blue"}})
+        dp_score_plot_group(grouped, "kind", 3.0, 1e-5,
+                            plot_control={"group_colors": {"x": "red", "y": "blue"}})
 
 
 def test_plot_is_reproducible(grouped, tmp_path):
@@ -138,12 +141,22 @@ def test_plot_arguments_are_checked_before_any_release(grouped, kwargs, error, m
 
 
 # ------------------------------------------------------------------------ the report
-def test_report_score_section_grouped(tmp_path, grouped, capsys):
+@pytest.fixture
+def report(tmp_path, grouped):
+    """Run ``dppca report`` on ``grouped`` saved as CSV; returns (exit code, output folder)."""
     csv = tmp_path / "data.csv"
     grouped.to_csv(csv, index=False)
-    out = tmp_path / "report"
-    code = main(["report", "--data", str(csv), "--eps", "3", "--delta", "1e-5", "--seed", "1",
-                 "--sections", "score", "--group", "kind", "--out", str(out)])
+
+    def run(*options):
+        out = tmp_path / "report"
+        return main(["report", "--data", str(csv), "--delta", "1e-5", "--sections", "score",
+                     "--out", str(out), *options]), out
+
+    return run
+
+
+def test_report_score_section_grouped(report, capsys):
+    code, out = report("--eps", "3", "--seed", "1", "--group", "kind")
     assert code == 0
     hist = pd.read_csv(out / "score_histograms.csv")
     assert set(hist["method"]) == {"add", "sparse"} and set(hist["group"]) == {"x", "y", "z"}
@@ -154,9 +167,6 @@ def test_report_score_section_grouped(tmp_path, grouped, capsys):
     assert "Differentially Private PC Score Histograms" in text and "g-DPPCA (private)" in text
 
 
-def test_report_score_section_rejects_unknown_group(tmp_path, grouped, capsys):
-    csv = tmp_path / "data.csv"
-    grouped.to_csv(csv, index=False)
-    code = main(["report", "--data", str(csv), "--eps", "1", "--delta", "1e-5", "--sections", "score",
-                 "--group", "nope", "--out", str(tmp_path / "r")])
+def test_report_score_section_rejects_unknown_group(report, capsys):
+    code, _ = report("--eps", "1", "--group", "nope")
     assert code == 2 and "--group must name a column" in capsys.readouterr().err

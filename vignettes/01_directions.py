@@ -19,7 +19,8 @@
 # tau matrix* K = E[g((X - X')/sqrt 2) g((X - X')/sqrt 2)^T], where g is a bounded
 # spatial sign (by default g(t) = t / ||t||). K has the same eigenvectors as the
 # covariance of an elliptical distribution, and changing one row moves its sample
-# version by at most 4/n in Frobenius norm, so symmetric Gaussian noise makes it
+# version by at most 2 sqrt(2)/n in Frobenius norm (the paper states 4/n, from a looser
+# triangle inequality), so symmetric Gaussian noise makes it
 # (eps, delta)-differentially private.
 
 # %%
@@ -46,7 +47,7 @@ reference.directions.round(3).head(12)
 # ## Private directions
 #
 # `g_dppca=True` with a budget `eps`, `delta`. The summary shows the mechanism,
-# its sensitivity (4/n for the spherical sign), the noise standard deviation from
+# its sensitivity (2 sqrt(2)/n for the spherical sign), the noise standard deviation from
 # the analytic Gaussian calibration (Balle & Wang, 2018), and the seed.
 
 # %%

@@ -8,6 +8,10 @@ from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 
 
+#: Frobenius sensitivity of K_g is this constant times ||g||_inf^2 / n (proof in gdppca_directions).
+GDPPCA_SENSITIVITY_CONSTANT = 2.0 * np.sqrt(2.0)
+
+
 def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     """Top-k eigenvectors of the sample covariance (denominator n - 1). NON-PRIVATE.
 
@@ -45,17 +49,22 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
 
     Notes
     -----
-    Privacy (Kim & Jung 2025, Proposition 2.1): replacing one row changes only the
-    n - 1 pairs that contain it; each pair's term g g^T has Frobenius norm at most
-    ||g||_inf^2, so the two terms differ by at most 2 ||g||_inf^2, and with the
-    factor 2/(n(n-1)) the Frobenius sensitivity of K_g is 4 ||g||_inf^2 / n.
+    Privacy (after Kim & Jung 2025, Proposition 2.1, with a tighter constant): replacing
+    one row changes only the n - 1 pairs that contain it. For one pair the old and new
+    terms are a a^T and b b^T with ||a||, ||b|| <= G = ||g||_inf, and
+    ||a a^T - b b^T||_F^2 = ||a||^4 + ||b||^4 - 2 (a^T b)^2 <= 2 G^4, so they differ by at
+    most sqrt(2) G^2 (the paper's triangle inequality gives 2 G^2). With the factor
+    2/(n(n-1)) the Frobenius sensitivity of K_g is 2 sqrt(2) G^2 / n, about 0.71 times the
+    paper's (and the R package's) 4 G^2 / n. The bound is attained: move one far-away row
+    from direction e_1 to e_2 and every pair term changes by e_1 e_1^T - e_2 e_2^T.
     The noise vecd^-1(xi), xi ~ N(0, sigma^2 I_{p(p+1)/2}), is the Gaussian mechanism
     on vecd(K_g) (vecd is an isometry), so the matrix, and its eigenvectors by
     post-processing, are (eps, delta)-DP. ||g||_inf = 1 (spherical), radius (winsorized,
     default sqrt(p)), or the user's ``xi_bound``.
     """
     n, p = values.shape
-    sensitivity = 4.0 * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound, xi=xi) ** 2 / n
+    sensitivity = GDPPCA_SENSITIVITY_CONSTANT * sign_bound(p, sign=sign, radius=radius,
+                                                          xi_bound=xi_bound, xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     released = kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi) \
         + symmetric_gaussian_noise(p, sigma, rng)

@@ -17,6 +17,7 @@ NONPRIVATE_LABEL = "NON-PRIVATE"
 #: Label of each histogram target in sample-panel titles.
 TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
 PANEL_INCHES, MIN_WIDTH_INCHES = 3.0, 5.0
+GOLDEN_RATIO_CONJUGATE = 0.6180339887498949
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,9 @@ class _Panels:
                      private=target != "nonprivate")
 
     def _points(self, ax, x, y, groups):
-        # Points are drawn in a fixed shuffled order so that no group hides another (cosmetic;
-        # its own seed, so the call's generator is not touched).
-        order = np.random.default_rng(0).permutation(len(x))
+        # Points are drawn in a fixed interleaved order (golden-ratio sequence, no randomness) so
+        # that no group hides another.
+        order = np.argsort((np.arange(len(x)) * GOLDEN_RATIO_CONJUGATE) % 1.0, kind="stable")
         colour = self.control.color if groups is None else \
             [self.colours[g] for g in np.asarray(groups, dtype=object)[order]]
         ax.scatter(np.asarray(x)[order], np.asarray(y)[order], s=self.control.scatter_size ** 2,

@@ -55,8 +55,8 @@ class ScoreResult(DPResult):
                  scores=None, nonprivate_counts=None):
         self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
         self.half_width = float(frame.half_width)
-        self.frame = {"xlim": tuple(np.subtract(frame.xlim, shift[0])),
-                      "ylim": tuple(np.subtract(frame.ylim, shift[1]))}
+        self.frame = {"xlim": tuple(float(v) for v in np.subtract(frame.xlim, shift[0])),
+                      "ylim": tuple(float(v) for v in np.subtract(frame.ylim, shift[1]))}
         self.grid, self.bins, self.bins_rule = grid, grid.shape, bins_rule
         self.groups = None if groups is None else list(groups)
         self.methods = tuple(releases)
@@ -105,7 +105,8 @@ class ScoreResult(DPResult):
         return (["nonprivate"] if self.nonprivate_histogram is not None else []) + list(self.methods)
 
     # --------------------------------------------------------------- sampling
-    def sample(self, n=None, method=None, *, sampling="uniform", bandwidth_scale=None, rng=None) -> pd.DataFrame:
+    def sample(self, n=None, method=None, *, sampling="uniform", bandwidth_scale=None,
+               rng=None) -> pd.DataFrame:
         """Synthetic points drawn from a released histogram (post-processing, no budget).
 
         Parameters
@@ -222,7 +223,7 @@ class ScoreResult(DPResult):
                   frame_table(self._histogram_table(), title="Histograms")]
         if self.group_sizes is not None:
             tables.append(frame_table(self.group_sizes, title="Group sizes (private estimates)", digits=1))
-        ledger = self.ledger.to_frame().drop(columns="step").map(fmt)
+        ledger = self.ledger.to_frame().drop(columns="step").apply(lambda column: column.map(fmt))
         ledger.index = [r.step for r in self.ledger]
         tables.append(frame_table(ledger, title="Ledger"))
         return tables

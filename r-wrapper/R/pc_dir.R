@@ -42,9 +42,9 @@ dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = FALSE,
                cpp.option = cpp.option)
   private <- !identical(g_dppca, FALSE) || !is.null(list(...)$method)
   rng <- if (private) .seed(seed) else seed
-  result <- .call(.py()$dp_pc_dir(.as_py_data(X), k, center = center, standardize = standardize,
-                                  g_dppca = g_dppca, eps = eps, delta = delta,
-                                  calibration = calibration, rng = rng, ...))
+  result <- .invoke(.py()$dp_pc_dir, .as_py_data(X), k, center = center,
+                    standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
+                    calibration = calibration, rng = rng, ...)
   out <- .from_py(result)
   if (!.had_names(X)) rownames(out) <- NULL
   out

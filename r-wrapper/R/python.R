@@ -72,6 +72,12 @@ install_dppca <- function(envname = "r-dppca", package = "dppca", python = NULL,
            class = "dppca_python_missing")
   }
   if (!reticulate::py_module_available("dppca")) {
+    found <- !is.null(reticulate::import("importlib.util")$find_spec("dppca"))
+    if (found) {
+      failure <- tryCatch({reticulate::import("dppca"); ""}, error = conditionMessage)
+      .abort("the Python module 'dppca' in ", reticulate::py_exe(), " fails to import: ",
+             failure, class = "dppca_python_missing")
+    }
     .abort("the Python module 'dppca' is not installed in ", reticulate::py_exe(),
            ". Run dppcapy::install_dppca(), or set RETICULATE_PYTHON to a Python that has ",
            "'dppca' (with numpy < 2 for reticulate < 1.38).", class = "dppca_python_missing")
@@ -93,6 +99,13 @@ install_dppca <- function(envname = "r-dppca", package = "dppca", python = NULL,
     if (is.null(py) || !nzchar(py$value) || !grepl(py$value, conditionMessage(e), fixed = TRUE)) stop(e)
     .abort(py$value, class = .error_class(py$type))
   })
+}
+
+# Call the Python function `fn` with `...`; its Python warnings become R warnings.
+.invoke <- function(fn, ...) {
+  out <- .call(.py("bridge")$call_for_r(fn, ...))
+  for (message in unlist(out[[2]])) warning(message, call. = FALSE)
+  out[[1]]
 }
 
 .error_class <- function(type) {

@@ -88,10 +88,10 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                axes = .as_pair(axes), calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
   if (is.null(group)) {
-    return(.call(do.call(.py()$dp_score, c(list(.as_py_data(X)), args))))
+    return(do.call(.invoke, c(list(.py()$dp_score, .as_py_data(X)), args)))
   }
   data <- .grouped_data(X, group)
-  .call(do.call(.py()$dp_score_group, c(list(data, .group_column), args)))
+  do.call(.invoke, c(list(.py()$dp_score_group, data, .group_column), args))
 }
 
 .group_column <- ".dppcapy_group"

@@ -28,13 +28,9 @@ dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"
                           cpp.option = FALSE, axes = c(1, 2), plot_control = NULL, seed = NULL,
                           calibration = "analytic",
                           nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
-  plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
-  pctrl <- .merge_score_plot_control(plot_control)
-  result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate)
-  out <- .score_plot(result, .score_value(result, X), plots, sampling_control, pctrl, axes)
-  print(out$plot$all)
-  invisible(out)
+  .score_plot_call(X, NULL, eps, delta, bins, method, private_plot, sampling_control, center,
+                   standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
+                   nonprivate)
 }
 
 #' Private score plots per group
@@ -64,30 +60,46 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
                                 sampling_control = NULL, plot_control = NULL, seed = NULL,
                                 calibration = "analytic",
                                 nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+  .score_plot_call(X, group, eps, delta, bins, method, private_plot, sampling_control, center,
+                   standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
+                   nonprivate)
+}
+
+# Both score-plot functions: check the plot settings before any private computation, run
+# dp_score (group = NULL) or dp_score_group, draw, print the grid, return the list.
+.score_plot_call <- function(X, group, eps, delta, bins, method, private_plot, sampling_control,
+                             center, standardize, g_dppca, cpp.option, axes, plot_control, seed,
+                             calibration, nonprivate) {
   plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
   pctrl <- .merge_score_plot_control(plot_control)
+  sampling <- if ("sample" %in% plots) .py_sampling_control(sampling_control)
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate)
   score <- .score_value(result, X)
-  levels <- names(score$groups)
-  labels <- if (is.character(group) && length(group) == 1L) X[[group]] else group
-  colours <- .group_colours(levels, pctrl$group_colors)
-  grouping <- list(levels = levels, labels = factor(as.character(labels), levels = levels),
-                   colours = colours)
-  out <- .score_plot(result, score, plots, sampling_control, pctrl, axes, grouping)
-  out$group_colors <- colours
+  grouping <- if (!is.null(group)) .grouping(score, X, group, pctrl)
+  out <- .score_plot(result, score, plots, sampling, pctrl, axes, grouping)
+  if (!is.null(grouping)) out$group_colors <- grouping$colours
   print(out$plot$all)
   invisible(out)
 }
 
+# Group levels (in 'dppca''s order), each row's label, and the colour of each group.
+.grouping <- function(score, X, group, pctrl) {
+  levels <- names(score$groups)
+  labels <- if (is.character(group) && length(group) == 1L) .as_py_data(X)[[group]] else group
+  list(levels = levels, labels = factor(as.character(labels), levels = levels),
+       colours = .group_colours(levels, pctrl$group_colors))
+}
+
 utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group", "alpha"))
 
-# Samples and panels of a ScoreResult; `grouping` is NULL or list(levels, labels, colours).
-.score_plot <- function(result, score, plots, sampling_control, pctrl, axes, grouping = NULL) {
+# Samples and panels of a ScoreResult; `sampling` is the Python SamplingControl (NULL
+# without samples), `grouping` NULL or list(levels, labels, colours).
+.score_plot <- function(result, score, plots, sampling, pctrl, axes, grouping = NULL) {
   targets <- intersect(c("nonprivate", "add", "sparse"), names(.histograms_of(score)))
   out <- list(score = score)
   if ("sample" %in% plots) {
-    .call(result$draw_samples(.py_sampling_control(sampling_control)))
+    .invoke(result$draw_samples, sampling)
     out$sample <- .from_py_samples(result, grouping)
   }
   look <- list(pctrl = pctrl, frame = score$frame, grouping = grouping,

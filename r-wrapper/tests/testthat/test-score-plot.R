@@ -85,13 +85,14 @@ test_that("dp_score_plot_group returns group-coloured panels and the colour map"
 test_that("score plots: set.seed() reproduces samples; bad input gives R errors", {
   skip_if_no_dppca()
   X <- gau_small(200)
-  set.seed(9); a <- quietly_plotted(dp_score_plot(X, eps = 1, delta = 1e-4, bins = 5))
-  set.seed(9); b <- quietly_plotted(dp_score_plot(X, eps = 1, delta = 1e-4, bins = 5))
+  set.seed(9); a <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = 5, method = "add"))
+  set.seed(9); b <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = 5, method = "add"))
   expect_identical(a$sample, b$sample)
   expect_identical(a$score, b$score)
   expect_error(dp_score_plot(X, eps = 1, delta = 1e-4, private_plot = "pie"), "`private_plot`",
                class = "dppca_error")
-  expect_error(dp_score_plot(X, eps = 1, delta = 1e-4, plot_control = list(colour = "red")),
+  expect_error(dp_score_plot(X, eps = 1, delta = 1e-4, method = "add",
+                             plot_control = list(colour = "red")),
                "unknown settings colour", class = "dppca_error")
   expect_error(dp_score_plot(X, eps = 1, delta = 1e-4, sampling_control = list(method = "x")),
                "`method`", class = "dppca_error")

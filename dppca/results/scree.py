@@ -1,0 +1,282 @@
+"""``ScreeResult``: the result of :func:`dppca.dp_scree`, with its post-processing.
+
+Post-processing (free of privacy cost): the raw noisy estimates become the released scree
+values (non-negative, non-increasing fit when ``mono``), PVE of the private total variance,
+R's PVE among the k values, and cumulative PVE.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from ..privacy import Ledger
+from .base import NONPRIVATE, DPResult, frame_table
+from .directions import pc_names
+
+#: Column / key of the NON-PRIVATE reference (the R package's list name).
+REFERENCE = "nonprivate"
+
+
+@dataclass(frozen=True)
+class MethodFit:
+    """What one scree method released.
+
+    Attributes
+    ----------
+    release : dppca.robust_mean.MeanRelease
+        Raw estimates, noise sd and clamp intervals per component.
+    mechanism : str
+        Short name for the summary.
+    tuning : str
+        How the thresholds were chosen (for the notes).
+    """
+
+    release: object
+    mechanism: str
+    tuning: str
+
+
+def antitonic(values) -> np.ndarray:
+    """Least-squares non-increasing fit with equal weights (pool adjacent violators)."""
+    means, sizes = [], []
+    for value in np.asarray(values, float):
+        means.append(value)
+        sizes.append(1)
+        while len(means) > 1 and means[-2] < means[-1]:
+            mean, size = means.pop(), sizes.pop()
+            means[-1] = (means[-1] * sizes[-1] + mean * size) / (sizes[-1] + size)
+            sizes[-1] += size
+    return np.repeat(means, sizes)
+
+
+def monotone_scree(raw) -> np.ndarray:
+    """R's ``scree_post_processing``: clip at 0, then the non-increasing fit."""
+    return antitonic(np.maximum(np.asarray(raw, float), 0.0))
+
+
+def share_of_sum(values) -> np.ndarray:
+    """R's ``scree_to_pve``: values / sum, or zeros when the sum is not positive."""
+    values = np.asarray(values, float)
+    total = values.sum()
+    return values / total if np.isfinite(total) and total > 0 else np.zeros_like(values)
+
+
+class ScreeResult(DPResult):
+    """Private scree values (variances along PC directions), PVE and their uncertainty.
+
+    Attributes
+    ----------
+    scree : pandas.DataFrame, shape (k, r [+1])
+        Released scree values (units of the data squared), rows PC1..PCk, one column per method,
+        plus ``nonprivate`` only when the call asked for it.
+    raw : pandas.DataFrame
+        The noisy estimates before post-processing (unbiased for the clipped quantities).
+    std_err : pandas.DataFrame
+        Standard deviation of the privacy noise of each raw estimate (approximate for Huber).
+    pve : pandas.DataFrame
+        Share of the total variance: scree / T, T = max(private trace, sum of the k values).
+    pve_among_k : pandas.DataFrame
+        Share among the k values (the R package's "pve").
+    cumulative_pve : pandas.DataFrame
+        Cumulative sums of ``pve``.
+    total_variance : pandas.Series
+        T per method (and the NON-PRIVATE trace when asked).
+    trace, trace_std_err : float
+        The private trace estimate (before the max above) and its noise sd.
+    ledger : dict of str to Ledger
+        Per method, every release its numbers depend on (shared directions and trace included).
+    combined_ledger : Ledger
+        Every release of the call once: what publishing all methods together costs.
+    directions : pandas.DataFrame, shape (p, k)
+        The directions used (private g-DPPCA, or NON-PRIVATE when ``private_directions`` is False).
+    methods : tuple of str
+    controls : dict of str to control
+    n_obs, n_features, k : int
+    eps, delta : float
+    calibration, scale_source : str
+    mono : bool
+    seed : int or str
+    figure : matplotlib Figure or None
+        Set by :meth:`plot` and :func:`dppca.dp_scree_plot`.
+    """
+
+    _title = "Differentially Private Scree"
+
+    def __init__(self, fits, *, trace, trace_std_err, ledgers, shared_releases, directions,
+                 private_directions, scale_source, n_obs, eps, delta, calibration, seed, mono,
+                 controls, nonprivate=None, extra_notes=()):
+        self.methods = tuple(fits)
+        self.fits = dict(fits)
+        self.k = directions.shape[1]
+        index = pc_names(self.k)
+        self.raw = pd.DataFrame({m: f.release.estimate for m, f in fits.items()}, index=index)
+        self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
+        scree = self.raw.apply(monotone_scree) if mono else self.raw.copy()
+        self.trace, self.trace_std_err = float(trace), float(trace_std_err)
+        total = {m: max(self.trace, float(np.maximum(scree[m], 0).sum()), np.finfo(float).tiny)
+                 for m in self.methods}
+        if nonprivate is not None:
+            scree[REFERENCE] = nonprivate["scree"]
+            total[REFERENCE] = nonprivate["trace"]
+        self.scree = scree
+        self.total_variance = pd.Series(total, name="total variance")
+        self.pve = scree / self.total_variance
+        self.pve_among_k = scree.apply(share_of_sum)
+        self.cumulative_pve = self.pve.cumsum()
+        self.ledger = dict(ledgers)
+        self.combined_ledger = _combined(ledgers, shared_releases, eps, delta)
+        self.directions = directions
+        self.private_directions = bool(private_directions)
+        self.scale_source = scale_source
+        self.n_obs, self.n_features = int(n_obs), directions.shape[0]
+        self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
+        self.mono = mono
+        self.controls = dict(controls)
+        self.has_nonprivate = nonprivate is not None
+        self._extra_notes = list(extra_notes)
+        self.figure = None
+
+    # ------------------------------------------------------------------ numbers
+
+    def conf_int(self, alpha=0.05) -> pd.DataFrame:
+        """Noise-only (1 - alpha) intervals: raw -/+ z sd, clipped at 0.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows PC1..PCk, columns (method, "lower"/"upper").
+        """
+        z = float(norm.ppf(1 - alpha / 2))
+        parts = {}
+        for m in self.methods:
+            parts[(m, "lower")] = np.maximum(self.raw[m] - z * self.std_err[m], 0.0)
+            parts[(m, "upper")] = np.maximum(self.raw[m] + z * self.std_err[m], 0.0)
+        return pd.DataFrame(parts, index=self.raw.index)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long table: one row per (method, component) with every number of the result."""
+        ci = self.conf_int()
+        rows = []
+        for m in self.scree.columns:
+            private = m in self.methods
+            for pc in self.scree.index:
+                rows.append({"method": m, "component": pc, "scree": self.scree.at[pc, m],
+                             "raw": self.raw.at[pc, m] if private else np.nan,
+                             "std_err": self.std_err.at[pc, m] if private else np.nan,
+                             "ci_lower": ci.at[pc, (m, "lower")] if private else np.nan,
+                             "ci_upper": ci.at[pc, (m, "upper")] if private else np.nan,
+                             "pve": self.pve.at[pc, m], "pve_among_k": self.pve_among_k.at[pc, m],
+                             "cumulative_pve": self.cumulative_pve.at[pc, m]})
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """R-shaped payload: ``nonprivate`` (only when asked), then one entry per method.
+
+        Each entry has named vectors (dicts PC1..PCk -> float) ``scree``, ``pve`` (share of the
+        total variance), ``pve_among_k`` (the R package's ``pve``), ``cumulative_pve``, and for
+        private methods ``raw``, ``std_err``, ``conf_int_lower``, ``conf_int_upper``, plus
+        ``total_variance`` and the method's ``ledger`` (``Ledger.to_dict()``).
+        """
+        ci = self.conf_int()
+        payload = {}
+        for m in ([REFERENCE] if self.has_nonprivate else []) + list(self.methods):
+            entry = {name: getattr(self, name)[m].to_dict()
+                     for name in ("scree", "pve", "pve_among_k", "cumulative_pve")}
+            entry["total_variance"] = float(self.total_variance[m])
+            if m in self.methods:
+                entry.update(raw=self.raw[m].to_dict(), std_err=self.std_err[m].to_dict(),
+                             conf_int_lower=ci[(m, "lower")].to_dict(),
+                             conf_int_upper=ci[(m, "upper")].to_dict(),
+                             ledger=self.ledger[m].to_dict())
+            payload[m] = entry
+        return payload
+
+    def plot(self, type="scree", plot_control=None, ax=None):
+        """Scree or PVE line plot (matplotlib); returns the Figure and stores it in ``.figure``.
+
+        Parameters
+        ----------
+        type : {"scree", "pve"}
+        plot_control : ScreePlotControl, dict or None
+            See :func:`dppca.scree_plot_control`.
+        ax : matplotlib Axes, optional
+        """
+        from ..plotting.scree import scree_figure
+
+        self.figure = scree_figure(self, type=type, plot_control=plot_control, ax=ax)
+        return self.figure
+
+    def __repr__(self) -> str:
+        return (f"ScreeResult(methods={self.methods}, k={self.k}, n_obs={self.n_obs}, "
+                f"eps={self.eps:g}, delta={self.delta:g})")
+
+    # ------------------------------------------------------------------ summary
+
+    def _header(self):
+        directions = "g-DPPCA (private)" if self.private_directions else f"{NONPRIVATE} sample PCA"
+        left = [("Methods", ", ".join(self.methods)),
+                ("Mechanism", "; ".join(dict.fromkeys(f.mechanism for f in self.fits.values()))),
+                ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
+                ("Directions", directions),
+                ("Total variance", f"{self.trace:.4g} (s.e. {self.trace_std_err:.2g})")]
+        right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
+                 ("No. Variables", self.n_features), ("No. Components", self.k),
+                 ("Scaling", self.scale_source), ("Monotone", self.mono), ("Seed", self.seed)]
+        return left, right
+
+    def _tables(self):
+        ci = self.conf_int()
+        tables = []
+        for m in self.methods:
+            frame = pd.DataFrame({"scree": self.scree[m], "std err": self.std_err[m],
+                                  "[0.025": ci[(m, "lower")], "0.975]": ci[(m, "upper")],
+                                  "raw": self.raw[m], "PVE": self.pve[m],
+                                  "cum. PVE": self.cumulative_pve[m],
+                                  "PVE among k": self.pve_among_k[m]})
+            label = "private" if self.private_directions else \
+                f"private given {NONPRIVATE} directions"
+            tables.append(frame_table(frame, title=f"{m} ({label})"))
+        if self.has_nonprivate:
+            m = REFERENCE
+            frame = pd.DataFrame({"scree": self.scree[m], "PVE": self.pve[m],
+                                  "cum. PVE": self.cumulative_pve[m],
+                                  "PVE among k": self.pve_among_k[m]})
+            tables.append(frame_table(frame, title=f"{NONPRIVATE} reference (sample covariance)"))
+        return tables
+
+    def _notes(self):
+        notes = []
+        if not self.private_directions:
+            notes.append(f"NOT PRIVATE END TO END: the directions are the {NONPRIVATE} "
+                         "sample-covariance eigenvectors (g_dppca=False, as in R), which depend on "
+                         "every row without noise; the scree values are private only given them. "
+                         "Use g_dppca=True for (eps, delta)-DP numbers.")
+        combined = self.combined_ledger
+        notes.append(f"Privacy: all numbers together spend eps={combined.spent_eps:.4g}, "
+                     f"delta={combined.spent_delta:.4g} (replace-one neighbours). "
+                     + ("" if len(self.methods) == 1 else
+                        f"The {len(self.methods)} methods share the directions and the trace and "
+                        "split the rest of the budget; one method's numbers alone depend only on "
+                        "its own ledger (`result.ledger[method]`)."))
+        notes.append("Std err and intervals cover the privacy noise only (not sampling error, "
+                     "clipping bias or direction error); intervals are raw -/+ 1.96 s.e., clipped "
+                     "at 0" + (" (Huber: noise of the last step, approximate)."
+                               if "huber" in self.methods else "."))
+        notes.append("scree = non-negative, non-increasing least-squares fit of the raw estimates "
+                     "(mono=True)." if self.mono else "scree = raw noisy estimates (mono=False).")
+        notes.append("PVE = scree / T, T = max(private total variance, sum of the k scree values); "
+                     "'PVE among k' is the R package's pve (share of the k values only).")
+        notes.extend(f"{m}: {f.tuning}." for m, f in self.fits.items())
+        return notes + self._extra_notes
+
+
+def _combined(ledgers, shared_releases, eps, delta) -> Ledger:
+    combined = Ledger(eps, delta)
+    for position, ledger in enumerate(ledgers.values()):
+        for release in ledger.releases[0 if position == 0 else shared_releases:]:
+            combined.record(release.step, release.mechanism, release.sensitivity, release.norm,
+                            release.noise_scale, release.eps, release.delta)
+    return combined

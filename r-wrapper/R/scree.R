@@ -1,0 +1,141 @@
+#' Private scree values and proportions of variance explained
+#'
+#' Private variances of the data along the top-`k` principal component directions
+#' (scree values) by one or more robust private mean methods (`"clipped"`, `"pmwm"`,
+#' `"huber"`), with the proportion of variance explained (PVE). Same arguments and return
+#' structure as `dppca::dp_scree()`; computed by the Python package 'dppca', private end to
+#' end with `g_dppca = TRUE` and self-tuning when a control leaves its thresholds `NULL`.
+#'
+#' Differences from 'dppca': `pve` is the share of the (private) total variance, not of the
+#' sum of the k values ('dppca''s definition is the `pve_among_k` attribute); several
+#' methods in one call share the directions and the total variance and split the rest of
+#' the budget, so the whole result is (eps, delta)-DP.
+#'
+#' @inheritParams dp_pc_dir
+#' @param method `"clipped"`, `"pmwm"`, `"huber"`, or several (unique prefixes accepted).
+#'   Omitted: `"clipped"` only, as in 'dppca'.
+#' @param control `NULL` (self-tuned defaults), one control ([clipped_control()],
+#'   [pmwm_control()], [huber_control()]) for a single method, or a list of them named by
+#'   method.
+#' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param mono Logical: clip at 0 and fit a non-increasing sequence (as 'dppca').
+#' @param nonprivate Also return the NON-PRIVATE reference (`nonprivate` entry), as 'dppca'
+#'   does. Default `getOption("dppcapy.nonprivate", TRUE)`; never publish it.
+#' @return A named list of class `dppca_scree`, as in 'dppca': `nonprivate` (when
+#'   computed), then one entry per method, each `list(scree, pve)` of numeric vectors named
+#'   `PC1..PCk`. Each entry's attributes: `pve_among_k`, `cumulative_pve`,
+#'   `total_variance`, and for private methods `raw`, `std_err`, `conf_int` (k x 2, noise
+#'   only) and `ledger`. The list's attributes: `ledger` (all releases of the call, see
+#'   [dp_ledger()]), `private`, `summary`.
+#' @examples
+#' if (dppca_available()) {
+#'   res <- dp_scree(gau[1:1000, ], k = 3, eps = 2, delta = 1e-5, g_dppca = TRUE, seed = 1)
+#'   res$clipped$scree
+#'   attr(res$clipped, "conf_int")
+#' }
+#' @export
+dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NULL, eps, delta,
+                     center = TRUE, standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE,
+                     mono = TRUE, seed = NULL, calibration = "analytic",
+                     nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+  method <- if (missing(method) || is.null(method)) "clipped" else method
+  .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
+                     if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
+                     seed, calibration, nonprivate))
+}
+
+.scree_methods <- c("clipped", "pmwm", "huber")
+
+.py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
+                      cpp.option, mono, seed, calibration, nonprivate) {
+  .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
+               cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
+  if (!is.null(control) && !is.list(control)) {
+    .abort("`control` must be NULL, a *_control() list, or a list of them named by method",
+           class = "dppca_type_error")
+  }
+  .invoke(.py()$dp_scree, .as_py_data(X), k,
+          method = as.list(.expand_choices(method, .scree_methods)), control = control,
+          eps = eps, delta = delta, center = center, standardize = standardize,
+          g_dppca = g_dppca, mono = mono, calibration = calibration, rng = .seed(seed),
+          nonprivate = nonprivate)
+}
+
+#' Scree or PVE plot of private scree values
+#'
+#' Runs [dp_scree()] and draws, with base graphics as `dppca::dp_scree_plot()` does, one
+#' line per series (the NON-PRIVATE reference when computed, then each method), with 95%
+#' noise intervals on the private scree values (`type = "scree"`).
+#'
+#' @inheritParams dp_scree
+#' @param type `"pve"` (default) or `"scree"`.
+#' @param plot_control `NULL` or [scree_plot_control()] settings.
+#' @return The [dp_scree()] value, invisibly.
+#' @examples
+#' if (dppca_available()) {
+#'   dp_scree_plot(gau[1:1000, ], k = 4, eps = 2, delta = 1e-5, g_dppca = TRUE,
+#'                 type = "scree", seed = 1)
+#' }
+#' @export
+dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NULL, eps,
+                          delta, center = TRUE, standardize = FALSE, g_dppca = FALSE,
+                          cpp.option = FALSE, mono = TRUE, type = c("pve", "scree"),
+                          plot_control = NULL, seed = NULL, calibration = "analytic",
+                          nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+  type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
+                         "type")
+  if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
+  style <- .merge_scree_plot_control(plot_control, type)
+  method <- if (missing(method) || is.null(method)) "clipped" else method
+  result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
+                               if (!missing(delta)) delta, center, standardize, g_dppca,
+                               cpp.option, mono, seed, calibration, nonprivate))
+  .draw_scree(result, type, style)
+  invisible(result)
+}
+
+# 'dppca''s drawing (r-dppca-scree.md §11.3): series joined by lines with points, integer
+# x ticks, padded y limits (from 0 for PVE), legend; plus noise intervals on private scree.
+.draw_scree <- function(result, type, style) {
+  series <- names(result)
+  values <- lapply(result, `[[`, type)
+  k <- length(values[[1]])
+  bars <- if (type == "scree") lapply(result, attr, which = "conf_int")
+  ylim <- .scree_ylim(c(unlist(values), unlist(bars)), type)
+  x <- seq_len(k)
+  for (i in seq_along(series)) {
+    s <- series[[i]]
+    draw <- if (i == 1L) graphics::plot else graphics::lines
+    extra <- if (i == 1L) list(ylim = ylim, xlim = range(x) + c(-0.4, 0.4) * (k == 1L),
+                               main = style$title, xlab = style$xlab, ylab = style$ylab,
+                               xaxt = "n", cex.main = style$cex_main, cex.lab = style$cex_lab,
+                               cex.axis = style$cex_axis)
+    do.call(draw, c(list(x, values[[s]], type = "b", col = style$col[[s]], lty = style$lty[[s]],
+                         pch = style$pch[[s]], lwd = style$lwd, cex = style$point_cex), extra))
+    if (!is.null(bars[[s]])) {  # dodged a little so that the intervals of series stay apart
+      at <- x + 0.04 * (i - (length(series) + 1) / 2)
+      graphics::arrows(at, bars[[s]][, "lower"], at, bars[[s]][, "upper"], angle = 90, code = 3,
+                       length = 0.03, col = style$col[[s]], lwd = style$lwd)
+    }
+  }
+  graphics::axis(1, at = x, labels = x, cex.axis = style$cex_axis)
+  if (!isTRUE(attr(result, "private"))) {
+    graphics::mtext("PC directions are NON-PRIVATE (g_dppca = FALSE)", side = 3, line = 0.2,
+                    cex = 0.8)
+  }
+  graphics::legend(style$legend_position, legend = unname(style$legend_labels[series]),
+                   col = unname(style$col[series]), lty = unname(style$lty[series]),
+                   pch = unname(style$pch[series]), lwd = style$lwd, pt.cex = style$point_cex,
+                   cex = style$cex_legend, bty = style$legend_bty)
+}
+
+.scree_ylim <- function(y, type) {
+  y <- y[is.finite(y)]
+  if (!length(y)) return(c(0, 1))
+  low <- min(y)
+  high <- max(y)
+  pad <- if (high > low) 0.04 * (high - low) else if (low == 0) 0.5 else 0.05 * abs(low)
+  limits <- c(low - pad, high + pad)
+  if (type == "pve") limits[1] <- max(0, limits[1])
+  limits
+}
