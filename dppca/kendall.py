@@ -165,9 +165,9 @@ def sign_bound(d, sign="spherical", radius=None, xi_bound=None, *, xi=None):
     Notes
     -----
     The bound sets the privacy noise: the Frobenius sensitivity of K_g under
-    replace-one adjacency is at most ``4 ||g||_inf^2 / n`` (Kim & Jung 2025,
-    Proposition 2.1). A user `xi` is not checked against `xi_bound`; callers
-    that cannot trust it should clip it, e.g. ``min(xi(s), xi_bound)``.
+    replace-one adjacency is at most ``2 sqrt(2) ||g||_inf^2 / n`` (Kim & Jung 2025,
+    Proposition 2.1 states 4; see :func:`dppca.methods.gdppca.gdppca_directions`). A user
+    `xi` is not checked against `xi_bound` here; ``dp_pc_dir`` clips it at the bound.
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         raise ValueError(f"`d` must be a positive integer; got {d!r}")
@@ -501,27 +501,32 @@ def _prepare(X):
 
 
 def _strip_tasks(n, tile):
-    """Strips (rows, cols, diagonal) covering the tiles (I, J), I <= J.
+    """Strips (rows, cols, triangular) covering each pair i < j exactly once.
 
-    A tile is cut into strips of ``height`` rows, so the elementwise passes
-    over a strip stay in cache; strips are also the unit of work of a thread,
-    so even a single tile (n <= tile) is shared between the cores.
+    Tiles (I, J), I <= J, are cut into strips of ``height`` rows, so the
+    elementwise passes over a strip stay in cache; strips are also the unit
+    of work of a thread, so even a single tile (n <= tile) is shared between
+    the cores. In a diagonal tile a strip starts at its own first row, and
+    its leading square block (``triangular``) keeps only j > i, so every pair
+    is weighed, and tested for near-duplication, in one place only.
     """
     height = max(1, min(tile, _STRIP_ELEMENTS // tile))
     tasks = []
     for a in range(0, n, tile):
         a_end = min(a + tile, n)
         for b in range(a, n, tile):
-            cols = slice(b, min(b + tile, n))
-            tasks += [(slice(r, min(r + height, a_end)), cols, a == b)
-                      for r in range(a, a_end, height)]
+            for r in range(a, a_end, height):
+                rows = slice(r, min(r + height, a_end))
+                if a == b:
+                    tasks.append((rows, slice(r, a_end), True))
+                else:
+                    tasks.append((rows, slice(b, min(b + tile, n)), False))
     return tasks
 
 
 class _Accumulator(NamedTuple):
-    degree: np.ndarray  # (n,) row sums of W over the tiles seen
-    cross_diag: np.ndarray  # (d, d) sum of Z_I^T W_II Z_I
-    cross_off: np.ndarray  # (d, d) sum of Z_I^T W_IJ Z_J, I < J
+    degree: np.ndarray  # (n,) sums of w_ij over the pairs seen, for both ends
+    cross: np.ndarray  # (d, d) sum of w_ij z_i z_j^T over the pairs seen, i < j
     direct: np.ndarray  # (d, d) pair sum of the near-duplicate pairs
 
 
@@ -555,35 +560,36 @@ def _accumulate_strips(prep, spec, tasks):
     """Accumulate the Laplacian pieces of the given strips."""
     n, d2 = prep.left.shape
     d = d2 - 2
-    acc = _Accumulator(np.zeros(n), np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d)))
+    acc = _Accumulator(np.zeros(n), np.zeros((d, d)), np.zeros((d, d)))
     buf = np.empty(max((r.stop - r.start) * (c.stop - c.start) for r, c, _ in tasks))
-    for rows, cols, diagonal in tasks:
-        _accumulate_strip(prep, spec, rows, cols, diagonal, buf, acc)
+    for rows, cols, triangular in tasks:
+        _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc)
     return acc
 
 
-def _accumulate_strip(prep, spec, rows, cols, diagonal, buf, acc):
-    """Add one strip W[rows, cols] of the weight matrix to the accumulator."""
+def _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc):
+    """Add the pairs of one strip W[rows, cols] of the weight matrix."""
     h, m = rows.stop - rows.start, cols.stop - cols.start
     W = buf[: h * m].reshape(h, m)
     np.matmul(prep.left[rows], prep.right[cols].T, out=W)  # squared distances
-    near = _near_duplicates(prep, W, rows, cols, diagonal)
-    W[near] = 1.0  # placeholder: keeps the weight function free of 0 and < 0
+    near = _near_duplicates(prep, W, rows, cols)
+    # Pairs outside the Laplacian (near duplicates; j <= i in a triangular
+    # strip) get weight 0, via a placeholder that keeps the weight function
+    # free of 0 and negative distances.
+    lower = np.tril_indices(h) if triangular else (np.empty(0, np.intp),) * 2
+    W[near] = W[lower] = 1.0
     _pair_weights(W, spec, prep.scale, out=W)
-    W[near] = 0.0
-    _add_direct_pairs(prep, spec, rows.start + near[0], cols.start + near[1], diagonal, acc)
+    W[near] = W[lower] = 0.0
+    gi, gj = rows.start + near[0], cols.start + near[1]
+    _add_direct_pairs(prep, spec, gi[gi < gj], gj[gi < gj], acc)
     d = prep.left.shape[1] - 2
     P = W @ prep.left[cols, : d + 1]  # [W Z_J, W 1]
     acc.degree[rows] += P[:, d]
-    Z_I = prep.left[rows, :d]
-    if diagonal:
-        acc.cross_diag[...] += Z_I.T @ P[:, :d]
-    else:
-        acc.degree[cols] += np.add.reduce(W, axis=0)
-        acc.cross_off[...] += Z_I.T @ P[:, :d]
+    acc.degree[cols] += np.add.reduce(W, axis=0)
+    acc.cross[...] += prep.left[rows, :d].T @ P[:, :d]
 
 
-def _near_duplicates(prep, D2, rows, cols, diagonal):
+def _near_duplicates(prep, D2, rows, cols):
     """Local indices (i, j) of strip pairs whose Gram distance is unreliable.
 
     Flagged: d^2 <= tol (s_i + s_j) + floor, s = squared norms (working
@@ -606,23 +612,17 @@ def _near_duplicates(prep, D2, rows, cols, diagonal):
     flagged = D2[:, lo - cols.start : hi - cols.start] <= (
         half[:, None] + (_NEAR_DUPLICATE_TOL * s[lo:hi] + 0.5 * _DISTANCE_FLOOR)
     )
-    if diagonal:
-        # i == j is always flagged (its weight must be 0); make it explicit.
-        i = np.arange(rows.stop - rows.start)
-        flagged[i, rows.start + i - lo] = True
     ii, jj = np.nonzero(flagged)
     return ii, jj + (lo - cols.start)
 
 
-def _add_direct_pairs(prep, spec, gi, gj, diagonal, acc):
-    """Sum flagged pairs as g(t) g(t)^T, t from the original rows.
+def _add_direct_pairs(prep, spec, gi, gj, acc):
+    """Sum flagged pairs (sorted positions gi < gj) as g(t) g(t)^T.
 
-    The same code as the reference path (_apply_sign on the explicit
-    difference), so near-duplicate and duplicate pairs (g(0) = 0) are exact.
+    t comes from the original rows, through the same code as the reference
+    path (_apply_sign), so near-duplicate and duplicate pairs (g(0) = 0) are
+    exact.
     """
-    if diagonal:  # a diagonal tile holds (i, j) and (j, i); keep i < j
-        keep = gi < gj
-        gi, gj = gi[keep], gj[keep]
     if gi.size == 0:
         return
     diff = prep.X[prep.order[gj]] - prep.X[prep.order[gi]]
@@ -631,12 +631,13 @@ def _add_direct_pairs(prep, spec, gi, gj, diagonal, acc):
 
 
 def _combine(prep, parts):
-    """S = Z^T D Z - Z^T W Z + direct pairs, reduced in a fixed order."""
+    """S = Z^T D Z - Z^T W Z + direct pairs, reduced in a fixed order.
+
+    ``cross`` holds each pair once (i < j), so Z^T W Z = cross + cross^T.
+    """
     d = prep.left.shape[1] - 2
     degree = np.sum([p.degree for p in parts], axis=0)
-    cross_diag = np.sum([p.cross_diag for p in parts], axis=0)
-    cross_off = np.sum([p.cross_off for p in parts], axis=0)
+    cross = np.sum([p.cross for p in parts], axis=0)
     direct = np.sum([p.direct for p in parts], axis=0)
     Z = prep.left[:, :d]
-    laplacian = Z.T @ (degree[:, None] * Z) - cross_diag - cross_off - cross_off.T
-    return laplacian + direct
+    return Z.T @ (degree[:, None] * Z) - cross - cross.T + direct

@@ -173,36 +173,31 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     return float(grid[-1])
 
 
-def private_quantile_unbounded(x, q, eps_target, eps_scan, rng, lower, upper=np.inf, beta=1.001, *,
-                               ledger: Ledger | None = None, step="quantile (unbounded scan)",
-                               max_steps=10**7) -> float:
-    """(eps_target + eps_scan)-DP q-quantile of ``x`` by an AboveThreshold scan over a geometric grid.
+def unbounded_quantile_between(x, q, eps, rng, lower, upper=np.inf, beta=1.001, *,
+                               ledger: Ledger | None = None, step="quantile (R grid)") -> float:
+    """eps-DP q-quantile on the R package's grid: :func:`unbounded_quantile` from ``lower`` or ``upper``.
 
-    The R package's ``unbounded_quantile`` (reference/r-dppca-scree.md §7.5-7.6), after Durfee
-    (2023). For q >= 0.5 the grid is t_i = lower + beta^i - 1, i = 1, 2, ...; with the noisy
-    target t = q m + E_0, E_0 ~ Exp(rate eps_target), the scan stops at the first i with
-    #{x_j < t_i} + E_i > t (a fresh E_i ~ Exp(rate eps_scan) per step; values below
-    lower + beta - 1 are counted from i = 2 on, as in R) and returns min(t_i, upper). For
-    q < 0.5 it scans down from ``upper`` on the mirrored data: -(scan of -x from -upper at
-    level 1 - q), then max(., lower).
+    The R package's ``unbounded_quantile(data, l, u, beta, q, ...)`` (reference/r-dppca-scree.md
+    §7.5-7.6): for q >= 0.5 the candidates are lower + beta^i - 1, i = 1, 2, ... (up to the
+    first one >= upper) and the answer is capped at ``upper``; for q < 0.5 the search runs down
+    from ``upper`` on the mirrored data, -(quantile 1 - q of -x on -upper + beta^i - 1), and is
+    capped at ``lower``. Half of eps on the noisy target, half on the scan, as in R.
 
     Parameters
     ----------
     x : array_like, shape (m,)
     q : float in (0, 1)
-    eps_target, eps_scan : float
-        Budgets of the noisy target and of the scan (pure DP, no delta).
+    eps : float
+        Budget (pure DP).
     rng : numpy.random.Generator
     lower : float
-        Public start of the upward scan (and lower cap).
+        Public start of the upward search and lower cap.
     upper : float
-        Public upper cap and start of the downward scan (must be finite when q < 0.5).
+        Public upper cap and start of the downward search (finite when q < 0.5).
     beta : float > 1
-        Grid ratio: the resolution near a value v is about (beta - 1)(v - lower + 1).
+        Grid ratio: the resolution near v is about (beta - 1)(v - lower + 1), additive near
+        ``lower`` (R's grid; :func:`unbounded_quantile`'s default grid is scale-free).
     ledger : Ledger, optional
-    max_steps : int
-        Guard on the scan length; the largest finite double is returned past it (as R does
-        on overflow).
 
     Returns
     -------
@@ -210,45 +205,27 @@ def private_quantile_unbounded(x, q, eps_target, eps_scan, rng, lower, upper=np.
 
     Notes
     -----
-    Privacy: the queries #{x_j < t_i} are counts, monotone in i, and change by at most 1
-    (all in the same direction) when one value is replaced; AboveThreshold with one-sided
-    exponential noise on such queries is (eps_target + eps_scan)-DP (Durfee 2023, Unbounded
-    differentially private quantile and maximum estimation, NeurIPS; as the R package).
+    Privacy: that of :func:`unbounded_quantile` (the grid is public, the caps post-processing).
     """
     q = float_arg(q, "q", open_unit=True)
-    eps_target, eps_scan = eps_arg(eps_target), eps_arg(eps_scan)
     beta = float_arg(beta, "beta")
     if not beta > 1:
         raise DPPCAValueError(f"`beta` must be a finite number > 1; got {beta}")
     values = np.asarray(x, float)
     if q >= 0.5:
-        estimate = min(_scan_upward(values, lower, beta, q, eps_target, eps_scan, rng, max_steps), upper)
-    else:
-        if not np.isfinite(upper):
-            raise DPPCAValueError("a lower-tail unbounded quantile needs a finite `upper` to scan down from")
-        estimate = max(-_scan_upward(-values, -upper, beta, 1 - q, eps_target, eps_scan, rng,
-                                     max_steps), lower)
-    if ledger is not None:
-        ledger.record(step, "AboveThreshold (exponential noise)", 1.0, "count", np.nan,
-                      eps_target + eps_scan, 0.0)
-    return float(estimate)
+        grid = lower + _r_grid(beta, upper - lower)
+        return min(unbounded_quantile(values, q, eps, rng, grid=grid, ledger=ledger, step=step), upper)
+    if not np.isfinite(upper):
+        raise DPPCAValueError("a lower-tail quantile needs a finite `upper` to search down from")
+    grid = -upper + _r_grid(beta, upper - lower)
+    return max(-unbounded_quantile(-values, 1 - q, eps, rng, grid=grid, ledger=ledger, step=step),
+               lower)
 
 
-def _scan_upward(values, lower, beta, q, eps_target, eps_scan, rng, max_steps, chunk=4096) -> float:
-    log_beta = np.log(beta)
-    index = np.floor(np.log(np.maximum(values - lower + 1.0, beta)) / log_beta).astype(np.int64)
-    # below[i] = #{values with grid index <= i - 1} = the count compared at step i (i >= 1).
-    counts = np.bincount(index, minlength=index.max() + 1) if values.size else np.zeros(1, np.int64)
-    below = np.concatenate(([0], np.cumsum(counts)))
-    target = q * values.size + rng.exponential(1.0 / eps_target)
-    start = 1
-    while start <= max_steps:
-        steps = np.arange(start, start + chunk)
-        current = below[np.minimum(steps, below.size - 1)]
-        stop = np.nonzero(current + rng.exponential(1.0 / eps_scan, size=chunk) > target)[0]
-        if stop.size:
-            with np.errstate(over="ignore"):
-                point = beta ** float(steps[stop[0]]) + lower - 1.0
-            return point if np.isfinite(point) else np.finfo(float).max
-        start += chunk
-    return np.finfo(float).max
+def _r_grid(beta, span) -> np.ndarray:
+    """beta^i - 1, i = 1, 2, ..., up to the first point >= span (or the largest finite double)."""
+    reach = min(span, np.finfo(float).max / 2) + 1
+    count = int(np.ceil(np.log(max(reach, beta)) / np.log(beta))) + 1
+    with np.errstate(over="ignore"):
+        grid = beta ** np.arange(1.0, count + 1) - 1
+    return grid[np.isfinite(grid)]

@@ -18,8 +18,9 @@ R structures (reference/r-dppca-scree.md §5.7, r-dppca-score.md §6, §7):
   ``summary``.
 * ``dp_scree``: named list ``nonprivate`` (when computed) then one entry per method,
   each ``list(scree=, pve=)`` with numeric vectors named PC1..PCk; class ``dppca_scree``;
-  attributes ``ledger`` (one per method), ``cumulative_pve``, ``pve_among_k``,
-  ``summary``.
+  attributes ``ledger`` (every release of the call), ``private``, ``summary``; each entry
+  carries ``pve_among_k``, ``cumulative_pve``, ``total_variance`` (and for methods ``raw``,
+  ``std_err``, ``conf_int``, its own ``ledger``) as attributes.
 * ``dp_score``: ``list(score=, frame=list(xlim, ylim), nonprivate=, add=, sparse=)``, each
   histogram a data.frame (xmin, xmax, ymin, ymax, prob); ``dp_score_group``:
   ``list(score=, frame=, groups=list(<g>=list(n=, nonprivate=, add=, sparse=)))``;
@@ -304,13 +305,9 @@ def _build_converter():
     from rpy2.robjects.conversion import Converter
 
     rules = Converter("dppca results")
-    for cls, _ in _payload_builders() + _late_builders():
+    for cls, _ in _payload_builders():
         rules.py2rpy.register(cls, lambda obj: materialize(r_payload(obj)))
     return default_converter + numpy2ri.converter + pandas2ri.converter + rules
-
-
-def _late_builders():
-    return []
 
 
 def to_r(obj):

@@ -16,9 +16,10 @@ variance of the projected scores privately). The pipeline of one call:
    PVE among the k values (R's definition) and cumulative PVE.
 
 Statistics are translation invariant (pair differences), so ``center`` changes nothing and no
-private mean is spent. The Gaussian releases of step 2 and of each method are composed as
-Gaussian DP (:class:`dppca.robust_mean.GaussianShare`). Several methods in one call share
-steps 1-2 and split the rest of the budget evenly, so the whole result is (eps, delta)-DP.
+private mean is spent. All Gaussian releases of a call, directions included, form one Gaussian-DP
+group (:class:`dppca.robust_mean.GaussianGroup`): each gets a share of mu^2, which is about
+twice as efficient as splitting eps and delta. Several methods in one call share steps 1-2 and
+split the rest of the budget evenly, so the whole result is (eps, delta)-DP.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
 from .directions import dp_pc_dir
 from .preprocessing import as_matrix, sample_scale
 from .privacy import CALIBRATIONS, Ledger
-from .quantiles import private_quantile_unbounded
+from .quantiles import unbounded_quantile_between
 from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
 from .robust_mean import (GaussianGroup, dp_clipped_mean, dp_clipped_paired_mean,
@@ -45,12 +46,11 @@ SCREE_METHODS = ("clipped", "pmwm", "huber")
 DIRECTION_SHARE = 0.5
 #: Share of the remaining mu^2 for the private total variance (trace).
 TRACE_SHARE = 0.1
-#: Share of the trace's mu^2 for its clipping threshold's histogram.
-TRACE_HISTOGRAM_SHARE = 1 / 3
-#: Trace clipping threshold = this x the private geometric centre of the ||x_a - x_b||^2 / 2
-#: (:func:`dppca.robust_mean.dp_log2_centre`), about their median: 4 x median covers
-#: chi2-like totals with p >= 5 (chi2_5 / 5: P(> 4 x median) < 0.1%).
-TRACE_CLIP_MULTIPLIER = 4.0
+#: Share of the trace's mu^2 for its two tuning histograms (half each).
+TRACE_TUNING_SHARE = 1 / 3
+#: Bins of the trace's quantile histogram around the rough centre c of the t's:
+#: [0, 2^-8 c), ..., [2^5 c, 2^6 c] (the centre is good to a factor of a few).
+TRACE_LOG2_BINS = (-8, 6)
 #: Self-tuning histograms of the pair values: bins [0, 2^-16 T), [2^-16 T, 2^-15 T), ...,
 #: [2^2 T, 2^3 T] around the private trace T: components down to ~2^-8 T are resolved.
 TUNING_LOG2_BINS = (-16, 3)
@@ -376,10 +376,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     values = mat.values if dirs.scale is None else mat.values / dirs.scale.to_numpy()
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
-    trace, trace_sd, anchor = _private_trace(values, pairs, group, TRACE_SHARE * rest, generator,
-                                             shared)
+    # With k = p the k values are all the variance: T is their sum and only the trace's rough
+    # centre is released (to anchor the tuning histograms).
+    trace_share = TRACE_SHARE * rest * (1 if k < mat.p else TRACE_TUNING_SHARE / 2)
+    trace, trace_sd, anchor = _private_trace(values, pairs, group, trace_share, generator, shared,
+                                             needed=k < mat.p)
     scores = values @ dirs.directions.to_numpy()[:, :k]
-    share = (1 - TRACE_SHARE) * rest / len(methods)
+    share = (rest - trace_share) / len(methods)
     fits, ledgers = {}, {}
     for name in methods:
         ledgers[name] = Ledger(eps, delta)
@@ -636,20 +639,33 @@ def _check_directions(directions, mat, k, flags) -> PCDirections:
     return directions
 
 
-def _private_trace(values, pairs, group, share, rng, ledger):
-    """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins)."""
+def _private_trace(values, pairs, group, share, rng, ledger, needed=True):
+    """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins).
+
+    The clipped rule applied to t = ||x_a - x_b||^2 / 2: a scale-free rough centre of the t's,
+    a noisy histogram around it for their 90% quantile, C_T = CLIP_MULTIPLIER x that quantile,
+    then the clipped mean. Shares of the trace's mu^2: 1/6, 1/6, 2/3. With ``needed=False``
+    (k = p) only the centre is released, with all of ``share``, and the trace is nan.
+    """
     first, second = pairs
     halves = np.sum((values[first] - values[second]) ** 2, axis=1) / 2
-    centre = dp_log2_centre(halves, group.share(TRACE_HISTOGRAM_SHARE * share), rng, ledger=ledger,
-                          step="trace: log2 histogram of ||x_a - x_b||^2/2")
-    trace, sd = dp_clipped_paired_mean(halves, TRACE_CLIP_MULTIPLIER * centre,
-                                       group.share((1 - TRACE_HISTOGRAM_SHARE) * share), rng,
-                                       ledger=ledger, step="trace: clipped mean of ||x_a - x_b||^2/2")
+    tuning = TRACE_TUNING_SHARE / 2 * share if needed else share
+    centre = dp_log2_centre(halves, group.share(tuning), rng, ledger=ledger,
+                            step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
+    if not needed:  # the centre is about the median of the t's: 4 x it is near the trace
+        return float("nan"), float("nan"), 4.0 * centre
+    q90 = dp_histogram_quantiles(halves, _tuning_edges(centre, TRACE_LOG2_BINS), [CLIP_LEVEL],
+                                 group.share(tuning), rng, ledger=ledger,
+                                 step="trace tuning: histogram of ||x_a - x_b||^2/2")[0, 0]
+    clip = CLIP_MULTIPLIER * max(q90, np.finfo(float).tiny)
+    trace, sd = dp_clipped_paired_mean(halves, clip, group.share((1 - TRACE_TUNING_SHARE) * share),
+                                       rng, ledger=ledger,
+                                       step="trace: clipped mean of ||x_a - x_b||^2/2")
     return trace, sd, trace if trace > 0 else centre
 
 
-def _tuning_edges(anchor) -> np.ndarray:
-    low, high = TUNING_LOG2_BINS
+def _tuning_edges(anchor, bins=None) -> np.ndarray:
+    low, high = TUNING_LOG2_BINS if bins is None else bins
     return np.concatenate(([0.0], anchor * 2.0 ** np.arange(low, high + 1)))
 
 
@@ -706,8 +722,8 @@ def _scan_quantiles(w, p, control, eps, rng, ledger):
     low, high = np.empty(k), np.empty(k)
     for j in range(k):
         for level, out in ((p, low), (1 - p, high)):
-            out[j] = private_quantile_unbounded(w[:, j], level, each / 2, each / 2, rng, control.a,
-                                                control.b, control.beta, ledger=ledger,
+            out[j] = unbounded_quantile_between(w[:, j], level, each, rng, control.a, control.b,
+                                                control.beta, ledger=ledger,
                                                 step=f"pmwm: quantile scan q={level:.3g}, PC{j + 1}")
     swapped = high < low
     low[swapped], high[swapped] = control.a, control.b

@@ -205,3 +205,17 @@ def test_plot_returns_figure(gaussian_frame):
     fig = res.plot()
     assert fig is res.figure
     assert "eps=1" in fig.axes[0].get_title()
+
+
+def test_user_xi_is_clipped_at_its_declared_bound(gaussian_frame):
+    # A user scale function that exceeds its declared bound must not get less noise than it
+    # needs: dp_pc_dir clips xi at xi_bound, so the result equals the one for min(xi, bound).
+    def greedy(s):
+        return 10.0 * np.ones_like(s)
+
+    def honest(s):
+        return np.ones_like(s)
+
+    a = dp_pc_dir(gaussian_frame, 2, g_dppca=True, eps=1, delta=1e-5, rng=4, xi=greedy, xi_bound=1.0)
+    b = dp_pc_dir(gaussian_frame, 2, g_dppca=True, eps=1, delta=1e-5, rng=4, xi=honest, xi_bound=1.0)
+    pd.testing.assert_frame_equal(a.directions, b.directions)

@@ -119,6 +119,15 @@ def test_fast_matches_naive(make_data, sign_args):
     assert rel_err(K, kendall_tau_matrix_naive(X, **sign_args)) < MATCH_RTOL
 
 
+@pytest.mark.parametrize("tile", [2, 7, 33])
+def test_near_duplicates_split_across_strips(tile):
+    # Small tiles put many near-duplicate pairs in different strips and
+    # tiles; each must still be found and summed directly.
+    X = near_duplicates()
+    K = kendall_tau_matrix(X, tile=tile)
+    assert rel_err(K, kendall_tau_matrix_naive(X)) < MATCH_RTOL
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     X=st.integers(2, 25).flatmap(

@@ -13,11 +13,12 @@ from dppca import rbridge
 
 @pytest.fixture(scope="module")
 def ro():
-    robjects = pytest.importorskip("rpy2.robjects", exc_type=ImportError)
     try:
+        import rpy2.robjects as robjects
+
         robjects.r("R.version.string")
-    except Exception as err:  # R missing or broken: rpy2 cannot embed it
-        pytest.skip(f"R is not usable from rpy2: {err}")
+    except Exception as err:  # rpy2 not installed, or R missing: rpy2 cannot embed it
+        pytest.skip(f"rpy2 with R is not usable: {err}")
     return robjects
 
 

@@ -108,6 +108,23 @@ def test_pve_definitions(wide):
         assert res.pve_among_k[name].sum() == pytest.approx(1.0)
 
 
+def test_k_equal_p_uses_the_sum_as_total_variance(wide):
+    res = dp_scree(wide, 4, g_dppca=True, rng=0, **BUDGET)
+    assert math.isnan(res.trace) and "sum of the k values" in str(res)
+    assert np.allclose(res.pve["clipped"], res.pve_among_k["clipped"])
+    assert not any(s.startswith("trace: clipped mean") for s in res.ledger["clipped"].to_frame()["step"])
+    assert res.ledger["clipped"].spent_eps == pytest.approx(2.0)
+
+
+def test_one_spread_out_column():
+    # p = 1, n = 300: the pair values are chi2_1-like, spread over many log2 bins; the private
+    # anchors must still find them (eps=5: noise s.e. ~10%, so within 40% on 3 seeds).
+    x = np.random.default_rng(0).normal(size=(300, 1)) * 3
+    for seed in range(3):
+        res = dp_scree(x, 1, method=ALL, eps=5, delta=1e-5, g_dppca=True, rng=seed, nonprivate=True)
+        assert np.allclose(res.scree[list(ALL)], res.scree["nonprivate"].to_numpy()[:, None], rtol=0.4)
+
+
 def test_mono_gives_non_negative_non_increasing_values(wide):
     # A tiny budget makes the raw estimates noisy and often out of order.
     for seed in range(5):
@@ -156,7 +173,7 @@ def test_public_c_clip_noise_matches_the_ledger(wide):
     row = res.ledger["clipped"].to_frame().iloc[-1]
     assert row["sensitivity"] == pytest.approx(2 * math.sqrt(2) / 400)
     assert np.allclose(res.std_err["clipped"], 5.0 * row["noise_scale"])
-    assert not any("tuning" in s for s in res.ledger["clipped"].to_frame()["step"])
+    assert not any(s.startswith("clipped tuning") for s in res.ledger["clipped"].to_frame()["step"])
 
 
 def test_g_dppca_false_is_labelled_not_private_end_to_end(wide):
@@ -198,7 +215,7 @@ def test_r_style_controls_run_and_account_pure_steps(wide):
                "huber": huber_control(k_min_m2=-10, k_max_m2=10, m2_frac=0.25)}
     res = dp_scree(wide, 2, method=("pmwm", "huber"), control=control, g_dppca=True, rng=0, **BUDGET)
     frame = res.combined_ledger.to_frame()
-    assert (frame["mechanism"] == "AboveThreshold (exponential noise)").sum() == 4  # 2 per PC
+    assert (frame["mechanism"] == "sparse vector (exponential noise)").sum() == 4  # 2 per PC
     assert (frame["mechanism"] == "Laplace").sum() == 1
     assert res.combined_ledger.spent_eps == pytest.approx(2.0)
     assert res.combined_ledger.spent_delta == pytest.approx(1e-5)

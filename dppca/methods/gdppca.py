@@ -66,6 +66,9 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     sensitivity = GDPPCA_SENSITIVITY_CONSTANT * sign_bound(p, sign=sign, radius=radius,
                                                           xi_bound=xi_bound, xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
+    if xi is not None:
+        # The declared bound sets the noise, so enforce it: a user xi above it would break privacy.
+        user_xi, xi = xi, (lambda s: np.minimum(user_xi(s), xi_bound))
     released = kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi) \
         + symmetric_gaussian_noise(p, sigma, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,

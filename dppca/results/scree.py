@@ -85,7 +85,8 @@ class ScreeResult(DPResult):
     total_variance : pandas.Series
         T per method (and the NON-PRIVATE trace when asked).
     trace, trace_std_err : float
-        The private trace estimate (before the max above) and its noise sd.
+        The private trace estimate (before the max above) and its noise sd; nan when k = p
+        (then T is the sum of the k values and no trace is released).
     ledger : dict of str to Ledger
         Per method, every release its numbers depend on (shared directions and trace included).
     combined_ledger : Ledger
@@ -116,8 +117,9 @@ class ScreeResult(DPResult):
         self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
         scree = self.raw.apply(monotone_scree) if mono else self.raw.copy()
         self.trace, self.trace_std_err = float(trace), float(trace_std_err)
-        total = {m: max(self.trace, float(np.maximum(scree[m], 0).sum()), np.finfo(float).tiny)
-                 for m in self.methods}
+        # T >= the sum of the k values (orthonormal directions); nan trace (k = p): T is the sum.
+        total = {m: max(np.nan_to_num(self.trace), float(np.maximum(scree[m], 0).sum()),
+                        np.finfo(float).tiny) for m in self.methods}
         if nonprivate is not None:
             scree[REFERENCE] = nonprivate["scree"]
             total[REFERENCE] = nonprivate["trace"]
@@ -221,7 +223,8 @@ class ScreeResult(DPResult):
                 ("Mechanism", "; ".join(dict.fromkeys(f.mechanism for f in self.fits.values()))),
                 ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
                 ("Directions", directions),
-                ("Total variance", f"{self.trace:.4g} (s.e. {self.trace_std_err:.2g})")]
+                ("Total variance", "sum of the k values (k = p)" if np.isnan(self.trace)
+                 else f"{self.trace:.4g} (s.e. {self.trace_std_err:.2g})")]
         right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
                  ("No. Variables", self.n_features), ("No. Components", self.k),
                  ("Scaling", self.scale_source), ("Monotone", self.mono), ("Seed", self.seed)]

@@ -7,5 +7,9 @@
 #' [install_dppca()] and [dppca_available()]. Every result carries its privacy ledger
 #' ([dp_ledger()]) and prints the Python summary.
 #'
+#' Results are private by default: NON-PRIVATE reference numbers (the `nonprivate`
+#' entries, exact scores and exact group sizes of 'dppca') are computed only when a call
+#' passes `nonprivate = TRUE`, or after `options(dppcapy.nonprivate = TRUE)`.
+#'
 #' @keywords internal
 "_PACKAGE"

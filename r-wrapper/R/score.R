@@ -18,16 +18,19 @@
 #'   default from public quantities (n, eps).
 #' @param method `"add"`, `"sparse"` or both (the default).
 #' @param axes Two distinct principal components to plot, e.g. `c(1, 2)`.
-#' @param nonprivate Also return the NON-PRIVATE references, as 'dppca' does (`score`,
-#'   the exact scores, and the `nonprivate` histogram). Default
-#'   `getOption("dppcapy.nonprivate", TRUE)`; set it to `FALSE` to get private output
-#'   only. Never publish these references.
+#' @param nonprivate Logical. `FALSE` (the default): the result holds private numbers
+#'   only (no `score` matrix, no `nonprivate` histogram, no exact group sizes). `TRUE`:
+#'   also return the NON-PRIVATE references, giving 'dppca''s full structure: `score`
+#'   (the exact scores), the `nonprivate` histogram and, for groups, the exact sizes (in
+#'   the `group_sizes` attribute); for comparison only, never publish them. Default
+#'   `getOption("dppcapy.nonprivate", FALSE)`: `options(dppcapy.nonprivate = TRUE)`
+#'   switches every call of the session.
 #' @return A list of class `dppca_score`, as in 'dppca': `score` (n x 2 matrix of the
-#'   NON-PRIVATE scores, columns `PC<a>`, `PC<b>`; only when `nonprivate`), `frame`
-#'   (`list(xlim, ylim)`), then the histograms `nonprivate` (only when `nonprivate`),
-#'   `add` and/or `sparse`: data frames with columns `xmin`, `xmax`, `ymin`, `ymax`,
-#'   `prob`. Attributes: `ledger`, `bins`, `centre` (private frame centre), `private`,
-#'   `summary`.
+#'   NON-PRIVATE scores, columns `PC<a>`, `PC<b>`; only when `nonprivate = TRUE`),
+#'   `frame` (`list(xlim, ylim)`), then the histograms `nonprivate` (only when
+#'   `nonprivate = TRUE`), `add` and/or `sparse`: data frames with columns `xmin`,
+#'   `xmax`, `ymin`, `ymax`, `prob`. Attributes: `ledger`, `bins`, `centre` (private
+#'   frame centre), `private`, `summary`.
 #' @examples
 #' if (dppca_available()) {
 #'   res <- dp_score(gau[1:1000, ], eps = 2, delta = 1e-4, bins = c(10, 10), seed = 1)
@@ -38,7 +41,7 @@
 dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), center = TRUE,
                      standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE, axes = c(1, 2),
                      seed = NULL, calibration = "analytic",
-                     nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+                     nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate)
   .score_value(result, X)
@@ -54,12 +57,15 @@ dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), ce
 #' @inheritParams dp_score
 #' @param group A column name of `X`, or one label per row (no `NA`; every group needs
 #'   at least 2 rows).
-#' @return A list of class `dppca_score`: `score` (only when `nonprivate`), `frame`
-#'   (`list(xlim, ylim)`) and `groups`, a named list with one entry per group:
+#' @return A list of class `dppca_score`: `score` (only when `nonprivate = TRUE`),
+#'   `frame` (`list(xlim, ylim)`) and `groups`, a named list with one entry per group:
 #'   `list(n, nonprivate, add, sparse)` where `n` is the group's **private** size
-#'   estimate (rounded; 'dppca' returns the exact size) and the histograms are data frames
-#'   (`xmin`, `xmax`, `ymin`, `ymax`, `prob`), `prob` summing to 1 within the group.
-#'   Attributes as in [dp_score()], plus `group_sizes` (private estimates per method).
+#'   estimate (rounded, from the first method's histogram; 'dppca' returns the exact
+#'   size), `nonprivate` is there only when `nonprivate = TRUE`, and the histograms are
+#'   data frames (`xmin`, `xmax`, `ymin`, `ymax`, `prob`), `prob` summing to 1 within the
+#'   group. Attributes as in [dp_score()], plus `group_sizes` (private estimates per
+#'   method; with `nonprivate = TRUE` also the exact sizes, column
+#'   `exact (NON-PRIVATE)`).
 #' @examples
 #' if (dppca_available()) {
 #'   res <- dp_score_group(gau_g[seq(1, 5000, 5), ], "group", eps = 2, delta = 1e-4,
@@ -71,7 +77,7 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                            center = TRUE, standardize = FALSE, g_dppca = FALSE,
                            cpp.option = FALSE, axes = c(1, 2), seed = NULL,
                            calibration = "analytic",
-                           nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+                           nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate)
   .score_value(result, X)
@@ -126,7 +132,8 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
 # A length-2 numeric argument as a Python list (NULL stays None; one number stays one).
 .as_pair <- function(x) if (is.numeric(x) && length(x) > 1L) as.list(x) else x
 
-# The R value of a ScoreResult; the NON-PRIVATE scores get X's row names, as in 'dppca'.
+# The R value of a ScoreResult; the NON-PRIVATE scores (nonprivate = TRUE only) get X's
+# row names, as in 'dppca'.
 .score_value <- function(result, X) {
   out <- .from_py(result)
   if (!is.null(out$score)) rownames(out$score) <- rownames(X)

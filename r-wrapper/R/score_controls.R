@@ -68,8 +68,8 @@ sampling_control <- function(method = "uniform", sample_size = NULL, bandwidth_s
 #' @export
 score_plot_control <- function(color = "#6A5ACD", scatter_alpha = 0.6, scatter_size = 1.8,
                                hist_alpha_range = c(0, 1), base_size = 12, title_size = 14,
-                               scatter_title = "Non-private Scatter",
-                               nonprivate_title = "Non-private Histogram",
+                               scatter_title = "NON-PRIVATE Scatter",
+                               nonprivate_title = "NON-PRIVATE Histogram",
                                add_title = "Add DP Histogram",
                                sparse_title = "Sparse DP Histogram", xlab = NULL, ylab = NULL,
                                group_colors = NULL, group_ncol = 3, show_group_legend = FALSE) {

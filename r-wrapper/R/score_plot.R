@@ -1,9 +1,10 @@
 #' Private score plots
 #'
 #' [dp_score()] plus synthetic samples and the panel grid of `dppca::dp_score_plot()`,
-#' drawn in R with 'ggplot2' and assembled with 'patchwork': the NON-PRIVATE scatter and
-#' histogram (when `nonprivate`), the private histograms, and one row of synthetic
-#' samples per sampling method. Same arguments and return structure as 'dppca'.
+#' drawn in R with 'ggplot2' and assembled with 'patchwork': the NON-PRIVATE scatter,
+#' histogram and samples (only when `nonprivate = TRUE`), the private histograms, and one
+#' row of synthetic samples per sampling method. By default only private panels are drawn;
+#' `nonprivate = TRUE` gives 'dppca''s full grid and return structure.
 #' Sampling is post-processing of the released histograms (no extra budget).
 #'
 #' @inheritParams dp_score
@@ -13,7 +14,8 @@
 #' @param plot_control `NULL` or [score_plot_control()] settings (a named list).
 #' @return Invisibly, a list as in 'dppca': `score` (the [dp_score()] value), `sample`
 #'   (when requested: target -> sampling method -> data frame `pc_x`, `pc_y`) and `plot`:
-#'   the ggplot panels `scatter`, `nonprivate`, `add`, `sparse` (those computed),
+#'   the ggplot panels `scatter`, `nonprivate`, `add`, `sparse` (those computed;
+#'   `scatter`, `nonprivate` and the `nonprivate` samples only when `nonprivate = TRUE`),
 #'   `sample` (target -> sampling method -> panel) and `all` (the patchwork, printed).
 #' @examples
 #' if (dppca_available()) {
@@ -27,7 +29,7 @@ dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"
                           center = TRUE, standardize = FALSE, g_dppca = FALSE,
                           cpp.option = FALSE, axes = c(1, 2), plot_control = NULL, seed = NULL,
                           calibration = "analytic",
-                          nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+                          nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   .score_plot_call(X, NULL, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
                    nonprivate)
@@ -59,7 +61,7 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
                                 private_plot = c("histogram", "sample"),
                                 sampling_control = NULL, plot_control = NULL, seed = NULL,
                                 calibration = "analytic",
-                                nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+                                nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   .score_plot_call(X, group, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
                    nonprivate)
@@ -132,7 +134,7 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
 }
 
 .sample_title <- function(target, sm) {
-  who <- c(nonprivate = "Non-private", add = "Add", sparse = "Sparse")[[target]]
+  who <- c(nonprivate = "NON-PRIVATE", add = "Add", sparse = "Sparse")[[target]]
   paste0(who, " Sample (", c(center = "Center", uniform = "Uniform")[[sm]], ")")
 }
 

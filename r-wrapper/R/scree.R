@@ -19,11 +19,14 @@
 #'   method.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
 #' @param mono Logical: clip at 0 and fit a non-increasing sequence (as 'dppca').
-#' @param nonprivate Also return the NON-PRIVATE reference (`nonprivate` entry), as 'dppca'
-#'   does. Default `getOption("dppcapy.nonprivate", TRUE)`; never publish it.
-#' @return A named list of class `dppca_scree`, as in 'dppca': `nonprivate` (when
-#'   computed), then one entry per method, each `list(scree, pve)` of numeric vectors named
-#'   `PC1..PCk`. Each entry's attributes: `pve_among_k`, `cumulative_pve`,
+#' @param nonprivate Logical. `FALSE` (the default): the result holds private numbers
+#'   only. `TRUE`: also return the NON-PRIVATE reference (the `nonprivate` entry: the
+#'   sample covariance's eigenvalues and their PVE), giving 'dppca''s full structure; for
+#'   comparison only, never publish it. Default `getOption("dppcapy.nonprivate", FALSE)`:
+#'   `options(dppcapy.nonprivate = TRUE)` switches every call of the session.
+#' @return A named list of class `dppca_scree`, as in 'dppca': `nonprivate` (only when
+#'   `nonprivate = TRUE`), then one entry per method, each `list(scree, pve)` of numeric
+#'   vectors named `PC1..PCk`. Each entry's attributes: `pve_among_k`, `cumulative_pve`,
 #'   `total_variance`, and for private methods `raw`, `std_err`, `conf_int` (k x 2, noise
 #'   only) and `ledger`. The list's attributes: `ledger` (all releases of the call, see
 #'   [dp_ledger()]), `private`, `summary`.
@@ -37,7 +40,7 @@
 dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NULL, eps, delta,
                      center = TRUE, standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE,
                      mono = TRUE, seed = NULL, calibration = "analytic",
-                     nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+                     nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   method <- if (missing(method) || is.null(method)) "clipped" else method
   .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                      if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
@@ -64,8 +67,9 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
 #' Scree or PVE plot of private scree values
 #'
 #' Runs [dp_scree()] and draws, with base graphics as `dppca::dp_scree_plot()` does, one
-#' line per series (the NON-PRIVATE reference when computed, then each method), with 95%
-#' noise intervals on the private scree values (`type = "scree"`).
+#' line per series (the NON-PRIVATE reference only when `nonprivate = TRUE`, then each
+#' method), with 95% noise intervals on the private scree values (`type = "scree"`). By
+#' default only the private series are drawn.
 #'
 #' @inheritParams dp_scree
 #' @param type `"pve"` (default) or `"scree"`.
@@ -81,7 +85,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                           delta, center = TRUE, standardize = FALSE, g_dppca = FALSE,
                           cpp.option = FALSE, mono = TRUE, type = c("pve", "scree"),
                           plot_control = NULL, seed = NULL, calibration = "analytic",
-                          nonprivate = getOption("dppcapy.nonprivate", TRUE)) {
+                          nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
                          "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
@@ -114,7 +118,12 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                          pch = style$pch[[s]], lwd = style$lwd, cex = style$point_cex), extra))
     if (!is.null(bars[[s]])) {  # dodged a little so that the intervals of series stay apart
       at <- x + 0.04 * (i - (length(series) + 1) / 2)
-      graphics::arrows(at, bars[[s]][, "lower"], at, bars[[s]][, "upper"], angle = 90, code = 3,
+      low <- bars[[s]][, "lower"]
+      high <- bars[[s]][, "upper"]
+      # Bars under 0.01 inch hide behind the point (arrows() warns on them): not drawn.
+      tall <- which(graphics::grconvertY(high, to = "inches") -
+                      graphics::grconvertY(low, to = "inches") > 0.01)
+      graphics::arrows(at[tall], low[tall], at[tall], high[tall], angle = 90, code = 3,
                        length = 0.03, col = style$col[[s]], lwd = style$lwd)
     }
   }

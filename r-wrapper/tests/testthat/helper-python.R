@@ -35,3 +35,35 @@ expect_histogram_frame <- function(h, n_bins) {
   expect_true(all(h$prob >= 0))
   expect_true(all(h$xmax > h$xmin) && all(h$ymax > h$ymin))
 }
+
+# Every name inside a result, at every depth: list entries, data-frame and matrix column
+# names, and attributes (with their own contents).
+names_within <- function(x) {
+  extra <- attributes(x)
+  extra <- extra[setdiff(names(extra), c("names", "row.names", "class", "dim", "dimnames"))]
+  parts <- c(if (is.list(x)) unclass(x), extra)
+  c(names(x), colnames(x), names(extra), unlist(lapply(parts, names_within), use.names = FALSE))
+}
+
+# A result of a private call (g_dppca = TRUE) with private numbers only: no `nonprivate`
+# entry, no `score` matrix, no exact (NON-PRIVATE) column at any depth, and a summary that
+# shows none.
+expect_private_only <- function(x) {
+  found <- names_within(x)
+  expect_identical(found[found %in% c("nonprivate", "score") | grepl("exact|NON-PRIVATE", found)],
+                   character(0))
+  expect_true(isTRUE(attr(x, "private")))
+  expect_no_match(attr(x, "summary"), "NON-PRIVATE", fixed = TRUE)
+}
+
+# The default of `nonprivate` in the formals of a function: the option, FALSE when unset.
+expect_private_default <- function(f) {
+  expect_identical(formals(f)$nonprivate, quote(getOption("dppcapy.nonprivate", FALSE)))
+}
+
+# `expr` evaluated with options(dppcapy.nonprivate = TRUE), the option restored after.
+with_nonprivate_option <- function(expr) {
+  old <- options(dppcapy.nonprivate = TRUE)
+  on.exit(options(old))
+  expr
+}

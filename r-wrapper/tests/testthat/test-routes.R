@@ -8,9 +8,9 @@ test_that("the rpy2 and reticulate routes build the same R objects", {
   skip_if(has_rpy2 != 0, "rpy2 is not installed in the Python reticulate uses")
   V <- dp_pc_dir(gau[1:300, ], 2, g_dppca = TRUE, eps = 1, delta = 1e-5, seed = 3)
   G <- dp_score_group(gau_g[seq(1, 5000, by = 10), ], "group", eps = 3, delta = 1e-4,
-                      bins = 5, method = "add", seed = 3)
+                      bins = 5, method = "add", seed = 3, nonprivate = TRUE)
   S <- dp_scree(gau[1:300, ], 2, c("clipped", "huber"), eps = 2, delta = 1e-5, g_dppca = TRUE,
-                seed = 3)
+                seed = 3, nonprivate = TRUE)
   file <- tempfile(fileext = ".rds")
   script <- paste(
     "import dppca, dppca.rbridge as rb",

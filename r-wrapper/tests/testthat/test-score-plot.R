@@ -37,7 +37,8 @@ test_that("score_plot_control has the R package's 15 settings and checks them", 
 test_that("dp_score_plot returns score, sample and plot panels as the R package does", {
   skip_if_no_dppca()
   X <- gau_small(300)
-  res <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = c(6, 6), seed = 1))
+  res <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = c(6, 6), seed = 1,
+                                       nonprivate = TRUE))
   expect_identical(names(res), c("score", "sample", "plot"))
   expect_identical(names(res$score), c("score", "frame", "nonprivate", "add", "sparse"))
   expect_identical(names(res$sample), c("nonprivate", "add", "sparse"))
@@ -49,13 +50,14 @@ test_that("dp_score_plot returns score, sample and plot panels as the R package 
   expect_s3_class(res$plot$sample$sparse$uniform, "ggplot")
   expect_s3_class(res$plot$all, "patchwork")
   hist_only <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = 5, method = "add",
-                                             private_plot = "histogram", seed = 1))
+                                             private_plot = "histogram", seed = 1,
+                                             nonprivate = TRUE))
   expect_identical(names(hist_only), c("score", "plot"))
   expect_identical(names(hist_only$plot), c("scatter", "nonprivate", "add", "all"))
   custom <- quietly_plotted(dp_score_plot(
     X, eps = 2, delta = 1e-4, bins = 5, method = "sparse", private_plot = "sample",
     sampling_control = sampling_control(c("uniform", "center"), sample_size = 40),
-    plot_control = list(color = "darkgreen", xlab = "first"), seed = 1))
+    plot_control = list(color = "darkgreen", xlab = "first"), seed = 1, nonprivate = TRUE))
   expect_identical(names(custom$sample$sparse), c("uniform", "center"))
   expect_identical(nrow(custom$sample$nonprivate$center), 40L)
   expect_identical(custom$plot$scatter$labels$x, "first")
@@ -65,7 +67,7 @@ test_that("dp_score_plot_group returns group-coloured panels and the colour map"
   skip_if_no_dppca()
   X <- gau_g[seq(1, 5000, by = 10), ]
   res <- quietly_plotted(dp_score_plot_group(X, "group", eps = 2, delta = 1e-4, bins = 6,
-                                             method = "add", seed = 1))
+                                             method = "add", seed = 1, nonprivate = TRUE))
   expect_identical(names(res), c("score", "sample", "plot", "group_colors"))
   expect_identical(names(res$score), c("score", "frame", "groups"))
   expect_identical(names(res$group_colors), paste0("group", 1:5))
@@ -98,4 +100,36 @@ test_that("score plots: set.seed() reproduces samples; bad input gives R errors"
                "`method`", class = "dppca_error")
   expect_error(dp_score_plot_group(gau_g[1:100, ], "nope", eps = 1, delta = 1e-4),
                "no column", class = "dppca_error")
+})
+
+test_that("score plots draw private panels only by default; nonprivate = TRUE adds the NON-PRIVATE ones", {
+  expect_private_default(dp_score_plot)
+  expect_private_default(dp_score_plot_group)
+  skip_if_no_dppca()
+  titles_of <- function(plot) {
+    panels <- c(plot[setdiff(names(plot), c("sample", "all"))],
+                unlist(plot$sample, recursive = FALSE))
+    vapply(panels, function(p) p$labels$title, character(1))
+  }
+  res <- quietly_plotted(dp_score_plot(gau_small(300), eps = 2, delta = 1e-4, bins = 6,
+                                       g_dppca = TRUE, seed = 1))
+  expect_private_only(res$score)
+  expect_identical(names(res$sample), c("add", "sparse"))
+  expect_identical(names(res$plot), c("add", "sparse", "sample", "all"))
+  expect_identical(names(res$plot$sample), c("add", "sparse"))
+  expect_s3_class(res$plot$all, "patchwork")
+  expect_false(any(grepl("Non-private", titles_of(res$plot), ignore.case = TRUE)))
+  G <- gau_g[seq(1, 5000, by = 10), ]
+  run_group <- function() dp_score_plot_group(G, "group", eps = 2, delta = 1e-4, bins = 6,
+                                              method = "add", g_dppca = TRUE, seed = 1)
+  grouped <- quietly_plotted(run_group())
+  expect_private_only(grouped$score)
+  expect_identical(names(grouped$plot), c("add", "sample", "all"))
+  expect_identical(levels(grouped$sample$add$uniform$group), paste0("group", 1:5))
+  expect_false(any(grepl("Non-private", titles_of(grouped$plot), ignore.case = TRUE)))
+  switched <- quietly_plotted(with_nonprivate_option(run_group()))
+  expect_identical(names(switched$plot), c("scatter", "nonprivate", "add", "sample", "all"))
+  expect_identical(names(switched$sample), c("nonprivate", "add"))
+  expect_true(any(grepl("NON-PRIVATE", titles_of(switched$plot))))
+  expect_identical(switched$score$groups$group1$add, grouped$score$groups$group1$add)
 })

@@ -12,7 +12,7 @@ test_that("dp_score and dp_score_group have the R package's arguments and defaul
 test_that("dp_score on gau returns R's list: score, frame, nonprivate, add, sparse", {
   skip_if_no_dppca()
   X <- gau_small()
-  res <- dp_score(X, eps = 2, delta = 1e-4, bins = c(8, 6), seed = 1)
+  res <- dp_score(X, eps = 2, delta = 1e-4, bins = c(8, 6), seed = 1, nonprivate = TRUE)
   expect_true(is.list(res))
   expect_identical(names(res), c("score", "frame", "nonprivate", "add", "sparse"))
   expect_identical(dim(res$score), c(nrow(X), 2L))
@@ -34,7 +34,8 @@ test_that("dp_score on gau returns R's list: score, frame, nonprivate, add, spar
 test_that("dp_score: one method, other axes, private only, g_dppca, adult", {
   skip_if_no_dppca()
   X <- gau_small()
-  one <- dp_score(X, eps = 2, delta = 1e-4, bins = 5, method = "add", axes = c(1, 3), seed = 1)
+  one <- dp_score(X, eps = 2, delta = 1e-4, bins = 5, method = "add", axes = c(1, 3), seed = 1,
+                  nonprivate = TRUE)
   expect_identical(names(one), c("score", "frame", "nonprivate", "add"))
   expect_identical(colnames(one$score), c("PC1", "PC3"))
   private <- dp_score(X, eps = 2, delta = 1e-4, bins = 5, method = "s", nonprivate = FALSE,
@@ -42,7 +43,8 @@ test_that("dp_score: one method, other axes, private only, g_dppca, adult", {
   expect_identical(names(private), c("frame", "sparse"))
   expect_true(attr(private, "private"))
   expect_true(any(grepl("^directions", dp_ledger(private)$step)))
-  a <- dp_score(adult_small(), eps = 2, delta = 1e-4, bins = c(10, 10), seed = 1)
+  a <- dp_score(adult_small(), eps = 2, delta = 1e-4, bins = c(10, 10), seed = 1,
+                nonprivate = TRUE)
   expect_identical(dimnames(a$score), list(rownames(adult_small()), c("PC1", "PC2")))
   expect_histogram_frame(a$add, 100)
 })
@@ -50,7 +52,8 @@ test_that("dp_score: one method, other axes, private only, g_dppca, adult", {
 test_that("dp_score_group on gau_g returns R's list with one entry per group", {
   skip_if_no_dppca()
   X <- gau_g[seq(1, 5000, by = 10), ]
-  res <- dp_score_group(X, "group", eps = 5, delta = 1e-4, bins = c(6, 6), seed = 1)
+  res <- dp_score_group(X, "group", eps = 5, delta = 1e-4, bins = c(6, 6), seed = 1,
+                        nonprivate = TRUE)
   expect_identical(names(res), c("score", "frame", "groups"))
   expect_identical(dim(res$score), c(500L, 2L))
   expect_identical(names(res$groups), paste0("group", 1:5))
@@ -115,4 +118,36 @@ test_that("dp_score and dp_score_group: bad input gives R errors", {
                "missing labels", class = "dppca_error")
   expect_error(dp_score_group(G[, 1:20], c("a", rep("b", 99)), eps = 1, delta = 1e-4),
                "at least 2 rows", class = "dppca_error")
+})
+
+test_that("dp_score and dp_score_group return private numbers only by default; the option switches", {
+  expect_private_default(dp_score)
+  expect_private_default(dp_score_group)
+  skip_if_no_dppca()
+  X <- gau_small(300)
+  run <- function() dp_score(X, eps = 2, delta = 1e-4, bins = 5, g_dppca = TRUE, seed = 2)
+  res <- run()
+  expect_identical(names(res), c("frame", "add", "sparse"))
+  expect_null(res$score)
+  expect_private_only(res)
+  switched <- with_nonprivate_option(run())
+  expect_identical(names(switched), c("score", "frame", "nonprivate", "add", "sparse"))
+  expect_identical(switched$add, res$add)
+  G <- gau_g[seq(1, 5000, by = 10), ]   # 100 rows per group
+  run_group <- function(...) dp_score_group(G, "group", eps = 3, delta = 1e-4, bins = 5,
+                                            method = "add", g_dppca = TRUE, seed = 2, ...)
+  grouped <- run_group()
+  expect_identical(names(grouped), c("frame", "groups"))
+  expect_private_only(grouped)
+  sizes <- attr(grouped, "group_sizes")
+  expect_identical(names(sizes), "add")
+  for (g in names(grouped$groups)) {
+    expect_identical(names(grouped$groups[[g]]), c("n", "add"))
+    # n is the private estimate, rounded to an integer (never the exact size).
+    expect_lte(abs(grouped$groups[[g]]$n - sizes[g, "add"]), 0.5)
+  }
+  exact <- attr(run_group(nonprivate = TRUE), "group_sizes")
+  expect_identical(names(exact), c("add", "exact (NON-PRIVATE)"))
+  expect_equal(exact[["exact (NON-PRIVATE)"]], rep(100, 5))
+  expect_identical(exact$add, sizes$add)
 })

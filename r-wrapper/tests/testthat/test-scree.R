@@ -18,7 +18,8 @@ expect_scree_entry <- function(entry, k) {
 
 test_that("dp_scree on gau: omitted method is clipped; R's list of scree and pve", {
   skip_if_no_dppca()
-  res <- dp_scree(gau_small(600), k = 3, eps = 2, delta = 1e-5, g_dppca = TRUE, seed = 1)
+  res <- dp_scree(gau_small(600), k = 3, eps = 2, delta = 1e-5, g_dppca = TRUE, seed = 1,
+                  nonprivate = TRUE)
   expect_true(is.list(res))
   expect_s3_class(res, "dppca_scree")
   expect_identical(names(res), c("nonprivate", "clipped"))
@@ -42,6 +43,7 @@ test_that("dp_scree: several methods, controls as R lists, adult, standardized, 
   skip_if_no_dppca()
   X <- gau_small(600)
   res <- dp_scree(X, 2, method = c("h", "clipped", "pmwm"), eps = 3, delta = 1e-5, seed = 2,
+                  nonprivate = TRUE,
                   control = list(clipped = clipped_control(C_clip = 6),
                                  pmwm = pmwm_control(a = 0, b = 20, trim_const = 10, eta = 0.01)))
   expect_identical(names(res), c("nonprivate", "huber", "clipped", "pmwm"))
@@ -116,15 +118,43 @@ test_that("dp_scree_plot draws and returns the dp_scree value invisibly", {
   X <- gau_small(400)
   res <- quietly_plotted(withVisible(dp_scree_plot(
     X, 3, method = c("clipped", "huber"), eps = 2, delta = 1e-5, g_dppca = TRUE, type = "s",
-    plot_control = scree_plot_control(col = c(huber = "purple"), title = "t"), seed = 4)))
+    plot_control = scree_plot_control(col = c(huber = "purple"), title = "t"), seed = 4,
+    nonprivate = TRUE)))
   expect_false(res$visible)
   expect_identical(names(res$value), c("nonprivate", "clipped", "huber"))
   set.seed(4)
   same <- quietly_plotted(dp_scree_plot(X, 3, method = c("clipped", "huber"), eps = 2,
-                                        delta = 1e-5, g_dppca = TRUE, seed = 4))
+                                        delta = 1e-5, g_dppca = TRUE, seed = 4,
+                                        nonprivate = TRUE))
   expect_identical(same, res$value)
   expect_error(dp_scree_plot(X, 2, eps = 1, delta = 1e-5, type = "bar"), "`type`",
                class = "dppca_error")
   expect_error(dp_scree_plot(X, 2, eps = 1, delta = 1e-5, plot_control = "red"),
                "`plot_control`", class = "dppca_error")
+})
+
+test_that("dp_scree and dp_scree_plot return private numbers only by default; the option switches", {
+  expect_private_default(dp_scree)
+  expect_private_default(dp_scree_plot)
+  skip_if_no_dppca()
+  X <- gau_small(400)
+  run <- function() dp_scree(X, 2, c("clipped", "huber"), eps = 2, delta = 1e-5,
+                             g_dppca = TRUE, seed = 5)
+  res <- run()
+  expect_identical(names(res), c("clipped", "huber"))
+  expect_null(res$nonprivate)
+  expect_private_only(res)
+  switched <- with_nonprivate_option(run())
+  expect_null(getOption("dppcapy.nonprivate"))
+  expect_identical(names(switched), c("nonprivate", "clipped", "huber"))
+  expect_match(attr(switched, "summary"), "NON-PRIVATE", fixed = TRUE)
+  # The reference is computed beside the private releases, not from them: same numbers.
+  expect_identical(switched$clipped, res$clipped)
+  # The plot of the default call draws the private series only and returns the same value.
+  for (type in c("pve", "scree")) {
+    plotted <- quietly_plotted(dp_scree_plot(X, 2, c("clipped", "huber"), eps = 2,
+                                             delta = 1e-5, g_dppca = TRUE, type = type,
+                                             seed = 5))
+    expect_identical(plotted, res)
+  }
 })
