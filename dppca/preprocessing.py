@@ -17,14 +17,16 @@ from .privacy import Ledger, gaussian_mechanism
 
 #: Share of the scale budget spent on the clipping thresholds (the rest on the clipped variances).
 SCALE_THRESHOLD_SHARE = 0.5
-#: Log2 bins of |paired differences| used to find a clipping threshold: 2^-48 .. 2^48.
-SCALE_LOG2_RANGE = (-48, 48)
-#: The fullest bin must exceed this many noise sd, or the column is refused (for an empty
-#: histogram, the largest of ~100 noise draws exceeds 4 sd with probability ~3e-3).
+#: Octave bins [2^b, 2^(b+1)) of |paired differences|, 2^-48 .. 2^48, for the clipping threshold.
+SCALE_BIN_EDGES = 2.0 ** np.arange(-48, 49)
+#: The fullest window of two adjacent octaves must exceed this many noise sd of a window
+#: (sqrt(2) sigma), or the column is refused (for an empty histogram the largest of ~100
+#: window sums exceeds 4 of their sd with probability ~3e-3). Two octaves, so that skewed
+#: columns (adult's capital_gain spreads over ten octaves) pass at eps = 0.5.
 SCALE_BIN_THRESHOLD_SD = 4.0
-#: Clipping threshold = this multiple of the upper edge of the fullest log2 bin: for Gaussian
-#: columns the fullest bin is [0.5, 1) or [1, 2) sd(D), so the clip is 2-4 sd(D) and removes at
-#: most 8% of the variance; heavy tails (adult's capital_gain) are cut, as in a robust scale.
+#: Clipping threshold = this multiple of the upper edge of the fuller octave of that window: for
+#: Gaussian columns it is [0.5, 1) or [1, 2) sd(D), so the clip is 2-4 sd(D) and removes at most
+#: 8% of the variance; heavy tails (adult's capital_gain) are cut, as in a robust scale.
 #: A larger multiple would shrink v_j = var/(2 C^2) towards the noise of step 2.
 SCALE_CLIP_MULTIPLIER = 2.0
 
@@ -153,11 +155,11 @@ def private_column_scales(mat: Matrix, eps, delta, rng, *, calibration="analytic
     i = 1..m, m = floor(n/2) (rows paired in their given order), for which
     E[D_ij^2] / 2 = Var(X_j).
 
-    1. Clipping thresholds: the counts of the non-zero |D_ij| in the log2 bins
-       [2^b, 2^(b+1)), b = -48..47, for all columns together, released with the Gaussian
-       mechanism. A replaced row changes one pair, which moves at most two counts of each
-       column by 1: L2 sensitivity sqrt(2 p). C_j = 2 x 2^(b+1) for the fullest noisy bin b
-       (post-processing); a column whose fullest noisy bin is below 4 noise sd is refused.
+    1. Clipping thresholds: the counts of the non-zero |D_ij| in the octaves [2^b, 2^(b+1)),
+       b = -48..47, for all columns together, released with the Gaussian mechanism. A replaced row changes one pair, which moves at most two counts of each
+       column by 1: L2 sensitivity sqrt(2 p). Post-processing: find the fullest window of two
+       adjacent noisy octaves, and set C_j = 2 x 2^(b+1) for its fuller octave b; a column
+       whose fullest window is below 4 noise sd (of a window sum) is refused.
     2. Clipped variances: v_j = mean_i min(D_ij^2, C_j^2) / (2 C_j^2), each in [0, 1/2],
        released jointly with the Gaussian mechanism. A replaced row changes one pair, so
        each v_j moves by at most 1/(2m) and the vector by sqrt(p)/(2m) in L2.
@@ -200,17 +202,20 @@ def private_column_scales(mat: Matrix, eps, delta, rng, *, calibration="analytic
 
 
 def _private_clip_bounds(absdiff, columns, eps, delta, rng, calibration, ledger) -> np.ndarray:
-    """SCALE_CLIP_MULTIPLIER x upper edge of the fullest noisy log2 bin of the non-zero |differences|."""
-    low, high = SCALE_LOG2_RANGE
-    edges = 2.0 ** np.arange(low, high + 1)
+    """SCALE_CLIP_MULTIPLIER x upper edge of the fuller octave of the fullest noisy two-octave window."""
+    edges = SCALE_BIN_EDGES
     counts = np.stack([np.histogram(col[col > 0], bins=edges)[0] for col in absdiff.T])
     noisy, sigma = gaussian_mechanism(counts, np.sqrt(2 * absdiff.shape[1]), eps, delta, rng,
                                       calibration=calibration, ledger=ledger,
-                                      step="scale: log2 histograms of |paired differences|",
+                                      step="scale: octave histograms of |paired differences|",
                                       norm="L2")
-    _refuse_zero_scales(noisy.max(axis=1) > SCALE_BIN_THRESHOLD_SD * sigma, columns,
+    windows = noisy[:, :-1] + noisy[:, 1:]
+    _refuse_zero_scales(windows.max(axis=1) > SCALE_BIN_THRESHOLD_SD * np.sqrt(2) * sigma, columns,
                         "too few non-zero paired differences for a private clipping bound")
-    return SCALE_CLIP_MULTIPLIER * edges[np.argmax(noisy, axis=1) + 1]
+    rows = np.arange(noisy.shape[0])
+    start = np.argmax(windows, axis=1)
+    fuller = start + (noisy[rows, start + 1] > noisy[rows, start])
+    return SCALE_CLIP_MULTIPLIER * edges[fuller + 1]
 
 
 def _refuse_zero_scales(ok, columns, why):
