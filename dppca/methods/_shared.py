@@ -14,13 +14,12 @@ Row-norm bounds C for clipping are either declared public by the caller
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from .._validation import float_arg
-from ..privacy import Ledger, gaussian_sigma
+from ..privacy import Ledger
 from ..quantiles import private_quantile_grid
 
 #: Default private bound: C = BOUND_MULTIPLIER x (private ``bound_quantile`` of the row norms).
@@ -119,21 +118,6 @@ def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta
     level = private_quantile_grid(row_norms(rows), quantile, share * eps, rng, ledger=ledger,
                                   step=f"{method}: row-norm quantile for the clipping bound")
     return BOUND_MULTIPLIER * level, (1 - share) * eps, delta
-
-
-def gaussian_sd(sensitivity: float, eps: float, delta: float, calibration: str) -> float:
-    """:func:`dppca.privacy.gaussian_sigma`, with the unit-sensitivity sigma cached.
-
-    sigma is linear in the sensitivity, and the analytic calibration costs ~20 ms per call
-    (a privacy-loss-distribution search); iterative methods and benchmarks ask for the same
-    (eps, delta) many times.
-    """
-    return float_arg(sensitivity, "sensitivity", positive=True) * _unit_sd(eps, delta, calibration)
-
-
-@functools.lru_cache(maxsize=256)
-def _unit_sd(eps: float, delta: float, calibration: str) -> float:
-    return gaussian_sigma(1.0, eps, delta, calibration)
 
 
 def second_moment_sensitivity(bound: float, m: int) -> float:

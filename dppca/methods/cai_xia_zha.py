@@ -6,9 +6,9 @@ import math
 import numpy as np
 
 from .._validation import DPPCAValueError, float_arg
-from ..privacy import Ledger, symmetric_gaussian_noise
+from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
-from ._shared import gaussian_sd, paired_differences
+from ._shared import paired_differences
 
 #: Constant C_2 of the projector sensitivity; the paper leaves it unspecified, Kim & Jung
 #: (2025, Appendix C.2) use 4, which we keep.
@@ -86,7 +86,7 @@ def cai_xia_zha_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     _, basis = top_eigen(rows.T @ rows / m, k)
     ratio = sigma2 / lam
     sensitivity = constant * (ratio + math.sqrt(ratio)) * math.sqrt(p * (k + math.log(m))) / m
-    sigma = gaussian_sd(sensitivity, eps, delta, calibration)
+    sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     released = basis @ basis.T + symmetric_gaussian_noise(p, sigma, rng)
     mechanism = f"Gaussian ({calibration}), model-conditional"
     ledger.record("directions: spectral projector (Cai-Xia-Zha; sensitivity holds only under "

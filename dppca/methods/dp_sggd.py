@@ -6,9 +6,9 @@ import math
 import numpy as np
 
 from .._validation import DPPCAValueError, float_arg, int_arg
-from ..privacy import Ledger, split_budget
+from ..privacy import Ledger, gaussian_sigma, split_budget
 from ._base import DirectionFit, orient, top_eigen
-from ._shared import gaussian_sd, paired_differences, spherise
+from ._shared import paired_differences, spherise
 from .analyze_gauss import noisy_second_moment
 
 #: Default number of descent iterations T (see the docstring for why it is small).
@@ -118,7 +118,7 @@ def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                            "signs of paired differences")
     batches, uses = _batches(m, B, T, rng)
     sensitivity = 2.0 * math.sqrt(uses) / B
-    sigma = gaussian_sd(sensitivity, *parts["descent"], calibration)
+    sigma = gaussian_sigma(sensitivity, *parts["descent"], calibration)
     ledger.record(f"directions: {T} noisy geodesic gradient steps (composed)",
                   f"Gaussian ({calibration})", sensitivity, "Frobenius", sigma, *parts["descent"])
     V = top_eigen(start, k)[1]

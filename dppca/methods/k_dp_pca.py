@@ -25,9 +25,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .._validation import DPPCAValueError, float_arg, int_arg
-from ..privacy import Ledger
+from ..privacy import Ledger, gaussian_sigma
 from ._base import DirectionFit, orient
-from ._shared import (BOUND_QUANTILE, BOUND_SHARE, gaussian_sd, paired_differences,
+from ._shared import (BOUND_QUANTILE, BOUND_SHARE, paired_differences,
                       resolve_norm_bound)
 
 #: Constant C_1 of PrivRange's number of groups, ceil(C_1 (1 + ln(1/(delta tau)) / eps)); the
@@ -96,7 +96,7 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     bound, eps_m, delta_m = resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share,
                                                eps, delta, rng, ledger, "k_dp_ojas")
     beta = bound ** 2
-    sigma = gaussian_sd(2 * beta, eps_m, delta_m, calibration)
+    sigma = gaussian_sigma(2 * beta, eps_m, delta_m, calibration)
     ledger.record("directions: noisy Oja steps, one paired difference each (disjoint steps, "
                   "parallel composition)", f"Gaussian ({calibration})", 2 * beta, "L2", sigma,
                   eps_m, delta_m)
@@ -321,7 +321,7 @@ def _private_gradient_mean(G, plan, rng, calibration, outcome):
             return None
         centres[j] = key * width
     sensitivity = 2 * half * math.sqrt(p) / B
-    sigma = gaussian_sd(sensitivity, *plan["mean"], calibration)
+    sigma = gaussian_sigma(sensitivity, *plan["mean"], calibration)
     outcome["sigmas"].append(sigma)
     outcome["sensitivities"].append(sensitivity)
     return clipped_mean(G, centres, half) + rng.normal(0.0, sigma, size=p)

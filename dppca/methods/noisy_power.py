@@ -6,9 +6,9 @@ import math
 import numpy as np
 
 from .._validation import int_arg
-from ..privacy import Ledger
+from ..privacy import Ledger, gaussian_sigma
 from ._base import DirectionFit, orient
-from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, gaussian_sd, paired_differences,
+from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, paired_differences,
                       resolve_norm_bound, second_moment_sensitivity)
 
 METHOD = "noisy_power"
@@ -77,7 +77,7 @@ def noisy_power_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     clipped = clip_rows(rows, bound)
     moment = clipped.T @ clipped / m
     step_sensitivity = second_moment_sensitivity(bound, m)
-    sigma = gaussian_sd(math.sqrt(L) * step_sensitivity, eps_m, delta_m, calibration)
+    sigma = gaussian_sigma(math.sqrt(L) * step_sensitivity, eps_m, delta_m, calibration)
     ledger.record(f"directions: {L} noisy power iterations A X + G (composed)",
                   f"Gaussian ({calibration})", math.sqrt(L) * step_sensitivity, "Frobenius",
                   sigma, eps_m, delta_m)
