@@ -1,7 +1,7 @@
 """Benchmark: accuracy of the private scree values (dp_scree) with default (self-) tuning.
 
-Run ``python benchmarks/bench_scree.py`` (50 seeds on gau, ``--adult-seeds`` on adult) or
-``--quick``. For ``gau`` (k=5) and ``adult`` (k=3, standardized with private scales), at
+Run ``python benchmarks/bench_scree.py`` (50 seeds per setting, ~6 minutes on 2 busy cores) or
+``--quick`` (eps=1, 2 seeds). For ``gau`` (k=5) and ``adult`` (k=3, standardized with private scales), at
 eps in {0.5, 1, 3}, delta=1e-5, g_dppca=True, it prints for each method the mean over seeds of
 the relative error |private - nonprivate| / nonprivate of each of the first k scree values,
 where "nonprivate" is the sample-covariance eigenvalue (R's reference: sample-SD scaling for
@@ -71,8 +71,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="eps=1 only, 2 seeds (make bench)")
     parser.add_argument("--seeds", type=int, default=50, help="seeds on gau (default 50)")
-    parser.add_argument("--adult-seeds", type=int, default=10,
-                        help="seeds on adult (default 10: its Kendall matrix takes ~2-4 s)")
+    parser.add_argument("--adult-seeds", type=int, default=50,
+                        help="seeds on adult (default 50; each takes ~2 s for its Kendall matrix)")
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.adult_seeds = 2, 1

@@ -16,8 +16,13 @@ import numpy as np
 import pandas as pd
 
 from . import datasets
-from ._validation import DPPCATypeError, DPPCAValueError
+from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg
 from .directions import dp_pc_dir
+from .preprocessing import as_matrix, private_column_scales
+from .privacy import Ledger
+
+#: Share of the report's budget for the private column scales when --standardize is given.
+REPORT_SCALE_SHARE = 0.1
 
 BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g, "adult": datasets.load_adult}
 
@@ -44,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--delta", type=float, required=True, help="total delta of the report")
     report.add_argument("--seed", type=int, default=None, help="random seed")
     report.add_argument("--standardize", action="store_true",
-                        help="standardize columns with private scales (part of the budget)")
+                        help=f"divide columns by private scales released once "
+                             f"({REPORT_SCALE_SHARE:.0%} of the budget)")
     report.add_argument("--group", default=None, help="column with group labels (score plots)")
     report.add_argument("--sections", default=",".join(SECTIONS),
                         help=f"comma-separated sections to run, from {list(SECTIONS)}")
@@ -67,20 +73,31 @@ def load_data(spec: str) -> pd.DataFrame:
 
 
 def run_report(args) -> int:
-    """Run the requested sections, each on an equal share of (eps, delta)."""
+    """Run the requested sections, each on an equal share of (eps, delta).
+
+    With ``--standardize`` the column scales are released once, privately, with
+    ``REPORT_SCALE_SHARE`` of the budget, and every section works on the data divided by
+    them (post-processing of that release); the sections split the rest evenly.
+    """
     names = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = [s for s in names if s not in SECTIONS]
     if unknown or not names:
         raise DPPCAValueError(f"--sections must name sections from {list(SECTIONS)}; got {args.sections!r}")
     frame = load_data(args.data)
-    numeric = frame.select_dtypes("number")
+    numeric = frame.select_dtypes("number").drop(columns=[args.group] if args.group else [],
+                                                 errors="ignore")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    streams = np.random.SeedSequence(args.seed).spawn(len(names))
-    eps, delta = args.eps / len(names), args.delta / len(names)
-    ledgers = {}
+    eps_arg(args.eps), delta_arg(args.delta)
+    streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
+    ledgers, share = {}, 1.0
+    if args.standardize:
+        numeric, ledgers["scales"] = _privately_standardized(numeric, args, streams[-1])
+        share = 1.0 - REPORT_SCALE_SHARE
+    eps, delta = share * args.eps / len(names), share * args.delta / len(names)
     print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]}, total eps={args.eps:g}, "
-          f"delta={args.delta:g}, split evenly over sections {names}\n")
+          f"delta={args.delta:g}; " + ("private scales first, then " if args.standardize else "")
+          + f"split evenly over sections {names}\n")
     for name, stream in zip(names, streams):
         # Independent noise per section (composition assumes independent randomness).
         result = SECTIONS[name](frame, numeric, args, eps, delta, np.random.default_rng(stream), out)
@@ -93,17 +110,25 @@ def run_report(args) -> int:
     return 0
 
 
+def _privately_standardized(numeric, args, stream):
+    """The data divided by private column scales, and the ledger of that release."""
+    eps, delta = REPORT_SCALE_SHARE * args.eps, REPORT_SCALE_SHARE * args.delta
+    ledger = Ledger(eps, delta)
+    scales = private_column_scales(as_matrix(numeric), eps, delta, np.random.default_rng(stream),
+                                   ledger=ledger)
+    print("private column scales (released once for the whole report):")
+    print(pd.Series(scales, index=numeric.columns).round(4).to_string(), end="\n\n")
+    return numeric / scales, ledger.to_dict()
+
+
 def _ledger_payload(result):
-    ledger = result.ledger
-    if isinstance(ledger, dict):
-        return {m: led.to_dict() for m, led in ledger.items()}
-    return ledger.to_dict()
+    # A scree result keeps one ledger per method plus the combined one of the whole call.
+    return getattr(result, "combined_ledger", result.ledger).to_dict()
 
 
 def directions_section(frame, numeric, args, eps, delta, rng, out):
     """Private PC directions: directions.csv and loadings.png."""
-    result = dp_pc_dir(numeric, args.k, standardize=args.standardize, g_dppca=True, eps=eps,
-                       delta=delta, rng=rng)
+    result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng)
     result.directions.to_csv(out / "directions.csv", index_label="variable")
     result.plot().savefig(out / "loadings.png", dpi=110)
     return result
@@ -117,7 +142,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     """
     from .score import dp_score_plot, dp_score_plot_group
 
-    options = dict(standardize=args.standardize, g_dppca=True, rng=rng)
+    options = dict(g_dppca=True, rng=rng)
     if args.group is None:
         result = dp_score_plot(numeric, eps, delta, **options)
     else:
@@ -126,8 +151,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
                                   f"in {list(frame.columns)}")
         labels = frame[args.group].astype(object)
         labels = labels.where(labels.notna(), "(missing)")
-        result = dp_score_plot_group(numeric.drop(columns=args.group, errors="ignore"), labels.to_numpy(),
-                                     eps, delta, **options)
+        result = dp_score_plot_group(numeric, labels.to_numpy(), eps, delta, **options)
     result.to_frame().to_csv(out / "score_histograms.csv", index=False)
     result.figure.savefig(out / "score.png", dpi=100)
     return result
@@ -137,8 +161,8 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
     """Private scree values and PVE (g-DPPCA directions, self-tuned clipped method): scree.csv, scree.png."""
     from .scree import dp_scree_plot
 
-    result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, standardize=args.standardize,
-                           g_dppca=True, type="scree", rng=rng)
+    result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
+                           rng=rng)
     result.to_frame().to_csv(out / "scree.csv", index=False)
     result.figure.savefig(out / "scree.png", dpi=110)
     return result

@@ -120,6 +120,19 @@ def _check_shape_and_finite(values, columns, name, min_rows):
         raise DPPCAValueError(f"`{name}` must not contain NaN or inf; column {columns[j]!r} has {kind}")
 
 
+def random_pairs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Disjoint random pairs of rows: (first, second), each of length m = floor(n/2).
+
+    The pairing is drawn from ``rng`` independently of the data, so a replaced row belongs
+    to at most one pair whatever the row order (pairing rows by position, as the R package
+    does, biases sorted data such as gau: reference/r-dppca-scree.md §15.3 item 30).
+    Every paired-difference statistic of the package uses this one pairing rule.
+    """
+    order = rng.permutation(n)
+    m = n // 2
+    return order[:m], order[m:2 * m]
+
+
 def public_scale(scale, columns) -> np.ndarray:
     """Check a user-declared (public) scale vector: one finite positive value per column.
 
@@ -151,9 +164,8 @@ def private_column_scales(mat: Matrix, eps, delta, rng, *, calibration="analytic
                           ledger: Ledger | None = None) -> np.ndarray:
     """(eps, delta)-DP estimate of each column's standard deviation.
 
-    Translation invariant: it uses the paired differences D_i = x_i - x_{i+m},
-    i = 1..m, m = floor(n/2) (rows paired in their given order), for which
-    E[D_ij^2] / 2 = Var(X_j).
+    Translation invariant: it uses the paired differences D_i = x_a - x_b of the m = floor(n/2)
+    disjoint random pairs (a, b) of :func:`random_pairs`, for which E[D_ij^2] / 2 = Var(X_j).
 
     1. Clipping thresholds: the counts of the non-zero |D_ij| in the octaves [2^b, 2^(b+1)),
        b = -48..47, for all columns together, released with the Gaussian mechanism. A replaced row changes one pair, which moves at most two counts of each
@@ -188,8 +200,9 @@ def private_column_scales(mat: Matrix, eps, delta, rng, *, calibration="analytic
     """
     if mat.n < 4:
         raise DPPCAValueError(f"private standardization needs at least 4 rows; got {mat.n}")
-    m = mat.n // 2
-    absdiff = np.abs(mat.values[:m] - mat.values[m:2 * m])
+    first, second = random_pairs(mat.n, rng)
+    m = first.size
+    absdiff = np.abs(mat.values[first] - mat.values[second])
     eps_t, delta_t = eps * SCALE_THRESHOLD_SHARE, delta * SCALE_THRESHOLD_SHARE
     clip = _private_clip_bounds(absdiff, mat.columns, eps_t, delta_t, rng, calibration, ledger)
     clipped = np.minimum(absdiff, clip) ** 2 / (2 * clip ** 2)

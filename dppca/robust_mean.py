@@ -232,18 +232,6 @@ def _clamped_pair_mean(y: np.ndarray, lower: float, upper: float) -> float:
     return float(total / (n * (n - 1) / 2))
 
 
-def random_pairs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint random pairs of rows: (first, second), each of length m = floor(n/2).
-
-    The pairing is drawn from ``rng`` independently of the data, so a replaced row belongs
-    to at most one pair whatever the row order (the R package pairs rows by position, which
-    biases sorted data, reference/r-dppca-scree.md §15.3 item 30).
-    """
-    order = rng.permutation(n)
-    m = n // 2
-    return order[:m], order[m:2 * m]
-
-
 def paired_squares(scores, pairs) -> np.ndarray:
     """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y)."""
     scores = np.asarray(scores, float)

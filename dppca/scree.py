@@ -27,18 +27,19 @@ import math
 from dataclasses import dataclass, fields
 
 import numpy as np
+import pandas as pd
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import dp_pc_dir
-from .preprocessing import as_matrix, sample_scale
+from .preprocessing import as_matrix, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
 from .quantiles import unbounded_quantile_between
 from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
 from .robust_mean import (GaussianGroup, dp_clipped_mean, dp_clipped_paired_mean,
                           dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram,
-                          dp_winsorized_mean, paired_squares, random_pairs, tau_from_m2)
+                          dp_winsorized_mean, paired_squares, tau_from_m2)
 
 SCREE_METHODS = ("clipped", "pmwm", "huber")
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.robust_mean.GaussianGroup`) for
@@ -58,6 +59,9 @@ TUNING_LOG2_BINS = (-16, 3)
 #: values. For Gaussian scores u ~ lambda chi2_1: q90 = 2.71 lambda, C = 6.5 lambda, clipping bias
 #: 1.3%; lighter tails (clusters) lose less, heavier tails more.
 CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
+#: Self-tuned PMWM trim level: this many noise sd of a histogram count (its rank error near the
+#: top is about sigma sqrt(bins above)), relative to the number of pair values.
+PMWM_RANK_SAFETY, PMWM_TRIM_RANGE = 6.0, (0.01, 0.25)
 #: Self-tuned Huber: start at the private median of the pair values, tau = this x private q90
 #: (so the effective clip is about median + 5.4 lambda for Gaussian scores).
 HUBER_TAU_MULTIPLIER = 2.0
@@ -96,22 +100,23 @@ class PmwmControl:
     a: float | None = None
     b: float | None = None
     trim_const: float = 10.0
-    eta: float = 0.25
+    eta: float | None = None
     beta: float = 1.001
     split_mode: bool = False
-    widen: float = 4.0
+    widen: float | None = None
     tuning_share: float = 0.25
     method = "pmwm"
 
     def __post_init__(self):
         _bounds_pair(self.a, self.b, "a", "b", integer=False)
         float_arg(self.trim_const, "trim_const", positive=True)
-        if not 0 < float_arg(self.eta, "eta") < 0.5:
+        if self.eta is not None and not 0 < float_arg(self.eta, "eta") < 0.5:
             raise DPPCAValueError(f"`eta` must be a number in the open interval (0, 0.5); got {self.eta}")
         if not float_arg(self.beta, "beta") > 1:
             raise DPPCAValueError(f"`beta` must be a finite number > 1; got {self.beta}")
         bool_arg(self.split_mode, "split_mode")
-        float_arg(self.widen, "widen", nonnegative=True)
+        if self.widen is not None:
+            float_arg(self.widen, "widen", nonnegative=True)
         float_arg(self.tuning_share, "tuning_share", open_unit=True)
 
 
@@ -167,8 +172,8 @@ def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
     return ClippedControl(C_clip, tuning_share)
 
 
-def pmwm_control(a=None, b=None, trim_const=10.0, eta=0.25, beta=1.001, split_mode=False,
-                 widen=4.0, tuning_share=0.25) -> PmwmControl:
+def pmwm_control(a=None, b=None, trim_const=10.0, eta=None, beta=1.001, split_mode=False,
+                 widen=None, tuning_share=0.25) -> PmwmControl:
     """Control of the "pmwm" (private modified winsorized mean) scree method (R: ``pmwm_control``).
 
     The pair values of each component are winsorized to [L - w (U - L), U + w (U - L)]
@@ -184,18 +189,21 @@ def pmwm_control(a=None, b=None, trim_const=10.0, eta=0.25, beta=1.001, split_mo
         histogram of all components (``TUNING_LOG2_BINS`` around the private trace).
     trim_const : float > 0
         R's trim constant (default 10).
-    eta : float in (0, 0.5)
-        Minimum trim proportion. Default 0.25 (quartiles, which private quantiles locate well);
-        R's examples use 0.01.
+    eta : float in (0, 0.5), optional
+        Minimum trim proportion. Default None: self-tuned, the smallest level the private
+        quantiles can locate, ``PMWM_RANK_SAFETY`` noise sd of the histogram counts over n_q,
+        kept in [0.01, 0.25] (with a and b: 0.01, R's examples).
     beta : float > 1
         Grid ratio of the AboveThreshold scans (used only with a and b).
     split_mode : bool
         True: quantiles from the rows of one random half, the winsorized mean from the other
         half (R's default; the budget is still composed sequentially, so this only loses data).
         Default False: both from all rows.
-    widen : float >= 0
+    widen : float >= 0, optional
         Widening of the interval, in units of U - L (a Tukey-fence-like "modification": it lets
-        moderate, privately well-located quantiles cover the tail). Use 0 to reproduce R.
+        moderate, privately well-located quantiles cover the tail). Default None: the widening
+        that puts U + widen (U - L) at the clipped method's 6.5 lambda for Gaussian scores
+        (chi2_1 pair values): 4.2 at p = 0.25, 0 at p = 0.01 (R's behaviour).
     tuning_share : float in (0, 1)
         Share of the method's budget spent on the quantiles (R spends half).
 
@@ -587,14 +595,19 @@ def _directions(mat, k, flags, group, rng, shared, directions) -> tuple:
     """The directions (computed, or the caller's) and the share of the group they used."""
     if directions is None and flags["g_dppca"]:
         eps_d, delta_d = group.standalone(DIRECTION_SHARE)
-        dirs = dp_pc_dir(mat.values, k, flags["center"], flags["standardize"], True, eps_d, delta_d,
-                         calibration=group.calibration, rng=rng)
+        dirs = dp_pc_dir(_named(mat), k, flags["center"], flags["standardize"], True, eps_d,
+                         delta_d, calibration=group.calibration, rng=rng)
     elif directions is None:
-        dirs = dp_pc_dir(mat.values, k, flags["center"], flags["standardize"], False)
+        dirs = dp_pc_dir(_named(mat), k, flags["center"], flags["standardize"], False)
     else:
         dirs = _check_directions(directions, mat, k, flags)
     used = 0.0 if dirs.ledger is None else group.absorb(dirs.ledger.releases, shared)
     return dirs, used
+
+
+def _named(mat) -> pd.DataFrame:
+    """The validated data with its column names, so errors and results name the variables."""
+    return pd.DataFrame(mat.values, columns=mat.columns)
 
 
 def _pure_budgets(controls, eps, g_dppca) -> dict:
@@ -698,21 +711,41 @@ def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledge
         w = paired_squares(scores, (quantile_rows[:half], quantile_rows[half:2 * half]))
     else:
         w, mean_rows = paired_squares(scores, pairs), np.arange(n)
-    p = min(max(control.trim_const / w.shape[0], control.eta), 0.49)
+    m, k = w.shape
     if control.a is None:
         noise = group.share((1 - control.tuning_share) * share)
-        low, high = _tuning_quantiles(w, anchor, [p, 1 - p], group.share(control.tuning_share * share),
-                                      rng, ledger, "pmwm").T
+        tuning_noise = group.share(control.tuning_share * share)
+        eta = control.eta if control.eta is not None else min(max(
+            PMWM_RANK_SAFETY * tuning_noise.sigma(math.sqrt(2 * k)) / m, PMWM_TRIM_RANGE[0]),
+            PMWM_TRIM_RANGE[1])
+        p = min(max(control.trim_const / m, eta), 0.49)
+        low, high = _tuning_quantiles(w, anchor, [p, 1 - p], tuning_noise, rng, ledger, "pmwm").T
         tuning = "quantiles from a joint noisy histogram"
     else:
         noise = group.share(share)
+        p = min(max(control.trim_const / m, PMWM_TRIM_RANGE[0] if control.eta is None else control.eta),
+                0.49)
         low, high = _scan_quantiles(w, p, control, pure_eps, rng, ledger)
         tuning = "R's unbounded AboveThreshold quantile scans on [a, b]"
-    spread = control.widen * (high - low)
+    widen = gaussian_widening(p) if control.widen is None else control.widen
+    spread = widen * (high - low)
     lower, upper = np.maximum(low - spread, 0.0), high + spread
     release = dp_winsorized_mean(scores[mean_rows], lower, np.maximum(upper, lower), noise, rng,
                                  ledger=ledger, step="pmwm: U-statistics of clamp(u, L, U) (PC1..PCk)")
-    return MethodFit(release, "Gaussian", f"{tuning}, p = {p:.3g}, widen = {control.widen:g}")
+    return MethodFit(release, "Gaussian", f"{tuning}, p = {p:.3g}, widen = {widen:.3g}")
+
+
+def gaussian_widening(p) -> float:
+    """w with Q(1-p) + w (Q(1-p) - Q(p)) = CLIP_MULTIPLIER x Q(CLIP_LEVEL), Q the chi2_1 quantiles.
+
+    For Gaussian scores the pair values are lambda chi2_1, so the widened PMWM interval then ends
+    where the clipped method's self-tuned threshold sits (6.5 lambda); 0 when Q(1 - p) is already
+    beyond it.
+    """
+    from scipy.stats import chi2
+
+    low, high = chi2.ppf([p, 1 - p], 1)
+    return max(0.0, (CLIP_MULTIPLIER * chi2.ppf(CLIP_LEVEL, 1) - high) / (high - low))
 
 
 def _scan_quantiles(w, p, control, eps, rng, ledger):

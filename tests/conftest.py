@@ -1,4 +1,6 @@
 """Shared fixtures: small datasets with fixed seeds."""
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,3 +14,14 @@ def gaussian_frame():
     cov[0, 1] = cov[1, 0] = 0.9
     X = rng.multivariate_normal(np.zeros(4), cov, size=400)
     return pd.DataFrame(X, columns=["a", "b", "c", "d"])
+
+
+#: The environment the session started with: rpy2 (tests/test_rbridge.py) adds R's library
+#: folder to LD_LIBRARY_PATH, which breaks Jupyter kernels started later by the vignette tests.
+STARTING_ENVIRONMENT = dict(os.environ)
+
+
+@pytest.fixture
+def starting_environment():
+    """A copy of the environment the test session started with (for subprocesses)."""
+    return dict(STARTING_ENVIRONMENT)

@@ -43,3 +43,29 @@ def test_report_errors_are_one_line(args, message, capsys, tmp_path):
     assert main(base + args) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_report_total_spend_is_the_budget_given(tmp_path):
+    # Private scales once (10%), then three sections on equal shares of the rest: the ledgers
+    # in ledger.json must add up to exactly the eps and delta on the command line.
+    out = tmp_path / "r"
+    # eps = 10: private scales of 20 columns need a large budget at n = 5000 (see the docstring
+    # of private_column_scales); this test is about the accounting.
+    assert main(["report", "--data", "gau_g", "--k", "2", "--eps", "10", "--delta", "1e-5",
+                 "--seed", "3", "--standardize", "--group", "group", "--out", str(out)]) == 0
+    ledger = json.loads((out / "ledger.json").read_text())
+    spent = [(led["spent_eps"], led["spent_delta"]) for led in _flat(ledger["sections"])]
+    assert sum(e for e, _ in spent) == pytest.approx(10.0)
+    assert sum(d for _, d in spent) == pytest.approx(1e-5)
+    assert ledger["sections"]["scales"]["spent_eps"] == pytest.approx(1.0)
+    for name in ("score.png", "scree.png", "loadings.png", "scree.csv", "score_histograms.csv"):
+        assert (out / name).exists()
+
+
+def _flat(sections):
+    """Ledgers of every section (a section may hold one ledger per method)."""
+    for value in sections.values():
+        if "spent_eps" in value:
+            yield value
+        else:
+            yield from _flat(value)

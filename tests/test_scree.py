@@ -222,6 +222,18 @@ def test_r_style_controls_run_and_account_pure_steps(wide):
     assert np.isfinite(res.scree.to_numpy()).all()
 
 
+def test_pmwm_self_tuned_trim_and_widening(wide):
+    from dppca.scree import gaussian_widening
+
+    # Gaussian scores: pair values lambda chi2_1, whose quartiles 0.102, 1.323 widened by 4.23 x
+    # their distance reach 6.49 lambda, the clipped rule's 2.4 x q90; at p = 0.01, q99 = 6.63 > 6.49.
+    assert gaussian_widening(0.25) == pytest.approx((6.4944 - 1.3233) / (1.3233 - 0.1015), rel=1e-3)
+    assert gaussian_widening(0.01) == 0
+    text = str(dp_scree(wide, 2, method="pmwm", g_dppca=True, rng=0, **BUDGET))
+    p = float(text.split("p = ")[1].split(",")[0])
+    assert 0.01 <= p <= 0.25
+
+
 def test_split_mode_and_huber_steps_run(wide):
     res = dp_scree(wide, 2, method=("pmwm", "huber"), g_dppca=True, rng=0,
                    control={"pmwm": {"split_mode": True}, "huber": {"T": 3, "mu0": 0.5}}, **BUDGET)

@@ -15,7 +15,8 @@ from dppca.privacy import Ledger, gaussian_sigma
 from dppca.quantiles import unbounded_quantile_between
 from dppca.results.scree import antitonic, monotone_scree, share_of_sum
 from dppca.robust_mean import (GaussianGroup, dp_clipped_mean, dp_huber_mean, dp_log2_centre,
-                               m2_counts, pair_clamped_means, paired_squares, random_pairs)
+                               m2_counts, pair_clamped_means, paired_squares)
+from dppca.preprocessing import random_pairs
 
 
 def _neighbours(X, rng, rows=range(0, 40, 7)):

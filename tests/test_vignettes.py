@@ -12,14 +12,13 @@ VIGNETTES = sorted((Path(__file__).parent.parent / "vignettes").glob("*.py"))
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", VIGNETTES, ids=[p.name for p in VIGNETTES])
-def test_vignette_executes(path, tmp_path, monkeypatch):
+def test_vignette_executes(path, tmp_path, starting_environment):
     jupytext = pytest.importorskip("jupytext")
     nbclient = pytest.importorskip("nbclient")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     notebook = jupytext.read(path)
     client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
+    client.execute(env=starting_environment | {"MPLBACKEND": "Agg"})
     errors = [out for cell in notebook.cells if cell.cell_type == "code"
               for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors

@@ -30,7 +30,7 @@
 # | method | estimator of the pair mean | self-tuned threshold |
 # |---|---|---|
 # | `clipped` | mean of min(u, C) | C = 2.4 x private 90% quantile of the pair values |
-# | `pmwm` | winsorized mean, clamp(u, L, U) | L, U: private quartiles widened by 4 x (U - L) |
+# | `pmwm` | winsorized mean, clamp(u, L, U) | private quantiles at a budget-aware level, widened |
 # | `huber` | Huber M-estimate (noisy gradient descent) | tau = 2 x private 90% quantile, from the private median |
 #
 # The R package squares scores centred by their *sample mean*; one changed row moves

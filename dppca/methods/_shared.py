@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .._validation import float_arg
+from ..preprocessing import random_pairs
 from ..privacy import Ledger
 from ..quantiles import private_quantile_grid
 
@@ -50,9 +51,8 @@ def paired_differences(values: np.ndarray, rng: np.random.Generator) -> np.ndarr
         E[w] = 0 and Cov(w) = Cov(x); for elliptical rows w is elliptical with the same
         dispersion. One replaced row changes at most one w_i.
     """
-    m = values.shape[0] // 2
-    order = rng.permutation(values.shape[0])
-    return (values[order[:m]] - values[order[m:2 * m]]) / math.sqrt(2.0)
+    first, second = random_pairs(values.shape[0], rng)
+    return (values[first] - values[second]) / math.sqrt(2.0)
 
 
 def row_norms(rows: np.ndarray) -> np.ndarray:
