@@ -21,7 +21,8 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     k : int, 1 <= k <= p
     """
     eigenvalues, vectors = top_eigen(np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1), k)
-    return DirectionFit(vectors, eigenvalues, notes=["NON-PRIVATE: sample covariance PCA."])
+    return DirectionFit(vectors, eigenvalues, notes=["Eigenvalues are those of the sample covariance "
+                                                     "(denominator n - 1)."])
 
 
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
