@@ -7,12 +7,10 @@ method (``dppca.methods.METHODS``).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, rng_arg, seed_of)
 from .methods import METHOD_OPTIONS, METHODS
-from .preprocessing import Matrix, as_matrix, private_column_scales, public_scale, sample_scale
+from .preprocessing import as_matrix, private_column_scales, public_scale, sample_scale
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results import PCDirections
 
@@ -157,10 +155,6 @@ def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
     return {**gdppca_options, **extra}
 
 
-def _scaled(mat: Matrix, scales) -> np.ndarray:
-    return mat.values if scales is None else mat.values / scales
-
-
 def _nonprivate_scales(mat, standardize, scale):
     if not standardize:
         return None, "none"
@@ -171,7 +165,7 @@ def _nonprivate_scales(mat, standardize, scale):
 
 def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirections:
     scales, source = _nonprivate_scales(mat, standardize, scale)
-    fit = METHODS["nonprivate"](_scaled(mat, scales), k)
+    fit = METHODS["nonprivate"](mat.scaled(scales), k)
     return PCDirections(fit, mat.columns, method="nonprivate", ledger=None, n_obs=mat.n, eps=None,
                         delta=None, calibration=calibration, seed=seed, scale=scales,
                         scale_source=source)
@@ -187,8 +181,8 @@ def _private_scaling(mat, standardize, scale, scale_share, eps, delta, rng, cali
         return mat.values, None, "none", (eps, delta)
     if scale is not None:
         scales = public_scale(scale, mat.columns)
-        return mat.values / scales, scales, "public", (eps, delta)
+        return mat.scaled(scales), scales, "public", (eps, delta)
     share = float_arg(scale_share, "scale_share", open_unit=True)
     parts = split_budget(eps, delta, {"scale": share, "method": 1 - share})
     scales = private_column_scales(mat, *parts["scale"], rng, calibration=calibration, ledger=ledger)
-    return mat.values / scales, scales, "private", parts["method"]
+    return mat.scaled(scales), scales, "private", parts["method"]

@@ -52,6 +52,15 @@ class Matrix:
     def p(self) -> int:
         return self.values.shape[1]
 
+    def to_frame(self) -> pd.DataFrame:
+        """The values as a DataFrame with the column names (to hand to another public function)."""
+        return pd.DataFrame(self.values, columns=self.columns)
+
+    def scaled(self, scales) -> np.ndarray:
+        """The values divided column-wise by ``scales`` (shape (p,), any array-like), or as they
+        are when ``scales`` is None (not standardized)."""
+        return self.values if scales is None else self.values / np.asarray(scales, dtype=float)
+
 
 def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
     """Validate ``X`` and return it as a float64 :class:`Matrix`.

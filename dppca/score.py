@@ -287,12 +287,12 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
     parts = split_budget(eps, delta, BUDGET_SHARES[g_dppca])
 
-    directions = dp_pc_dir(pd.DataFrame(mat.values, columns=mat.columns), max(axes), center,
+    directions = dp_pc_dir(mat.to_frame(), max(axes), center,
                            standardize, g_dppca, *parts.get("directions", (None, None)),
                            calibration=calibration, rng=generator)
     if directions.ledger is not None:
         ledger.extend(directions.ledger)
-    values = mat.values if directions.scale is None else mat.values / directions.scale.to_numpy()
+    values = mat.scaled(directions.scale)
     scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
 
     frame = private_frame(scores, *parts["frame"], generator, ledger=ledger)

@@ -27,7 +27,6 @@ import math
 from dataclasses import dataclass, fields
 
 import numpy as np
-import pandas as pd
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
@@ -381,7 +380,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     shared = Ledger(eps, delta)
     dirs, used = _directions(mat, k, flags, group, generator, shared, directions)
-    values = mat.values if dirs.scale is None else mat.values / dirs.scale.to_numpy()
+    values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
     # With k = p the k values are all the variance: T is their sum and only the trace's rough
@@ -595,19 +594,14 @@ def _directions(mat, k, flags, group, rng, shared, directions) -> tuple:
     """The directions (computed, or the caller's) and the share of the group they used."""
     if directions is None and flags["g_dppca"]:
         eps_d, delta_d = group.standalone(DIRECTION_SHARE)
-        dirs = dp_pc_dir(_named(mat), k, flags["center"], flags["standardize"], True, eps_d,
+        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], True, eps_d,
                          delta_d, calibration=group.calibration, rng=rng)
     elif directions is None:
-        dirs = dp_pc_dir(_named(mat), k, flags["center"], flags["standardize"], False)
+        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False)
     else:
         dirs = _check_directions(directions, mat, k, flags)
     used = 0.0 if dirs.ledger is None else group.absorb(dirs.ledger.releases, shared)
     return dirs, used
-
-
-def _named(mat) -> pd.DataFrame:
-    """The validated data with its column names, so errors and results name the variables."""
-    return pd.DataFrame(mat.values, columns=mat.columns)
 
 
 def _pure_budgets(controls, eps, g_dppca) -> dict:
