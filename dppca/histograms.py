@@ -24,6 +24,7 @@ from ._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg, op
 from .privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
 from .privacy.smooth import smooth_sensitivity_quantile
 from .quantiles import unbounded_quantile
+from .privacy.samplers import gaussian_noise, laplace_noise
 
 #: Histogram mechanisms, in the order results list them.
 HISTOGRAM_METHODS = ("add", "sparse")
@@ -284,7 +285,7 @@ def additive_histogram(counts, eps, delta, rng, calibration="analytic",
     by default; R uses the classic sigma, proven only for eps < 1, its Observation P4).
     """
     sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
-    noisy = counts + rng.normal(0.0, sigma, size=counts.shape)
+    noisy = counts + gaussian_noise(sigma, counts.shape, rng)
     if ledger is not None:
         ledger.record("histogram: add", f"Gaussian ({calibration})", math.sqrt(2.0), "L2", sigma,
                       eps, delta)
@@ -305,7 +306,7 @@ def sparse_histogram(counts, eps, delta, rng, calibration="analytic",
     threshold = 1.0 + 2.0 * math.log(2.0 / delta) / eps
     kept = np.zeros_like(counts)
     nonzero = counts > 0
-    noisy = counts[nonzero] + rng.laplace(0.0, scale, size=int(nonzero.sum()))
+    noisy = counts[nonzero] + laplace_noise(scale, int(nonzero.sum()), rng)
     kept[nonzero] = np.where(noisy >= threshold, noisy, 0.0)
     if ledger is not None:
         ledger.record("histogram: sparse", "Laplace (thresholded)", 2.0, "L1", scale, eps, delta)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._validation import DPPCAValueError, eps_arg, float_arg
 from .privacy import Ledger, exponential_mechanism
+from .privacy.samplers import exponential_noise
 
 #: Geometric grid used when the scale of a positive quantity is unknown: 2^-48 .. 2^48, ratio 2^(1/4).
 #: Few candidates keep the mass of the candidates beyond the data small (it grows with their number).
@@ -160,14 +161,14 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     xs = np.sort(np.asarray(x, dtype=float).reshape(-1))
     if xs.size == 0 or not np.isfinite(xs).all():
         raise DPPCAValueError("`x` must be a non-empty array of finite values")
-    threshold = q * xs.size + rng.exponential(2.0 / eps)
+    threshold = q * xs.size + exponential_noise(2.0 / eps, None, rng)
     grid = np.asarray(grid, dtype=float)
     if ledger is not None:
         ledger.record(step, "sparse vector (exponential noise)", 1.0, "count", 2.0 / eps, eps, 0.0)
     for start in range(0, grid.size, _UNBOUNDED_CHUNK):
         candidates = grid[start:start + _UNBOUNDED_CHUNK]
         counts = np.searchsorted(xs, candidates, side="right")
-        above = np.flatnonzero(counts + rng.exponential(2.0 / eps, size=candidates.size) > threshold)
+        above = np.flatnonzero(counts + exponential_noise(2.0 / eps, candidates.size, rng) > threshold)
         if above.size:
             return float(candidates[above[0]])
     return float(grid[-1])

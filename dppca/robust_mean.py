@@ -42,6 +42,7 @@ import numpy as np
 
 from ._validation import DPPCAValueError
 from .privacy import Ledger, gaussian_sigma, laplace_mechanism
+from .privacy.samplers import gaussian_noise
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ class GaussianShare:
         """``value + N(0, sigma^2 I)``, recorded on ``ledger``; returns (noisy, sigma)."""
         sigma = self.sigma(sensitivity)
         value = np.asarray(value, dtype=float)
-        noisy = value + rng.normal(0.0, sigma, size=value.shape)
+        noisy = value + gaussian_noise(sigma, value.shape, rng)
         self.record(ledger, step, sensitivity, sigma)
         return noisy, sigma
 
@@ -372,7 +373,7 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     for _ in range(steps):
         width = tau + np.minimum(tau, np.maximum(mu, 0.0))
         gradient = pair_clamped_means(scores, mu - tau, mu + tau) - mu
-        mu = mu + eta0 * (gradient + width * rng.normal(0.0, sigma, size=k))
+        mu = mu + eta0 * (gradient + width * gaussian_noise(sigma, k, rng))
     noise.record(ledger, f"{step} ({steps} steps, composed)", sensitivity, sigma)
     width = tau + np.minimum(tau, np.maximum(mu, 0.0))
     return MeanRelease(mu, eta0 * width * sigma, np.maximum(mu - tau, 0.0), mu + tau)

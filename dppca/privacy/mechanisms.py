@@ -13,6 +13,7 @@ import numpy as np
 
 from .._validation import delta_arg, eps_arg, float_arg, option_arg
 from .budget import Ledger
+from .samplers import gaussian_noise, gumbel_noise, laplace_noise
 
 CALIBRATIONS = ("analytic", "classic")
 
@@ -87,7 +88,7 @@ def gaussian_mechanism(value, sensitivity, eps, delta, rng, *, calibration="anal
     """
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     value = np.asarray(value, dtype=float)
-    noisy = value + rng.normal(0.0, sigma, size=value.shape)
+    noisy = value + gaussian_noise(sigma, value.shape, rng)
     if ledger is not None:
         ledger.record(step, f"Gaussian ({calibration})", sensitivity, norm, sigma, eps, delta)
     return noisy, sigma
@@ -105,8 +106,8 @@ def symmetric_gaussian_noise(d: int, sigma: float, rng: np.random.Generator) -> 
     -------
     ndarray, shape (d, d), symmetric.
     """
-    upper = np.triu(rng.normal(0.0, sigma / math.sqrt(2.0), size=(d, d)), k=1)
-    return upper + upper.T + np.diag(rng.normal(0.0, sigma, size=d))
+    upper = np.triu(gaussian_noise(sigma / math.sqrt(2.0), (d, d), rng), k=1)
+    return upper + upper.T + np.diag(gaussian_noise(sigma, d, rng))
 
 
 def laplace_scale(sensitivity: float, eps: float) -> float:
@@ -124,7 +125,7 @@ def laplace_mechanism(value, sensitivity, eps, rng, *, ledger: Ledger | None = N
     """
     scale = laplace_scale(sensitivity, eps)
     value = np.asarray(value, dtype=float)
-    noisy = value + rng.laplace(0.0, scale, size=value.shape)
+    noisy = value + laplace_noise(scale, value.shape, rng)
     if ledger is not None:
         ledger.record(step, "Laplace", sensitivity, norm, scale, eps, 0.0)
     return noisy, scale
@@ -148,4 +149,4 @@ def exponential_mechanism(log_base_measure, utility, sensitivity, eps, rng) -> i
     rng : numpy.random.Generator
     """
     score = np.asarray(log_base_measure, float) + eps * np.asarray(utility, float) / (2.0 * sensitivity)
-    return int(np.argmax(score + rng.gumbel(size=score.shape)))
+    return int(np.argmax(score + gumbel_noise(score.shape, rng)))

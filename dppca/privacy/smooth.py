@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
 from .budget import Ledger
+from .samplers import laplace_noise
 
 #: S* is floored at exp(-600) (upper - lower), far above underflow, so the noise scale is > 0
 #: whenever upper > lower (R errors on a zero scale, its Observation B5).
@@ -86,7 +87,7 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
     rank = min(xs.size, max(1, math.ceil(q * xs.size)))
     beta = eps / (2.0 * math.log(2.0 / delta))
     sensitivity = quantile_smooth_sensitivity(xs, rank, beta, lower, upper)
-    noisy = float(xs[rank - 1] + rng.laplace(0.0, 2.0 * sensitivity / eps))
+    noisy = float(xs[rank - 1] + laplace_noise(2.0 * sensitivity / eps, None, rng))
     if ledger is not None:
         ledger.record(step, "Laplace (smooth sensitivity)", np.nan,
                       f"smooth, beta={beta:.3g}", np.nan, eps, delta)
