@@ -181,10 +181,17 @@ def _axis_bin(breaks, values) -> np.ndarray:
 
 
 def bin_counts(points, grid: Grid, codes=None, n_groups: int = 1) -> np.ndarray:
-    """Counts per (group, bin), shape (n_groups, m); ``codes`` are group indices 0..n_groups-1."""
+    """Counts per (group, bin), shape (n_groups, m).
+
+    ``codes`` are group indices 0..n_groups-1, or -1 for a row in no group (a label outside
+    the declared domain or not selected; see :mod:`dppca.groups`): such a row is counted in
+    no cell. Without ``codes`` every row is in the one group.
+    """
     flat = grid.bin_index(points)
     if codes is not None:
-        flat = np.asarray(codes) * grid.size + flat
+        codes = np.asarray(codes, dtype=np.int64)
+        in_group = codes >= 0
+        flat = codes[in_group] * grid.size + flat[in_group]
     return np.bincount(flat, minlength=n_groups * grid.size).reshape(n_groups, grid.size).astype(float)
 
 
@@ -242,7 +249,8 @@ def private_histograms(counts, methods, eps, delta, rng, *, calibration="analyti
     Parameters
     ----------
     counts : ndarray, shape (n_groups, m)
-        Exact counts per (group, bin) from :func:`bin_counts`; the groups partition the rows.
+        Exact counts per (group, bin) from :func:`bin_counts`; each row is in at most one
+        (group, bin) cell (rows in no group are in none).
     methods : sequence of {"add", "sparse"}
     eps, delta : float
         Budget of all the histograms together; each method gets (eps, delta) / len(methods).
@@ -260,10 +268,16 @@ def private_histograms(counts, methods, eps, delta, rng, *, calibration="analyti
 
     Notes
     -----
-    Sensitivity (replace-one, n public): the changed row leaves one (group, bin) cell and
-    enters one, so the count vector over all cells moves by at most 1 in two entries:
-    L2 sqrt(2), L1 2. One release over the concatenated groups therefore covers every group
-    (parallel composition, Algorithms 6-7 of the R package). Asking for both methods is two
+    Sensitivity (replace-one, n public): each row is counted in at most one (group, bin)
+    cell, and the set of groups (the cells) is public or was released before (declared
+    levels, or partition selection: adaptive composition). The replaced row leaves at most
+    one cell and the new row enters at most one, whatever their labels: a change of bin, of
+    group (relabelling), or into or out of the groups shown (a label outside the domain is in
+    no cell). So the count vector over all cells moves by at most 1 in two entries: L2
+    sqrt(2), L1 2, and a cell that is non-zero in only one neighbour holds a count of 1 there
+    (at most two such cells, the "sparse" threshold's delta/4 each). One release over the
+    concatenated groups therefore covers every group (parallel composition, Algorithms 6-7
+    of the R package); a group with 0 rows is released like any other. Asking for both methods is two
     releases: basic composition, half the budget each (the R package spends the full budget
     on each, its Observation P3).
     """
