@@ -10,7 +10,10 @@ Differences from R, each for privacy or correctness (the spec's Observations): s
 centred by the sample mean (the private frame centre is the centre; P1); the smooth-sensitivity
 medians use a private domain and beta = eps/(2 ln(2/delta)) (P5, P6); "add" and "sparse" split
 the histogram budget (P3); the Gaussian noise is calibrated exactly (analytic, P4); group sizes
-are never released exactly (P7); non-private references only with ``nonprivate=True`` (P8);
+are never released exactly (P7) and the group labels are a declared public domain (``levels=``,
+Categorical categories) or chosen by private partition selection, never read off the data
+(R takes them from the data and refuses groups of fewer than 2 rows, which is not private);
+non-private references only with ``nonprivate=True`` (P8);
 ``bins`` has a default; unknown option names and repeated axes are errors (B2, B9).
 """
 from __future__ import annotations
