@@ -268,18 +268,14 @@ def private_histograms(counts, methods, eps, delta, rng, *, calibration="analyti
 
     Notes
     -----
-    Sensitivity (replace-one, n public): each row is counted in at most one (group, bin)
-    cell, and the set of groups (the cells) is public or was released before (declared
-    levels, or partition selection: adaptive composition). The replaced row leaves at most
-    one cell and the new row enters at most one, whatever their labels: a change of bin, of
-    group (relabelling), or into or out of the groups shown (a label outside the domain is in
-    no cell). So the count vector over all cells moves by at most 1 in two entries: L2
-    sqrt(2), L1 2, and a cell that is non-zero in only one neighbour holds a count of 1 there
-    (at most two such cells, the "sparse" threshold's delta/4 each). One release over the
-    concatenated groups therefore covers every group (parallel composition, Algorithms 6-7
-    of the R package); a group with 0 rows is released like any other. Asking for both methods is two
-    releases: basic composition, half the budget each (the R package spends the full budget
-    on each, its Observation P3).
+    Sensitivity (replace-one, n public): the cells (groups) are public or released before
+    (adaptive composition), and each row is in at most one cell. The replaced row leaves at
+    most one cell and the new one enters at most one, whatever the change (bin, group, or
+    into/out of the groups shown): the count vector moves by at most 1 in two entries, L2
+    sqrt(2), L1 2; a cell non-zero in one neighbour only holds a count of 1 (at most two such
+    cells). One release covers every group (parallel composition, R's Algorithms 6-7). Both
+    methods are two releases: basic composition, half the budget each (R spends the full
+    budget on each, its Observation P3).
     """
     share = 1.0 / len(methods)
     out = {}
