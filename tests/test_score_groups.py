@@ -220,3 +220,11 @@ def test_plot_group_forwards_levels():
     assert res.groups == ["z", "y", "x", "w"] and res.figure is not None
     legend = res.figure.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["z", "y", "x", "w"]
+
+
+@pytest.mark.parametrize("eps,half,most", [(1.0, 278, 324), (3.0, 94, 109)])
+def test_the_group_sizes_stated_in_the_docstring(eps, half, most):
+    # dp_score_group's `partition_share` entry: at the default share 0.1 of (eps, 1e-5), a label
+    # is released with probability 1/2 from `half` rows and 0.95 from `most` rows.
+    p = selection_probability(np.arange(1, 1000), 0.1 * eps, 0.1 * 1e-5)
+    assert int(np.argmax(p >= 0.5)) + 1 == half and int(np.argmax(p >= 0.95)) + 1 == most
