@@ -63,6 +63,7 @@ def test_unused_categories_are_kept_in_declared_order():
     assert res.groups == ["x", "y", "never"] and res.group_selection == "categories"
     assert res.group_sizes["exact (NON-PRIVATE)"].tolist() == [100, 100, 0]
     assert [r.step for r in res.ledger if r.step.startswith("groups")] == []  # no budget spent
+    assert res.to_dict()["group_selection"] == "categories"
 
 
 def test_levels_override_categories_and_rows_outside_are_in_no_group():

@@ -183,7 +183,7 @@ class ScoreResult(DPResult):
 
         Ungrouped: ``frame`` (xlim, ylim) and one column dict (xmin, xmax, ymin, ymax, prob) per
         method. Grouped: ``frame`` and ``groups``: label -> {n: private size estimate of the
-        first method, <method>: column dict}. Plus ``ledger``, ``bins``, ``private``, and the
+        first method, <method>: column dict} and ``group_selection``. Plus ``ledger``, ``bins``, ``private``, and the
         NON-PRIVATE ``nonprivate`` / ``score`` entries only when they were computed.
         """
         out = {"frame": {k: list(v) for k, v in self.frame.items()}, "bins": list(self.bins),
@@ -192,6 +192,7 @@ class ScoreResult(DPResult):
         if self.groups is None:
             out.update({t: _columns(h) for t, h in targets.items()})
         else:
+            out["group_selection"] = self.group_selection
             out["groups"] = {g: {"n": float(self._releases[self.methods[0]].totals[i]),
                                  **{t: _columns(h[h["group"] == g].drop(columns="group"))
                                     for t, h in targets.items()}}
