@@ -66,11 +66,29 @@ def declared_groups(labels: pd.Series, levels=None) -> GroupLabels | None:
     levels that all parse as numbers count as numeric), otherwise as text, str(label) ==
     str(level). A label outside the domain puts its row in no group (code -1).
 
+    Parameters
+    ----------
+    labels : pandas.Series, length n
+        One label per row (from :func:`label_series`).
+    levels : sequence of labels, optional
+        The public domain, in display order.
+
+    Returns
+    -------
+    GroupLabels or None
+
     Raises
     ------
     DPPCATypeError, DPPCAValueError
         ``levels`` not a 1-D list, empty, with a missing entry or with duplicates (as text);
         Categorical categories that coincide as text. None of these looks at the data.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> groups = declared_groups(pd.Series(["b", "a", "z", None]), levels=["a", "b", "c"])
+    >>> groups.names, groups.codes.tolist()
+    (['a', 'b', 'c'], [1, 0, -1, -1])
     """
     if levels is not None:
         names = _levels_arg(levels)
@@ -89,6 +107,31 @@ def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
     Missing labels form no group. (eps, delta)-DP under replace-one
     (:func:`dppca.privacy.partition.select_partitions` with Delta_0 = 2); only the selected
     names leave this function, the codes stay private.
+
+    Parameters
+    ----------
+    labels : pandas.Series, length n
+    eps, delta : float
+        Budget of the selection.
+    rng : numpy.random.Generator
+    ledger : Ledger, optional
+
+    Returns
+    -------
+    GroupLabels
+        ``source`` "partition selection".
+
+    Raises
+    ------
+    DPPCAValueError
+        When no label is released (post-processing of the private selection).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> labels = pd.Series(["x"] * 500 + ["y"] * 400 + ["lonely"])
+    >>> selected_groups(labels, 1.0, 1e-6, np.random.default_rng(0)).names
+    ['x', 'y']
     """
     present = labels.dropna()
     if pd.api.types.is_numeric_dtype(labels.dtype):
