@@ -23,8 +23,11 @@ from .privacy import Ledger
 
 #: Share of the report's budget for the private column scales when --standardize is given.
 REPORT_SCALE_SHARE = 0.1
+#: The label given to rows whose --group label is missing (a label like any other).
+MISSING_LABEL = "(missing)"
 
-BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g, "adult": datasets.load_adult}
+BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g,
+           "adult": lambda: datasets.load_adult(labels=True)}
 
 
 def main(argv=None) -> int:
@@ -39,37 +42,131 @@ def main(argv=None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    """The ``dppca`` parser: one sub-parser per entry of ``SUBCOMMANDS``."""
     parser = argparse.ArgumentParser(prog="dppca", description="Differentially private PCA.")
     sub = parser.add_subparsers(dest="command", required=True)
-    report = sub.add_parser("report", help="private PCA report of a dataset")
+    for add_subcommand in SUBCOMMANDS:
+        add_subcommand(sub)
+    return parser
+
+
+def add_report_parser(sub) -> argparse.ArgumentParser:
+    """``dppca report``: its options, and ``run_report`` as its action."""
+    report = sub.add_parser("report", help="private PCA report of a dataset",
+                            description="Private PCA report: every section's numbers are "
+                                        "(eps, delta)-DP for the budget given (split over the "
+                                        "sections run).")
     report.add_argument("--data", required=True,
                         help="bundled dataset (gau, gau_g, adult) or a CSV path")
+    report.add_argument("--columns", default=None,
+                        help="comma-separated numeric columns to analyse (default: every column "
+                             "but --group; a CSV with non-numeric columns needs this option)")
     report.add_argument("--k", type=int, default=2, help="number of components (default 2)")
     report.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
     report.add_argument("--delta", type=float, required=True, help="total delta of the report")
     report.add_argument("--seed", type=int, default=None, help="random seed")
     report.add_argument("--standardize", action="store_true",
-                        help=f"divide columns by private scales released once "
-                             f"({REPORT_SCALE_SHARE:.0%} of the budget)")
-    report.add_argument("--group", default=None, help="column with group labels (score plots)")
+                        help=_literal(f"divide columns by private scales released once "
+                                      f"({REPORT_SCALE_SHARE:.0%} of the budget)"))
+    report.add_argument("--group", default=None,
+                        help="column with group labels (score plots); missing labels read as "
+                             f"{MISSING_LABEL!r}")
+    report.add_argument("--group-levels", default=None, dest="group_levels",
+                        help="the public list of group labels, comma-separated or @FILE (one "
+                             "per line); without it the groups shown are chosen by private "
+                             "partition selection and small groups may be missing")
     report.add_argument("--sections", default=",".join(SECTIONS),
                         help=f"comma-separated sections to run, from {list(SECTIONS)}")
     report.add_argument("--out", default="report", help="output folder (created)")
     report.set_defaults(func=run_report)
-    return parser
+    return report
 
 
-def load_data(spec: str) -> pd.DataFrame:
-    """A bundled dataset by name (``adult`` with its labels), or a CSV file."""
-    if spec == "adult":
-        return datasets.load_adult(labels=True)
+def _literal(text: str) -> str:
+    """A help string shown as written: argparse %-formats help, so "10%" must read "10%%"."""
+    return text.replace("%", "%%")
+
+
+def load_data(spec: str, group: str | None = None) -> tuple:
+    """A bundled dataset by name (``adult`` with its labels), or a CSV file.
+
+    Returns ``(frame, bundled)``. A CSV's ``group`` column is read as text, so labels keep
+    their spelling ("01" stays "01") and match ``--group-levels`` as written.
+
+    Raises
+    ------
+    FileNotFoundError
+        No bundled dataset and no file of that name.
+    DPPCAValueError
+        An empty or unreadable file, or a file with no rows.
+    """
     if spec in BUNDLED:
-        return BUNDLED[spec]()
+        return BUNDLED[spec](), True
     path = Path(spec)
-    if not path.exists():
+    if not path.is_file():
         raise FileNotFoundError(f"--data: no bundled dataset or file named {spec!r} "
                                 f"(bundled: {sorted(BUNDLED)})")
-    return pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path, dtype=None if group is None else {group: "string"})
+    except pd.errors.EmptyDataError:
+        raise DPPCAValueError(f"--data: the file {spec!r} is empty (no header, no rows)") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise DPPCAValueError(f"--data: cannot read {spec!r} as CSV ({err})") from None
+    if len(frame) == 0:
+        raise DPPCAValueError(f"--data: the file {spec!r} has {frame.shape[1]} columns and 0 rows; "
+                              "a report needs data rows")
+    return frame, False
+
+
+def feature_columns(frame: pd.DataFrame, args, bundled: bool) -> pd.DataFrame:
+    """The columns to analyse: ``--columns``, else every column but ``--group``.
+
+    Never drops a column silently: a chosen column that is not numeric is an error listing
+    them. Without ``--columns`` a bundled dataset uses its numeric columns (its fixed,
+    documented schema, e.g. adult's 5 numeric variables).
+    """
+    if args.group is not None and args.group not in frame.columns:
+        raise DPPCAValueError(f"--group must name a column of the data; no column {args.group!r} "
+                              f"in {list(frame.columns)}")
+    if args.columns is not None:
+        chosen = _name_list(args.columns, "--columns")
+        unknown = [c for c in chosen if c not in frame.columns]
+        if unknown:
+            raise DPPCAValueError(f"--columns names no column {unknown}; the data has {list(frame.columns)}")
+        if args.group in chosen:
+            raise DPPCAValueError(f"--columns must not include the --group column {args.group!r}")
+    elif bundled:
+        chosen = [c for c in frame.select_dtypes("number").columns if c != args.group]
+    else:
+        chosen = [c for c in frame.columns if c != args.group]
+    features = frame[chosen]
+    text = [c for c in chosen if not pd.api.types.is_numeric_dtype(features[c].dtype)]
+    if text:
+        raise DPPCAValueError(f"--data: columns {text} are not numeric; choose the numeric columns "
+                              "to analyse with --columns a,b,c (and the labels with --group)")
+    return features
+
+
+def group_levels(spec: str | None) -> list | None:
+    """``--group-levels``: comma-separated labels, or ``@FILE`` with one label per line."""
+    if spec is None:
+        return None
+    if spec.startswith("@"):
+        path = Path(spec[1:])
+        if not path.is_file():
+            raise FileNotFoundError(f"--group-levels: no file {spec[1:]!r}")
+        levels = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+        if not levels:
+            raise DPPCAValueError(f"--group-levels: the file {spec[1:]!r} lists no label")
+        return levels
+    return _name_list(spec, "--group-levels")
+
+
+def _name_list(spec: str, option: str) -> list:
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise DPPCAValueError(f"{option} must list at least one name (comma-separated); got {spec!r}")
+    return names
 
 
 def run_report(args) -> int:
@@ -83,19 +180,22 @@ def run_report(args) -> int:
     unknown = [s for s in names if s not in SECTIONS]
     if unknown or not names:
         raise DPPCAValueError(f"--sections must name sections from {list(SECTIONS)}; got {args.sections!r}")
-    frame = load_data(args.data)
-    numeric = frame.select_dtypes("number").drop(columns=[args.group] if args.group else [],
-                                                 errors="ignore")
+    if args.group_levels is not None and args.group is None:
+        raise DPPCAValueError("--group-levels needs --group (the column holding the labels)")
+    eps_arg(args.eps), delta_arg(args.delta)
+    args.levels = group_levels(args.group_levels)
+    frame, bundled = load_data(args.data, args.group)
+    numeric = feature_columns(frame, args, bundled)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    eps_arg(args.eps), delta_arg(args.delta)
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
     ledgers, share = {}, 1.0
     if args.standardize:
         numeric, ledgers["scales"] = _privately_standardized(numeric, args, streams[-1])
         share = 1.0 - REPORT_SCALE_SHARE
     eps, delta = share * args.eps / len(names), share * args.delta / len(names)
-    print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]}, total eps={args.eps:g}, "
+    print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]} "
+          f"(columns {', '.join(map(str, numeric.columns))}), total eps={args.eps:g}, "
           f"delta={args.delta:g}; " + ("private scales first, then " if args.standardize else "")
           + f"split evenly over sections {names}\n")
     for name, stream in zip(names, streams):
@@ -137,8 +237,10 @@ def directions_section(frame, numeric, args, eps, delta, rng, out):
 def score_section(frame, numeric, args, eps, delta, rng, out):
     """Private PC score plot (g-DPPCA directions): score.png and score_histograms.csv.
 
-    With ``--group COLUMN`` the plot is grouped by that column (missing labels form their own
-    group, so n stays public); the column is never a feature.
+    With ``--group COLUMN`` the plot is grouped by that column (missing labels read as
+    ``MISSING_LABEL``); the column is never a feature. The groups shown are
+    ``--group-levels`` (public; rows with other labels are in no histogram) or, without it,
+    the labels released by private partition selection (see :func:`dppca.dp_score_group`).
     """
     from .score import dp_score_plot, dp_score_plot_group
 
@@ -146,12 +248,10 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     if args.group is None:
         result = dp_score_plot(numeric, eps, delta, **options)
     else:
-        if args.group not in frame.columns:
-            raise DPPCAValueError(f"--group must name a column of the data; no column {args.group!r} "
-                                  f"in {list(frame.columns)}")
         labels = frame[args.group].astype(object)
-        labels = labels.where(labels.notna(), "(missing)")
-        result = dp_score_plot_group(numeric, labels.to_numpy(), eps, delta, **options)
+        labels = labels.where(labels.notna(), MISSING_LABEL)
+        result = dp_score_plot_group(numeric, labels.to_numpy(), eps, delta,
+                                     levels=getattr(args, "levels", None), **options)
     result.to_frame().to_csv(out / "score_histograms.csv", index=False)
     result.figure.savefig(out / "score.png", dpi=100)
     return result
@@ -170,6 +270,8 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
 
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
+#: Sub-commands: each function adds its sub-parser (with ``func`` set to its action).
+SUBCOMMANDS = [add_report_parser]
 
 if __name__ == "__main__":
     sys.exit(main())

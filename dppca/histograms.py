@@ -181,10 +181,17 @@ def _axis_bin(breaks, values) -> np.ndarray:
 
 
 def bin_counts(points, grid: Grid, codes=None, n_groups: int = 1) -> np.ndarray:
-    """Counts per (group, bin), shape (n_groups, m); ``codes`` are group indices 0..n_groups-1."""
+    """Counts per (group, bin), shape (n_groups, m).
+
+    ``codes`` are group indices 0..n_groups-1, or -1 for a row in no group (a label outside
+    the declared domain or not selected; see :mod:`dppca.groups`): such a row is counted in
+    no cell. Without ``codes`` every row is in the one group.
+    """
     flat = grid.bin_index(points)
     if codes is not None:
-        flat = np.asarray(codes) * grid.size + flat
+        codes = np.asarray(codes, dtype=np.int64)
+        in_group = codes >= 0
+        flat = codes[in_group] * grid.size + flat[in_group]
     return np.bincount(flat, minlength=n_groups * grid.size).reshape(n_groups, grid.size).astype(float)
 
 
@@ -242,7 +249,8 @@ def private_histograms(counts, methods, eps, delta, rng, *, calibration="analyti
     Parameters
     ----------
     counts : ndarray, shape (n_groups, m)
-        Exact counts per (group, bin) from :func:`bin_counts`; the groups partition the rows.
+        Exact counts per (group, bin) from :func:`bin_counts`; each row is in at most one
+        (group, bin) cell (rows in no group are in none).
     methods : sequence of {"add", "sparse"}
     eps, delta : float
         Budget of all the histograms together; each method gets (eps, delta) / len(methods).
@@ -260,12 +268,14 @@ def private_histograms(counts, methods, eps, delta, rng, *, calibration="analyti
 
     Notes
     -----
-    Sensitivity (replace-one, n public): the changed row leaves one (group, bin) cell and
-    enters one, so the count vector over all cells moves by at most 1 in two entries:
-    L2 sqrt(2), L1 2. One release over the concatenated groups therefore covers every group
-    (parallel composition, Algorithms 6-7 of the R package). Asking for both methods is two
-    releases: basic composition, half the budget each (the R package spends the full budget
-    on each, its Observation P3).
+    Sensitivity (replace-one, n public): the cells (groups) are public or released before
+    (adaptive composition), and each row is in at most one cell. The replaced row leaves at
+    most one cell and the new one enters at most one, whatever the change (bin, group, or
+    into/out of the groups shown): the count vector moves by at most 1 in two entries, L2
+    sqrt(2), L1 2; a cell non-zero in one neighbour only holds a count of 1 (at most two such
+    cells). One release covers every group (parallel composition, R's Algorithms 6-7). Both
+    methods are two releases: basic composition, half the budget each (R spends the full
+    budget on each, its Observation P3).
     """
     share = 1.0 / len(methods)
     out = {}

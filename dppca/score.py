@@ -10,7 +10,10 @@ Differences from R, each for privacy or correctness (the spec's Observations): s
 centred by the sample mean (the private frame centre is the centre; P1); the smooth-sensitivity
 medians use a private domain and beta = eps/(2 ln(2/delta)) (P5, P6); "add" and "sparse" split
 the histogram budget (P3); the Gaussian noise is calibrated exactly (analytic, P4); group sizes
-are never released exactly (P7); non-private references only with ``nonprivate=True`` (P8);
+are never released exactly (P7) and the group labels are a declared public domain (``levels=``,
+Categorical categories) or chosen by private partition selection, never read off the data
+(R takes them from the data and refuses groups of fewer than 2 rows, which is not private);
+non-private references only with ``nonprivate=True`` (P8);
 ``bins`` has a default; unknown option names and repeated axes are errors (B2, B9).
 """
 from __future__ import annotations
@@ -18,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg,
-                          option_arg, options_arg, rng_arg, seed_of)
+from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
+                          int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import dp_pc_dir
+from .groups import declared_groups, label_series, selected_groups
 from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
                          private_frame, private_histograms)
 from .plotting.score import ScorePlotControl
@@ -33,6 +37,9 @@ from .results.score import ScoreResult
 BUDGET_SHARES = {False: {"frame": 0.5, "histograms": 0.5},
                  True: {"directions": 1 / 3, "frame": 1 / 3, "histograms": 1 / 3}}
 PRIVATE_PLOTS = ("histogram", "sample")
+#: Share of a grouped call's budget (eps and delta) spent on private partition selection when
+#: no domain of labels is declared; the rest is split as in ``BUDGET_SHARES``.
+PARTITION_SHARE = 0.1
 
 #: R-style names of the control constructors (frozen dataclasses validated at construction).
 sampling_control = SamplingControl
@@ -125,8 +132,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
-                   standardize=False, g_dppca=False, axes=(1, 2), *, calibration="analytic",
-                   rng=None, nonprivate=False) -> ScoreResult:
+                   standardize=False, g_dppca=False, axes=(1, 2), *, levels=None,
+                   partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
+                   nonprivate=False) -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -134,34 +142,87 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     X : pandas.DataFrame or array_like, shape (n, p)
         As in :func:`dp_score`; when ``group`` names a column of X it is removed from the features.
     group : str or array_like of length n
-        A column name of X, or the labels (compared as strings). A pandas Categorical keeps its
-        category order; other labels are sorted. No missing labels; every group has >= 2 rows.
+        A column name of X, or one label per row (strings, numbers or a pandas Categorical).
+        Missing labels are allowed: such rows are in no group (see Notes).
     eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate
         As in :func:`dp_score` (``bins=None`` uses the same rule with the total n: groups
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
+    levels : sequence of labels, optional
+        The **public domain** of the labels: every group to show, in display order (from R,
+        the factor levels). Each level is a group, even one with no row (its histogram is
+        noise only, possibly empty). Labels match levels by value when both are numeric,
+        otherwise as text (str(label) == str(level)); names are str(level). Rows whose label
+        is not among ``levels`` are left out of every histogram (Notes). Without ``levels``
+        the categories of a pandas Categorical ``group`` are the domain (unused categories
+        kept); plain labels go through private partition selection.
+    partition_share : float in (0, 1)
+        Share of (eps, delta) spent on private partition selection when no domain is declared
+        (default ``PARTITION_SHARE`` = 0.1); unused otherwise. At eps = 1, delta = 1e-5 a
+        label is released with probability 1/2 from 278 rows, 0.95 from 324 (eps = 3: 94 and
+        109); a group that small is anyway buried in the histogram noise at that budget (e.g.
+        sigma = 34 counts per cell for "add" with g-DPPCA), so a larger share buys little.
 
     Returns
     -------
     ScoreResult
-        Histograms with a ``group`` column (prob sums to 1 within each group) and
-        ``group_sizes``: private estimates of the group sizes read off the same releases.
+        Histograms with a ``group`` column (prob sums to 1 within each group; all 0 for a
+        group whose release kept no mass), ``groups`` (the labels shown), ``group_selection``
+        ("levels", "categories" or "partition selection") and ``group_sizes``: private
+        estimates of the group sizes read off the same releases.
 
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        As in :func:`dp_score`, and: ``group`` names no column, has the wrong length, has
-        missing labels, or a group has fewer than 2 rows.
+        As in :func:`dp_score`, and: ``group`` names no column or has the wrong length;
+        ``levels`` is not a list of distinct labels; ``partition_share`` is not in (0, 1);
+        partition selection released no label (this depends only on that private release).
+        Nothing depends on the group sizes or on which labels the data hold.
 
     Notes
     -----
-    Privacy: the frame and directions as in :func:`dp_score`, on all rows. The groups partition
-    the rows, so one release over the concatenated (group, bin) counts covers every group: a
-    replaced row changes at most two cells by 1 (parallel composition). The label set (and that
-    each group has >= 2 rows) is treated as public, like n; the group sizes are not released
-    except through the noisy histograms (the R package returns them exactly, Observation P7).
+    **Which groups** (never read from the data without a mechanism; DESIGN.md, privacy
+    contract):
+
+    * declared domain (``levels`` or Categorical categories): exactly those groups, at no
+      cost. A row whose label is missing or outside the domain is left out of every histogram
+      (the frame and directions still use all rows). This is what Google's differential
+      privacy library does with public partitions; refusing such a row would be a refusal
+      that depends on private data (eps = infinity), and an extra "(other)" group would show
+      a group nobody declared. A statistician who wants such rows counted lists their label
+      in ``levels``. Their number is never reported; the private group sizes give an estimate
+      (n minus their sum).
+    * no domain (plain strings or numbers): private partition selection with
+      ``partition_share`` of (eps, delta) (:func:`dppca.privacy.partition.select_partitions`,
+      the thresholded noisy count of Google's library; Desfontaines et al. 2022), on the
+      ledger as "groups: partition selection". Labels with few rows (below about
+      1 + (2/eps_s) ln(1/delta_s) rows, eps_s and delta_s the selection's budget) are likely
+      missing from the result; the summary says so. Rows of labels not released are left
+      out of the histograms. Labels are ordered by value (numbers) or text.
+
+    **Histograms**: the frame and directions as in :func:`dp_score`, on all rows. The groups
+    partition the rows that are in a group, so one release over the concatenated
+    (group, bin) counts covers every group: replacing a row (which may change its label,
+    move it into or out of the groups shown, or change its bin) removes it from at most one
+    cell and adds it to at most one cell, so the count vector moves by at most 1 in two
+    entries (L1 2, L2 sqrt(2); :func:`dppca.histograms.private_histograms`). A group with 0
+    or 1 rows gets its noisy histogram like any other. The group sizes are released only
+    through the noisy histograms (the R package returns them exactly, Observation P7).
+    Composition: directions, frame, selection (if any) and histograms add up to (eps, delta).
+
+    Examples
+    --------
+    >>> from dppca import dp_score_group, load_gau_g
+    >>> data = load_gau_g()
+    >>> res = dp_score_group(data, "group", eps=3, delta=1e-5, g_dppca=True, rng=1)
+    >>> res.group_selection, res.groups
+    ('partition selection', ['group1', 'group2', 'group3', 'group4', 'group5'])
+    >>> levels = ["group1", "group2", "group3", "group4", "group5", "group6"]
+    >>> dp_score_group(data, "group", eps=3, delta=1e-5, g_dppca=True, levels=levels,
+    ...                rng=1).groups[-1]
+    'group6'
     """
     return _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate)
+                  calibration, rng, nonprivate, levels, partition_share)
 
 
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
@@ -208,7 +269,8 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
 def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
                         standardize=False, g_dppca=False, axes=(1, 2), plot_control=None, *,
-                        calibration="analytic", rng=None, nonprivate=False) -> ScoreResult:
+                        levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
+                        rng=None, nonprivate=False) -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
 
     Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
@@ -219,8 +281,9 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
 
     Parameters
     ----------
-    X, group
-        As in :func:`dp_score_group`.
+    X, group, levels, partition_share
+        As in :func:`dp_score_group` (``levels``: the public list of labels, e.g. R's factor
+        levels; without a declared domain the groups come from private partition selection).
     eps, delta, bins, method, private_plot, sampling_control, center, standardize, g_dppca,
     axes, plot_control, calibration, rng, nonprivate
         As in :func:`dp_score_plot` (the positional order is that of :func:`dp_score_plot`;
@@ -238,6 +301,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     """
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
+                            levels=levels, partition_share=partition_share,
                             calibration=calibration, rng=rng, nonprivate=nonprivate)
     return _draw(result, plots, sampling, appearance)
 
@@ -272,7 +336,7 @@ def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
 
 # --------------------------------------------------------------------------- the pipeline
 def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
-           rng, nonprivate) -> ScoreResult:
+           rng, nonprivate, levels=None, partition_share=PARTITION_SHARE) -> ScoreResult:
     features, labels = (X, None) if group is None else _split_group(X, group)
     mat = as_matrix(features)
     if mat.p < 2:
@@ -283,9 +347,12 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     g_dppca, nonprivate = bool_arg(g_dppca, "g_dppca"), bool_arg(nonprivate, "nonprivate")
     axes, bins = _axes_arg(axes, mat.p), _bins_arg(bins)
     option_arg(calibration, "calibration", CALIBRATIONS)
-    names, codes = (None, None) if labels is None else _group_codes(labels, mat.n)
+    labels = None if labels is None else label_series(labels, mat.n)
+    domain = None if labels is None else declared_groups(labels, levels)
+    selection = _selection_budget(eps, delta, partition_share) \
+        if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    parts = split_budget(eps, delta, BUDGET_SHARES[g_dppca])
+    parts = split_budget(eps - selection[0], delta - selection[1], BUDGET_SHARES[g_dppca])
 
     directions = dp_pc_dir(mat.to_frame(), max(axes), center,
                            standardize, g_dppca, *parts.get("directions", (None, None)),
@@ -296,6 +363,9 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
 
     frame = private_frame(scores, *parts["frame"], generator, ledger=ledger)
+    if labels is not None and domain is None:
+        domain = selected_groups(labels, *selection, generator, ledger=ledger)
+    names, codes = (None, None) if domain is None else (domain.names, domain.codes)
     shift = np.asarray(frame.centre) if center else np.zeros(2)
     n_groups = 1 if names is None else len(names)
     if bins is None:
@@ -312,7 +382,13 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
                        ledger=ledger, directions=directions, axes=axes, eps=eps, delta=delta,
                        calibration=calibration, seed=seed_of(rng), n_obs=mat.n, center=center,
                        standardize=standardize, g_dppca=g_dppca, bins_rule=rule, rng=generator,
-                       scores=reference, nonprivate_counts=counts if nonprivate else None)
+                       scores=reference, nonprivate_counts=counts if nonprivate else None,
+                       group_selection=None if domain is None else domain.source)
+
+
+def _selection_budget(eps, delta, share) -> tuple:
+    share = float_arg(share, "partition_share", open_unit=True)
+    return share * eps, share * delta
 
 
 def _per_method(parts, methods) -> tuple:
@@ -350,26 +426,6 @@ def _split_group(X, group):
         raise DPPCATypeError("`group` must be a column name or a 1-D array of labels; "
                              f"got {type(group).__name__}")
     return X, group
-
-
-def _group_codes(labels, n):
-    labels = pd.Series(labels).reset_index(drop=True)
-    if len(labels) != n:
-        raise DPPCAValueError(f"`group` must have one label per row of X ({n}); got {len(labels)}")
-    if labels.isna().any():
-        raise DPPCAValueError(f"`group` must not have missing labels; {int(labels.isna().sum())} missing")
-    if isinstance(labels.dtype, pd.CategoricalDtype):
-        present = set(labels.astype(object))
-        names = [str(c) for c in labels.cat.categories if c in present]
-    else:
-        names = sorted({str(v) for v in labels})
-    as_text = labels.astype(object).map(str)
-    codes = pd.Categorical(as_text, categories=names).codes.astype(np.int64)
-    sizes = np.bincount(codes, minlength=len(names))
-    small = [name for name, size in zip(names, sizes) if size < 2]
-    if small:
-        raise DPPCAValueError(f"every group must have at least 2 rows; groups {small} have fewer")
-    return names, codes
 
 
 def _reference_scores(shown, axes, features, names, codes) -> pd.DataFrame:

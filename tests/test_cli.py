@@ -69,3 +69,171 @@ def _flat(sections):
             yield value
         else:
             yield from _flat(value)
+
+
+# --------------------------------------------------------------------- help and input files
+def _subcommands():
+    from dppca.cli import _parser
+
+    action = next(a for a in _parser()._actions if a.dest == "command")
+    return list(action.choices)
+
+
+@pytest.mark.parametrize("argv", [[]] + [[name] for name in _subcommands()])
+def test_help_of_every_subcommand(argv, capsys):
+    # `dppca report --help` used to crash: argparse %-formats help strings ("10%").
+    with pytest.raises(SystemExit) as stop:
+        main(argv + ["--help"])
+    assert stop.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert out.startswith("usage: dppca") and "--help" in out
+    if argv == ["report"]:
+        assert "(10% of the budget)" in out and "--group-levels" in out and "--columns" in out
+
+
+def _run(tmp_path, frame_or_text, *args):
+    """Write the data to data.csv, run `dppca report` on it; returns (code, out, err, folder)."""
+    csv = tmp_path / "data.csv"
+    if isinstance(frame_or_text, str):
+        csv.write_text(frame_or_text)
+    else:
+        frame_or_text.to_csv(csv, index=False)
+    out = tmp_path / "out"
+    base = ["report", "--data", str(csv), "--eps", "3", "--delta", "1e-5", "--seed", "1",
+            "--out", str(out)]
+    code = main(base + list(args))
+    return code, out
+
+
+def _error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.startswith("dppca: error:") and err.count("\n") == 1
+    return err
+
+
+def test_non_numeric_columns_are_listed_not_dropped(tmp_path, capsys, gaussian_frame):
+    data = gaussian_frame.assign(city="x", note="y")
+    code, _ = _run(tmp_path, data, "--sections", "directions")
+    assert code == 2
+    err = _error(capsys)
+    assert "columns ['city', 'note'] are not numeric" in err and "--columns" in err
+
+
+def test_columns_option_chooses_the_features(tmp_path, gaussian_frame):
+    data = gaussian_frame.assign(city="x")
+    code, out = _run(tmp_path, data, "--columns", "c,a,b", "--sections", "directions")
+    assert code == 0
+    assert list(pd.read_csv(out / "directions.csv", index_col=0).index) == ["c", "a", "b"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--columns", "a,nope"], "--columns names no column ['nope']"),
+    (["--columns", " , "], "--columns must list at least one name"),
+    (["--columns", "a,city"], "columns ['city'] are not numeric"),
+    (["--group", "city", "--columns", "a,city"], "must not include the --group column 'city'"),
+    (["--group-levels", "x,y"], "--group-levels needs --group"),
+    (["--group", "city", "--group-levels", "@missing.txt"], "--group-levels: no file 'missing.txt'"),
+])
+def test_column_and_level_options_are_checked(tmp_path, capsys, gaussian_frame, args, message):
+    code, _ = _run(tmp_path, gaussian_frame.assign(city="x"), *args)
+    assert code == 2 and message in _error(capsys)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("a,b,c,d\n", "has 4 columns and 0 rows"),
+    ("", "is empty (no header, no rows)"),
+    ("\n\n", "is empty (no header, no rows)"),
+])
+def test_files_without_rows_are_clear_errors(tmp_path, capsys, text, message):
+    code, _ = _run(tmp_path, text)
+    assert code == 2 and message in _error(capsys)
+
+
+# ------------------------------------------------------------------------------ group labels
+@pytest.fixture
+def labelled(gaussian_frame):
+    """400 rows: labels p (200), q (197), a lonely label (1) and 2 missing."""
+    labels = ["p"] * 200 + ["q"] * 197 + ["lonely"] + [None, None]
+    return gaussian_frame.assign(kind=labels)
+
+
+def test_group_levels_are_the_groups_shown(tmp_path, capsys, labelled):
+    # Declared levels: every level is a group (also 'unused', with no row); rows labelled
+    # 'lonely' (outside the levels) are in no histogram, and nothing says so about them.
+    code, out = _run(tmp_path, labelled, "--group", "kind", "--group-levels", "q,p,unused,(missing)",
+                     "--sections", "score")
+    assert code == 0
+    hist = pd.read_csv(out / "score_histograms.csv")
+    assert list(dict.fromkeys(hist["group"])) == ["q", "p", "unused", "(missing)"]
+    printed = capsys.readouterr()
+    assert "Groups shown: q, p, unused, (missing). Declared public by levels=" in printed.out
+    assert "lonely" not in printed.out + printed.err
+    ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
+    assert not any(r["step"].startswith("groups") for r in ledger["releases"])
+
+
+def test_group_levels_from_a_file(tmp_path, labelled):
+    (tmp_path / "levels.txt").write_text("p\n\nq\n")
+    code, out = _run(tmp_path, labelled, "--group", "kind", "--group-levels",
+                     f"@{tmp_path / 'levels.txt'}", "--sections", "score")
+    assert code == 0 and set(pd.read_csv(out / "score_histograms.csv")["group"]) == {"p", "q"}
+
+
+def test_groups_without_levels_come_from_partition_selection(tmp_path, capsys, labelled):
+    # eps 3 for one section: the selection gets 0.3 and delta 1e-6, threshold
+    # 1 + (2/0.3) ln(1e6) = 93 rows, so p and q (about 200 rows) pass with probability
+    # 1 - e^-15/2 and the lonely label with probability < 1e-6.
+    code, out = _run(tmp_path, labelled, "--group", "kind", "--sections", "score")
+    assert code == 0
+    assert set(pd.read_csv(out / "score_histograms.csv")["group"]) == {"p", "q"}
+    printed = capsys.readouterr().out
+    assert "released by private partition selection" in printed and "lonely" not in printed
+    ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
+    assert ledger["spent_eps"] == pytest.approx(3.0)
+    assert any(r["step"] == "groups: partition selection" for r in ledger["releases"])
+
+
+def test_labels_are_read_as_written(tmp_path, gaussian_frame):
+    # A CSV's group column is read as text: "01" and "1" are different labels, as written.
+    data = gaussian_frame.assign(kind=["01"] * 200 + ["1"] * 200)
+    code, out = _run(tmp_path, data, "--group", "kind", "--group-levels", "01,1",
+                     "--sections", "score")
+    assert code == 0
+    assert list(dict.fromkeys(pd.read_csv(out / "score_histograms.csv", dtype={"group": str})["group"])) \
+        == ["01", "1"]
+
+
+def _adult_levels(tmp_path):
+    from dppca import load_adult
+
+    countries = list(load_adult(labels=True)["native_country"].cat.categories) + ["(missing)"]
+    assert len(countries) == 42 and "Holand-Netherlands" in countries
+    path = tmp_path / "countries.txt"
+    path.write_text("\n".join(countries) + "\n")
+    return countries, path
+
+
+def test_adult_native_country_with_declared_levels(tmp_path, capsys):
+    # The reported leak: the report refused, naming 'Holand-Netherlands' (one person). A row
+    # subset (keeping that person) written to CSV keeps the test fast; all 42 levels declared.
+    from dppca import load_adult
+
+    adult = load_adult(labels=True)
+    rows = adult.iloc[::16].index.union(adult.index[adult["native_country"] == "Holand-Netherlands"])
+    data = adult.loc[rows, ["age", "education_num", "hours_per_week", "native_country"]]
+    countries, path = _adult_levels(tmp_path)
+    code, out = _run(tmp_path, data, "--group", "native_country", "--group-levels", f"@{path}",
+                     "--k", "2", "--sections", "score")
+    assert code == 0
+    hist = pd.read_csv(out / "score_histograms.csv")
+    assert list(dict.fromkeys(hist["group"])) == countries
+
+
+@pytest.mark.slow
+def test_adult_bundled_native_country_runs(tmp_path):
+    countries, path = _adult_levels(tmp_path)
+    out = tmp_path / "adult"
+    assert main(["report", "--data", "adult", "--group", "native_country", "--group-levels",
+                 ",".join(countries), "--k", "2", "--eps", "1", "--delta", "1e-5", "--seed", "1",
+                 "--sections", "score", "--out", str(out)]) == 0
+    assert set(pd.read_csv(out / "score_histograms.csv")["group"]) == set(countries)

@@ -32,7 +32,11 @@ class ScoreResult(DPResult):
         method, read off the same released histograms); a NON-PRIVATE exact column is added
         only when the call asked for references.
     groups : list of str or None
-        Group labels (treated as public, like n).
+        Group labels shown: a declared public domain, or the labels released by private
+        partition selection (``group_selection`` says which).
+    group_selection : {"levels", "categories", "partition selection"} or None
+        Where ``groups`` came from: ``levels=``, the categories of a Categorical, or private
+        partition selection (then labels with few rows may be missing).
     samples : dict
         Synthetic samples, target -> {sampling method -> DataFrame pc_x, pc_y[, group]}, filled
         by :func:`dppca.dp_score_plot` or :meth:`draw_samples`.
@@ -52,13 +56,14 @@ class ScoreResult(DPResult):
 
     def __init__(self, *, frame, shift, grid, releases, groups, ledger, directions, axes, eps,
                  delta, calibration, seed, n_obs, center, standardize, g_dppca, bins_rule, rng,
-                 scores=None, nonprivate_counts=None):
+                 scores=None, nonprivate_counts=None, group_selection=None):
         self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
         self.half_width = float(frame.half_width)
         self.frame = {"xlim": tuple(float(v) for v in np.subtract(frame.xlim, shift[0])),
                       "ylim": tuple(float(v) for v in np.subtract(frame.ylim, shift[1]))}
         self.grid, self.bins, self.bins_rule = grid, grid.shape, bins_rule
         self.groups = None if groups is None else list(groups)
+        self.group_selection = group_selection
         self.methods = tuple(releases)
         self._releases = releases
         self.histograms = {m: histogram_frame(grid, r.prob, self.groups) for m, r in releases.items()}
@@ -178,7 +183,7 @@ class ScoreResult(DPResult):
 
         Ungrouped: ``frame`` (xlim, ylim) and one column dict (xmin, xmax, ymin, ymax, prob) per
         method. Grouped: ``frame`` and ``groups``: label -> {n: private size estimate of the
-        first method, <method>: column dict}. Plus ``ledger``, ``bins``, ``private``, and the
+        first method, <method>: column dict} and ``group_selection``. Plus ``ledger``, ``bins``, ``private``, and the
         NON-PRIVATE ``nonprivate`` / ``score`` entries only when they were computed.
         """
         out = {"frame": {k: list(v) for k, v in self.frame.items()}, "bins": list(self.bins),
@@ -187,6 +192,7 @@ class ScoreResult(DPResult):
         if self.groups is None:
             out.update({t: _columns(h) for t, h in targets.items()})
         else:
+            out["group_selection"] = self.group_selection
             out["groups"] = {g: {"n": float(self._releases[self.methods[0]].totals[i]),
                                  **{t: _columns(h[h["group"] == g].drop(columns="group"))
                                     for t, h in targets.items()}}
@@ -258,8 +264,7 @@ class ScoreResult(DPResult):
         if len(self.methods) > 1:
             notes.append("The histogram budget is split evenly between the methods (basic composition).")
         if self.groups is not None:
-            notes.append("The group labels are treated as public, like n; group sizes are released "
-                         "only through the noisy histograms (estimates above).")
+            notes.append(_groups_note(self.groups, self.group_selection))
         for method, release in self._releases.items():
             if release.empty_groups:
                 notes.append(f"The {method!r} histogram kept no mass for {len(release.empty_groups)} "
@@ -278,6 +283,17 @@ class ScoreResult(DPResult):
         if self._nonprivate_counts is not None:
             sizes[f"exact ({NONPRIVATE})"] = self._nonprivate_counts.sum(axis=1)
         return sizes
+
+
+def _groups_note(groups, source) -> str:
+    released = f"Groups shown: {', '.join(groups)}."
+    if source == "partition selection":
+        return (f"{released} No domain of labels was declared, so they were released by private "
+                "partition selection (ledger: 'groups: partition selection'): labels with few rows "
+                "may be missing, and their rows are in no histogram. Pass levels= to show every label.")
+    origin = "levels=" if source == "levels" else "the Categorical's categories"
+    return (f"{released} Declared public by {origin}; rows with other or missing labels are in no "
+            "histogram. Group sizes are released only through the noisy histograms.")
 
 
 def _pc(axes) -> list:
