@@ -425,6 +425,11 @@ def _normalise(S, n):
     return (K + K.T) / 2.0
 
 
+def available_cores():
+    """Cores this process may run on (the affinity mask on Linux)."""
+    return _available_cores()
+
+
 def _available_cores():
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -476,6 +481,11 @@ class _Prepared(NamedTuple):
     left: np.ndarray  # [z, 1, ||z||^2]; [-2 z, ||z||^2, 1] of a strip's rows is formed on the fly
 
 
+#: Below this many rows the pair work (~n^2 d / 2) takes less time than starting threads
+#: (~0.5 ms each), so one thread does it; blocks of incomplete designs are spread over the
+#: cores one level up instead (:func:`dppca.pair_design.sum_block_kendall`).
+_PARALLEL_MIN_ROWS = 1024
+
 #: Rows per chunk when building the working rows: the temporaries stay O(chunk d).
 _PREPARE_CHUNK = 2**12
 
@@ -487,7 +497,9 @@ def _prepare(X):
     that factor (n (d + 2) floats): the engine's extra memory is about (d + 2)/d times the data.
     """
     n, d = X.shape
-    median = np.array([np.median(X[:, j]) for j in range(d)])  # one column copied at a time
+    # np.median copies its input: whole for small data, one column at a time for large.
+    median = np.median(X, axis=0) if n <= _PREPARE_CHUNK else \
+        np.array([np.median(X[:, j]) for j in range(d)])
     # fl(x - m) is monotone in x, so the largest |x - m| sits at a column's min or max.
     big = float(max(np.max(np.abs(X.max(axis=0) - median)), np.max(np.abs(X.min(axis=0) - median))))
     scale = float(_power_of_two_scale(big))
@@ -558,7 +570,8 @@ def _accumulate_in_parallel(prep, spec, n, tile):
     """Share the strips over the cores; one accumulator per worker thread."""
     setters = _openblas_local_thread_setters()
     strips = -(-n // _strip_height(tile))  # at least this many strips
-    workers = min(_available_cores(), strips) if setters else 1
+    parallel = setters and n >= _PARALLEL_MIN_ROWS
+    workers = min(_available_cores(), strips) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [_strip_tasks(n, tile, k, workers) for k in range(workers)]
     if setters:  # also with one worker: threaded BLAS on small strips stalls under load
