@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, rng_arg, seed_of)
+from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
 from .preprocessing import as_matrix, private_column_scales, public_scale, sample_scale
 from .privacy import CALIBRATIONS, Ledger, split_budget
@@ -19,7 +20,8 @@ SCALE_SHARE = 0.2
 
 
 def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, delta=None, *,
-              method=None, sign="spherical", radius=None, xi=None, xi_bound=None, scale=None,
+              method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
+              design="auto", pairs_per_row=None, scale=None,
               scale_share=SCALE_SHARE, calibration="analytic", rng=None, nonprivate=False,
               **method_options) -> PCDirections:
     """Top-k principal component directions, private (g-DPPCA) or not.
@@ -57,6 +59,14 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     xi, xi_bound : callable, float
         A user scale function xi(s) > 0 (vectorised over norms) and its declared bound
         sup_s xi(s), which sets the sensitivity. Overrides ``sign``.
+    design : {"auto", "complete", "incomplete"}
+        g-DPPCA's Kendall's tau matrix over all n(n-1)/2 pairs ("complete"), or an incomplete
+        U-statistic over a random block design drawn from ``rng`` ("incomplete"; the same
+        sensitivity, so the same noise). "auto" (default) is complete while that costs under
+        about a second (n^2 p <= 3e10) and incomplete above. See :mod:`dppca.pair_design`.
+    pairs_per_row : int, optional
+        Pairs per row r of the incomplete design (default: the rule of
+        :func:`dppca.pair_design.pairs_per_row_rule`).
     scale : array_like of shape (p,), optional
         Public column scales for ``standardize=True`` (declared public by the caller).
     scale_share : float in (0, 1)
@@ -110,14 +120,17 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     >>> res.directions.shape
     (20, 2)
     """
-    mat = as_matrix(X)
+    mat = _input_matrix(X)
     k = int_arg(k, "k", 1, mat.p)
     bool_arg(center, "center")
     standardize, nonprivate = bool_arg(standardize, "standardize"), bool_arg(nonprivate, "nonprivate")
     method = _resolve_method(method, bool_arg(g_dppca, "g_dppca"))
     option_arg(calibration, "calibration", CALIBRATIONS)
-    options = _method_options(method, dict(sign=sign, radius=radius, xi=xi, xi_bound=xi_bound),
+    options = _method_options(method, dict(sign=sign, radius=radius, xi=xi, xi_bound=xi_bound,
+                                           design=design, pairs_per_row=pairs_per_row),
                               method_options)
+    if is_dask_input(X):
+        _check_dask_call(method, standardize, scale, nonprivate)
     if method == "nonprivate":
         return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -130,6 +143,31 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     return PCDirections(fit, mat.columns, method=method, ledger=ledger, n_obs=mat.n, eps=eps,
                         delta=delta, calibration=calibration, seed=seed_of(rng), scale=scales,
                         scale_source=source, nonprivate_directions=reference, options=options)
+
+
+def _input_matrix(X):
+    """Validated input: in memory (as_matrix), or a lazy dask array for dask collections and files."""
+    if is_dask_input(X):
+        from .backends.dask import as_dask_matrix
+
+        return as_dask_matrix(X)
+    return as_matrix(X)
+
+
+def _check_dask_call(method, standardize, scale, nonprivate):
+    """What the dask path supports: g-DPPCA, with public scales when standardizing."""
+    if method != "gdppca":
+        raise DPPCAValueError(f"dask and file input supports g-DPPCA only (g_dppca=True or "
+                              f"method='gdppca'); got method {method!r}")
+    if standardize and scale is None:
+        raise DPPCAValueError("standardize=True on dask or file input needs public scales "
+                              "(`scale=`): private scales need the rows in memory")
+    if nonprivate:
+        raise DPPCAValueError("nonprivate=True is not available for dask or file input")
+
+
+#: g-DPPCA options whose default value other methods accept silently.
+_GDPPCA_DEFAULTS = {"sign": "spherical", "design": "auto"}
 
 
 def _resolve_method(method, g_dppca: bool) -> str:
@@ -145,7 +183,7 @@ def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
         raise DPPCATypeError(f"options {unknown} are not options of method {method!r}; "
                              f"its options are {list(allowed)}")
     if method != "gdppca":
-        changed = [n for n, v in gdppca_options.items() if v is not None and (n, v) != ("sign", "spherical")]
+        changed = [n for n, v in gdppca_options.items() if v is not None and v != _GDPPCA_DEFAULTS.get(n)]
         if changed:
             raise DPPCAValueError(f"{changed} are g-DPPCA options; method {method!r} does not use them")
         return dict(extra)

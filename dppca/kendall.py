@@ -250,7 +250,7 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     n, d = X.shape
     spec = _resolve_sign(sign, radius, xi, d)
     prep = _prepare(X)
-    parts = _accumulate_in_parallel(prep, spec, _strip_tasks(n, tile))
+    parts = _accumulate_in_parallel(prep, spec, n, tile)
     return _normalise(_combine(prep, parts), n)
 
 
@@ -425,6 +425,11 @@ def _normalise(S, n):
     return (K + K.T) / 2.0
 
 
+def available_cores():
+    """Cores this process may run on (the affinity mask on Linux)."""
+    return _available_cores()
+
+
 def _available_cores():
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -467,40 +472,64 @@ def _openblas_local_thread_setters():
 
 
 class _Prepared(NamedTuple):
-    """Centred, scaled, norm-sorted data and the augmented Gram factors."""
+    """Centred, scaled, norm-sorted data as the augmented Gram factor [z, 1, ||z||^2]."""
 
     X: np.ndarray  # original rows (for explicit differences)
     order: np.ndarray  # sorted position -> original row
     scale: float  # power of two; working units = original / scale
     sqnorm: np.ndarray  # ||z_i||^2 of the working rows z, ascending
-    left: np.ndarray  # [z, 1, ||z||^2]: left @ right.T = squared distances
-    right: np.ndarray  # [-2 z, ||z||^2, 1]
+    left: np.ndarray  # [z, 1, ||z||^2]; [-2 z, ||z||^2, 1] of a strip's rows is formed on the fly
+
+
+#: Below this many rows the pair work (~n^2 d / 2) takes less time than starting threads
+#: (~0.5 ms each), so one thread does it; blocks of incomplete designs are spread over the
+#: cores one level up instead (:func:`dppca.pair_design.sum_block_kendall`).
+_PARALLEL_MIN_ROWS = 1024
+
+#: Rows per chunk when building the working rows: the temporaries stay O(chunk d).
+_PREPARE_CHUNK = 2**12
 
 
 def _prepare(X):
-    """Centre at the column medians, rescale by a power of two, sort by norm."""
-    Z = X - np.median(X, axis=0)
-    big = float(np.max(np.abs(Z)))
+    """Centre at the column medians, rescale by a power of two, sort by norm.
+
+    Built chunk by chunk straight into the Gram factor, so the only O(n d) allocation is
+    that factor (n (d + 2) floats): the engine's extra memory is about (d + 2)/d times the data.
+    """
+    n, d = X.shape
+    # np.median copies its input: whole for small data, one column at a time for large.
+    median = np.median(X, axis=0) if n <= _PREPARE_CHUNK else \
+        np.array([np.median(X[:, j]) for j in range(d)])
+    # fl(x - m) is monotone in x, so the largest |x - m| sits at a column's min or max.
+    big = float(max(np.max(np.abs(X.max(axis=0) - median)), np.max(np.abs(X.min(axis=0) - median))))
     scale = float(_power_of_two_scale(big))
-    Z *= 1.0 / scale  # exact: a power of two
-    sq = np.einsum("ij,ij->i", Z, Z)
+    sq = np.empty(n)
+    for start in range(0, n, _PREPARE_CHUNK):
+        Z = (X[start:start + _PREPARE_CHUNK] - median) * (1.0 / scale)  # exact: a power of two
+        sq[start:start + _PREPARE_CHUNK] = np.einsum("ij,ij->i", Z, Z)
     order = np.argsort(sq, kind="stable")
-    n, d = Z.shape
-    # Augmenting both factors puts the whole Gram trick inside one GEMM,
+    # Augmenting the factor puts the whole Gram trick inside one GEMM,
     # ||z_i||^2 + ||z_j||^2 - 2 z_i.z_j, saving two elementwise passes; the
-    # ones column of `left` also yields the row sums of W from W @ left.
+    # ones column also yields the row sums of W from W @ left.
     left = np.empty((n, d + 2))
-    left[:, :d] = Z[order]
+    for start in range(0, n, _PREPARE_CHUNK):
+        rows = order[start:start + _PREPARE_CHUNK]
+        np.multiply(X[rows] - median, 1.0 / scale, out=left[start:start + rows.size, :d])
     left[:, d] = 1.0
     left[:, d + 1] = sq[order]
-    right = np.empty((n, d + 2))
-    np.multiply(left[:, :d], -2.0, out=right[:, :d])
-    right[:, d] = left[:, d + 1]
-    right[:, d + 1] = 1.0
-    return _Prepared(X, order, scale, left[:, d + 1], left, right)
+    return _Prepared(X, order, scale, left[:, d + 1], left)
 
 
-def _strip_tasks(n, tile):
+def _right_factor(left_rows):
+    """[-2 z, ||z||^2, 1] of some rows of the factor (exact: a scaling by -2 and a swap)."""
+    d = left_rows.shape[1] - 2
+    right = np.empty_like(left_rows)
+    np.multiply(left_rows[:, :d], -2.0, out=right[:, :d])
+    right[:, d], right[:, d + 1] = left_rows[:, d + 1], 1.0
+    return right
+
+
+def _strip_tasks(n, tile, worker=0, workers=1):
     """Strips (rows, cols, triangular) covering each pair i < j exactly once.
 
     Tiles (I, J), I <= J, are cut into strips of ``height`` rows, so the
@@ -509,19 +538,26 @@ def _strip_tasks(n, tile):
     the cores. In a diagonal tile a strip starts at its own first row, and
     its leading square block (``triangular``) keeps only j > i, so every pair
     is weighed, and tested for near-duplication, in one place only.
+
+    A generator yielding every ``workers``-th strip from number ``worker`` on
+    (a static round-robin split): the list of all strips would hold
+    O(n^2 / (tile height)) entries, ~4 million at n = 10^6.
     """
-    height = max(1, min(tile, _STRIP_ELEMENTS // tile))
-    tasks = []
+    height = _strip_height(tile)
+    index = 0
     for a in range(0, n, tile):
         a_end = min(a + tile, n)
         for b in range(a, n, tile):
             for r in range(a, a_end, height):
-                rows = slice(r, min(r + height, a_end))
-                if a == b:
-                    tasks.append((rows, slice(r, a_end), True))
-                else:
-                    tasks.append((rows, slice(b, min(b + tile, n)), False))
-    return tasks
+                if index % workers == worker:
+                    rows = slice(r, min(r + height, a_end))
+                    cols = slice(r, a_end) if a == b else slice(b, min(b + tile, n))
+                    yield rows, cols, a == b
+                index += 1
+
+
+def _strip_height(tile):
+    return max(1, min(tile, _STRIP_ELEMENTS // tile))
 
 
 class _Accumulator(NamedTuple):
@@ -530,12 +566,14 @@ class _Accumulator(NamedTuple):
     direct: np.ndarray  # (d, d) pair sum of the near-duplicate pairs
 
 
-def _accumulate_in_parallel(prep, spec, tasks):
+def _accumulate_in_parallel(prep, spec, n, tile):
     """Share the strips over the cores; one accumulator per worker thread."""
     setters = _openblas_local_thread_setters()
-    workers = min(_available_cores(), len(tasks)) if setters else 1
+    strips = -(-n // _strip_height(tile))  # at least this many strips
+    parallel = setters and n >= _PARALLEL_MIN_ROWS
+    workers = min(_available_cores(), strips) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
-    chunks = [tasks[k::workers] for k in range(workers)]
+    chunks = [_strip_tasks(n, tile, k, workers) for k in range(workers)]
     if setters:  # also with one worker: threaded BLAS on small strips stalls under load
         work = functools.partial(_accumulate_strips_one_blas_thread, setters, prep, spec)
     else:
@@ -561,8 +599,10 @@ def _accumulate_strips(prep, spec, tasks):
     n, d2 = prep.left.shape
     d = d2 - 2
     acc = _Accumulator(np.zeros(n), np.zeros((d, d)), np.zeros((d, d)))
-    buf = np.empty(max((r.stop - r.start) * (c.stop - c.start) for r, c, _ in tasks))
+    buf = np.empty(0)
     for rows, cols, triangular in tasks:
+        size = (rows.stop - rows.start) * (cols.stop - cols.start)
+        buf = buf if buf.size >= size else np.empty(size)  # one strip's buffer, reused
         _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc)
     return acc
 
@@ -571,7 +611,7 @@ def _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc):
     """Add the pairs of one strip W[rows, cols] of the weight matrix."""
     h, m = rows.stop - rows.start, cols.stop - cols.start
     W = buf[: h * m].reshape(h, m)
-    np.matmul(prep.left[rows], prep.right[cols].T, out=W)  # squared distances
+    np.matmul(_right_factor(prep.left[rows]), prep.left[cols].T, out=W)  # squared distances
     near = _near_duplicates(prep, W, rows, cols)
     # Pairs outside the Laplacian (near duplicates; j <= i in a triangular
     # strip) get weight 0, via a placeholder that keeps the weight function
@@ -640,4 +680,8 @@ def _combine(prep, parts):
     cross = np.sum([p.cross for p in parts], axis=0)
     direct = np.sum([p.direct for p in parts], axis=0)
     Z = prep.left[:, :d]
-    return Z.T @ (degree[:, None] * Z) - cross - cross.T + direct
+    weighted = np.zeros((d, d))
+    for start in range(0, Z.shape[0], _PREPARE_CHUNK):  # Z^T D Z without an n x d temporary
+        rows = slice(start, start + _PREPARE_CHUNK)
+        weighted += Z[rows].T @ (degree[rows, None] * Z[rows])
+    return weighted - cross - cross.T + direct

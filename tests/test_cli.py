@@ -237,3 +237,18 @@ def test_adult_bundled_native_country_runs(tmp_path):
                  ",".join(countries), "--k", "2", "--eps", "1", "--delta", "1e-5", "--seed", "1",
                  "--sections", "score", "--out", str(out)]) == 0
     assert set(pd.read_csv(out / "score_histograms.csv")["group"]) == set(countries)
+
+
+def test_report_reads_parquet_and_keeps_column_names(tmp_path, gaussian_frame):
+    # A Parquet file gives the same report as the same rows in a CSV (same seed, same numbers).
+    pytest.importorskip("pyarrow")
+    gaussian_frame.to_parquet(tmp_path / "data.parquet")
+    gaussian_frame.to_csv(tmp_path / "data.csv", index=False)
+    for name in ("data.parquet", "data.csv"):
+        assert main(["report", "--data", str(tmp_path / name), "--eps", "1", "--delta", "1e-5",
+                     "--seed", "3", "--sections", "directions", "--out",
+                     str(tmp_path / name.replace(".", "_"))]) == 0
+    parquet = pd.read_csv(tmp_path / "data_parquet" / "directions.csv", index_col=0)
+    csv = pd.read_csv(tmp_path / "data_csv" / "directions.csv", index_col=0)
+    assert list(parquet.index) == list(gaussian_frame.columns)
+    pd.testing.assert_frame_equal(parquet, csv)

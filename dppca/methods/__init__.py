@@ -36,7 +36,7 @@ _BOUND_OPTIONS = ("norm_bound", "bound_quantile", "bound_share")
 #: Options each method accepts beyond the common ones (used to reject misplaced options).
 METHOD_OPTIONS = {
     "nonprivate": (),
-    "gdppca": ("sign", "radius", "xi", "xi_bound"),
+    "gdppca": ("sign", "radius", "xi", "xi_bound", "design", "pairs_per_row"),
     "analyze_gauss": _BOUND_OPTIONS,
     "k_dp_pca": ("batch_size", "learning_rate", "failure_prob", "range_constant"),
     "k_dp_ojas": _BOUND_OPTIONS + ("learning_rate",),

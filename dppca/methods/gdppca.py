@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kendall import kendall_tau_matrix, sign_bound
+from ..kendall import sign_bound
+from ..pair_design import kendall_statistic, resolve_design
 from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 
@@ -27,7 +28,8 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
 
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                       rng: np.random.Generator, calibration: str, ledger: Ledger,
-                      sign: str = "spherical", radius=None, xi=None, xi_bound=None) -> DirectionFit:
+                      sign: str = "spherical", radius=None, xi=None, xi_bound=None,
+                      design: str = "auto", pairs_per_row=None) -> DirectionFit:
     """g-DPPCA: top-k eigenvectors of the generalized Kendall's tau matrix plus symmetric Gaussian noise.
 
     Parameters
@@ -42,6 +44,13 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     ledger : Ledger
     sign, radius, xi, xi_bound
         The generalized spatial sign g, see :func:`dppca.kendall.spatial_sign`.
+    design : {"auto", "complete", "incomplete"}
+        All n(n-1)/2 pairs, or an incomplete U-statistic over a random block design with
+        ``pairs_per_row`` pairs per row (:mod:`dppca.pair_design`); "auto" is complete while
+        that costs under about a second and incomplete above
+        (:func:`dppca.pair_design.pairs_per_row_rule`). The sensitivity is the same.
+    pairs_per_row : int, optional
+        r for the incomplete design (default from the rule).
 
     Returns
     -------
@@ -70,11 +79,13 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     if xi is not None:
         # The declared bound sets the noise, so enforce it: a user xi above it would break privacy.
         user_xi, xi = xi, (lambda s: np.minimum(user_xi(s), xi_bound))
-    released = kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi) \
-        + symmetric_gaussian_noise(p, sigma, rng)
+    r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
+    statistic, design_note = kendall_statistic(values, r, rng, sign=sign, radius=radius, xi=xi)
+    released = statistic + symmetric_gaussian_noise(p, sigma, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
                   "Frobenius", sigma, eps, delta)
     eigenvalues, vectors = top_eigen(released, k)
     return DirectionFit(vectors, eigenvalues, f"Gaussian ({calibration})", sensitivity, sigma,
                         notes=[f"Generalized spatial sign: {sign if xi is None else 'user xi'}; "
-                               "noise on the diagonal has sd sigma, off-diagonal sigma/sqrt(2)."])
+                               "noise on the diagonal has sd sigma, off-diagonal sigma/sqrt(2).",
+                               f"Kendall's tau matrix: {design_note}."])

@@ -1,0 +1,1 @@
+"""Optional compute backends (dask: ``dppca.backends.dask``, the ``[dask]`` extra)."""
