@@ -16,7 +16,9 @@ from .._validation import DPPCATypeError, DPPCAValueError, bool_arg, float_arg
 NONPRIVATE_LABEL = "NON-PRIVATE"
 #: Label of each histogram target in sample-panel titles.
 TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
-PANEL_INCHES, MIN_WIDTH_INCHES = 3.0, 5.0
+PANEL_INCHES, MIN_WIDTH_INCHES, COLOURBAR_INCHES, LEGEND_INCHES = 3.0, 5.0, 0.8, 1.4
+#: What a histogram panel's colour bar measures.
+CELL_PROBABILITY = "probability per cell"
 GOLDEN_RATIO_CONJUGATE = 0.6180339887498949
 
 
@@ -152,36 +154,43 @@ def _palette(name):
         raise DPPCAValueError(f"`palette` must be a matplotlib colormap name; got {name!r}")
 
 
-def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlotControl | None = None):
+def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlotControl | None = None,
+                 samples=None):
     """Draw the panel grid of ``result`` and return the matplotlib Figure.
 
     Parameters
     ----------
     result : ScoreResult
-        Its histograms, its synthetic samples (``result.samples``) and, when the call asked
-        for them, its NON-PRIVATE scores and histogram.
+        Its histograms and, when the call asked for them, its NON-PRIVATE scores and histogram.
     private_plot : sequence of {"histogram", "sample"}
         Rows to draw (the histogram row first, as in R).
     control : ScorePlotControl, optional
+    samples : dict, optional
+        Synthetic samples, target -> {sampling method -> DataFrame}; default ``result.samples``.
 
     Returns
     -------
     matplotlib.figure.Figure
+        Constrained layout; every histogram panel has a colour bar (probability per cell), the
+        suptitle states the budget and whether the directions were private.
     """
     import matplotlib.pyplot as plt
 
     control = control or ScorePlotControl()
+    samples = result.samples if samples is None else samples
     targets = (["nonprivate"] if result.nonprivate_histogram is not None else []) + list(result.methods)
+    sample_methods = list(next(iter(samples.values()), {}))
     rows = (["histogram"] if "histogram" in private_plot else []) + \
-        ([("sample", sm) for sm in result.sample_methods] if "sample" in private_plot else [])
+        ([("sample", sm) for sm in sample_methods] if "sample" in private_plot else [])
     scatter = result.scores is not None
     ncols = len(targets) + int(scatter)
     colours = control.group_colours(result.groups) if result.groups is not None else None
-    legend_width = 1.4 if colours and control.show_group_legend else 0.0
+    legend_width = LEGEND_INCHES if colours and control.show_group_legend else 0.0
     with plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
-        fig, axes = plt.subplots(len(rows), ncols, squeeze=False, figsize=(
-            max(PANEL_INCHES * ncols + legend_width, MIN_WIDTH_INCHES), PANEL_INCHES * len(rows) + 0.9))
-        panel = _Panels(result, control, colours)
+        fig, axes = plt.subplots(len(rows), ncols, squeeze=False, layout="constrained", figsize=(
+            max((PANEL_INCHES + COLOURBAR_INCHES) * ncols + legend_width, MIN_WIDTH_INCHES),
+            PANEL_INCHES * len(rows) + 1.1))
+        panel = _Panels(result, control, colours, samples)
         for i, row in enumerate(rows):
             first = axes[i, 0]
             if scatter:
@@ -197,8 +206,8 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
 class _Panels:
     """Draws one kind of panel on a given Axes, with the result's frame and labels."""
 
-    def __init__(self, result, control, colours):
-        self.result, self.control, self.colours = result, control, colours
+    def __init__(self, result, control, colours, samples):
+        self.result, self.control, self.colours, self.samples = result, control, colours, samples
         self.xlab = control.xlab or result.axis_labels[0]
         self.ylab = control.ylab or result.axis_labels[1]
 
@@ -216,13 +225,14 @@ class _Panels:
                     ha="center", va="center", color="0.4")
         else:
             self._bins(ax, hist, mass)
+        self._colour_bar(ax, mass)
         title = self.control.title(target)
         if target == "nonprivate":
             title = _labelled(title, NONPRIVATE_LABEL)
         self._finish(ax, title, private=target != "nonprivate")
 
     def sample(self, ax, target, method):
-        points = self.result.samples[target][method]
+        points = self.samples[target][method]
         self._points(ax, points["pc_x"], points["pc_y"], points["group"] if "group" in points else None)
         self._finish(ax, f"{TARGET_LABELS[target]} Sample ({method.title()})",
                      private=target != "nonprivate")
@@ -242,7 +252,6 @@ class _Panels:
         from matplotlib.colors import to_rgb
 
         m_x, m_y = self.result.bins
-        low, high = self.control.hist_alpha_range
         names = list(hist["group"].cat.categories) if "group" in hist else [None]
         rgb = np.array([to_rgb(self.control.color if g is None else self.colours[g]) for g in names])
         masses = mass.reshape(len(names), -1)
@@ -250,9 +259,33 @@ class _Panels:
         image = np.zeros((total.size, 4))
         filled = total > 0
         image[filled, :3] = (masses[:, filled].T @ rgb) / total[filled, None]
-        image[filled, 3] = low + (high - low) * (total[filled] / total.max()) ** self.control.hist_gamma
+        image[filled, 3] = self._opacity_norm(total.max())(total[filled])
         ax.imshow(image.reshape(m_y, m_x, 4), origin="lower", interpolation="nearest", aspect="equal",
                   extent=(*self.result.frame["xlim"], *self.result.frame["ylim"]))
+
+    def _opacity_norm(self, top):
+        """p -> a + (b - a) (p / top)^gamma: the opacity of a bin of probability p."""
+        from matplotlib.colors import PowerNorm
+
+        low, high = self.control.hist_alpha_range
+        norm = PowerNorm(self.control.hist_gamma, vmin=0.0, vmax=top)
+        return lambda p: low + (high - low) * np.asarray(norm(p))
+
+    def _colour_bar(self, ax, mass):
+        """Colour bar of the panel: opacity against the probability per cell (0 to the panel's
+        largest); grouped panels use a grey ramp, since the hue there is the groups' mix."""
+        import matplotlib as mpl
+
+        top = float(mass.max()) if mass.max() > 0 else 1.0
+        grouped = self.colours is not None
+        rgb = mpl.colors.to_rgb("0.2" if grouped else self.control.color)
+        low, high = self.control.hist_alpha_range
+        ramp = mpl.colors.ListedColormap([(*rgb, a) for a in np.linspace(low, high, 256)])
+        mappable = mpl.cm.ScalarMappable(mpl.colors.PowerNorm(self.control.hist_gamma, 0.0, top), ramp)
+        label = CELL_PROBABILITY + (" (all groups)" if grouped else "")
+        bar = ax.figure.colorbar(mappable, ax=ax, shrink=0.75, pad=0.02)
+        bar.set_label(label, fontsize=self.control.base_size * 0.85)
+        bar.ax.tick_params(labelsize=self.control.base_size * 0.75)
 
     def _finish(self, ax, title, private):
         ax.set_xlim(self.result.frame["xlim"])
@@ -262,8 +295,8 @@ class _Panels:
         ax.set_axisbelow(True)
         ax.set_xlabel(self.xlab)
         ax.set_ylabel(self.ylab)
-        if private and not self.result.private:
-            title = f"{title or ''}\n(non-private directions)"
+        if private and not self.result.directions_private:
+            title = f"{title or ''}\n({NONPRIVATE_LABEL} directions)"
         if title:
             ax.set_title(title, fontweight="bold")
 
@@ -296,20 +329,20 @@ def _panel_mass(hist, weights) -> np.ndarray:
 
 
 def _figure_titles(fig, result, colours, control):
-    lines = [f"PC score plot, eps={result.eps:g}, delta={result.delta:g}, calibration {result.calibration}"]
-    if not result.private:
-        lines.append("WARNING: PC directions are NON-PRIVATE (g_dppca=False): not end-to-end private; "
-                     "use g_dppca=True")
+    budget = f"eps={result.eps:g}, delta={result.delta:g} ({result.calibration} calibration)"
+    if result.directions_private:
+        lines = [f"Differentially private PC scores: {budget}"]
+    else:
+        lines = [f"PC scores: private frame and histograms, {budget}",
+                 f"WARNING: PC directions are {NONPRIVATE_LABEL} (g_dppca=False): not end-to-end "
+                 "private; use g_dppca=True"]
     # Wrapped to the figure width (about 0.55 em per character).
     width = max(20, int(fig.get_figwidth() * 72 / (0.55 * control.title_size)))
     title = "\n".join(textwrap.fill(line, width) for line in lines)
-    fig.suptitle(title, color="black" if result.private else "firebrick", fontsize=control.title_size)
-    right = 1.0
+    fig.suptitle(title, color="black" if result.directions_private else "firebrick",
+                 fontsize=control.title_size)
     if colours and control.show_group_legend:
         from matplotlib.patches import Patch
 
         handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
-        right = 1.0 - 1.4 / fig.get_figwidth()
-        fig.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(right, 0.5),
-                   frameon=False)
-    fig.tight_layout(rect=(0, 0, right, 1))
+        fig.legend(handles=handles, title="group", loc="outside right center", frameon=False)

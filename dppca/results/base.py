@@ -2,19 +2,48 @@
 
 A result holds its numbers as attributes; ``summary()`` assembles a
 ``statsmodels.iolib.summary.Summary`` from three hooks each subclass fills in:
-``_header()`` (left and right lists of (label, value) facts), ``_tables()``
-(body tables) and ``_notes()`` (numbered notes).
+``_header()`` (left and right lists of (label, value) facts), ``_tables(alpha)``
+(body tables) and ``_notes()`` (numbered notes, printed under a "Notes:" heading as
+statsmodels does). Every line of the text summary fits in ``SUMMARY_WIDTH`` characters.
 """
 from __future__ import annotations
 
 import math
+import textwrap
 
 import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
+from .._validation import float_arg
+
 NONPRIVATE = "NON-PRIVATE"
+#: Widest line of a text summary (header, tables, notes), in characters.
+SUMMARY_WIDTH = 100
+#: Widest row label and text cell of a body table; longer ones wrap onto continuation rows.
+STUB_WIDTH, CELL_WIDTH = 32, 24
+#: Widest header value (the two-column header block); longer values wrap onto the next row.
+HEADER_VALUE_WIDTH = 26
+#: statsmodels' text format with columns as wide as their content (its default pads to 10-11).
+COMPACT_FMT = {**fmt_params, "data_fmts": ["%s"], "colwidths": None}
+
+
+def scaling_label(source: str, ledger=None) -> str:
+    """Header text for the column scaling: "none", "public", "private (20% of eps)", ...
+
+    ``source`` is a result's ``scale_source``; for private scales the share of the call's
+    eps spent on them is read off the ``ledger`` (releases whose step starts with "scale").
+    """
+    if source != "private" or ledger is None or not len(ledger):
+        return source
+    spent = sum(r.eps for r in ledger if r.step.startswith("scale"))
+    return f"private ({spent / ledger.eps:.0%} of eps)" if spent > 0 else source
+
+
+def data_units(source: str) -> str:
+    """Units of the data the directions saw: "standardized units" unless ``source`` is "none"."""
+    return "data units" if source in (None, "none") else "standardized units"
 
 
 def fmt(value) -> str:
@@ -27,15 +56,50 @@ def fmt(value) -> str:
 
 
 def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4) -> SimpleTable:
-    """A statsmodels ``SimpleTable`` from a DataFrame (index = stubs, columns = headers)."""
+    """A statsmodels ``SimpleTable`` from a DataFrame (index = stubs, columns = headers).
+
+    Columns are as wide as their content; a row label longer than ``STUB_WIDTH`` or a text
+    cell longer than ``CELL_WIDTH`` wraps onto continuation rows, so that the table fits in
+    ``SUMMARY_WIDTH``.
+    """
     def cell(v):
         if isinstance(v, float):
             return "-" if math.isnan(v) else f"{v:.{digits}f}"
         return str(v)
 
-    data = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
-    return SimpleTable(data, headers=[str(c) for c in frame.columns],
-                       stubs=[str(i) for i in frame.index], title=title, txt_fmt=fmt_params)
+    data, stubs = [], []
+    for label, row in zip(frame.index, frame.itertuples(index=False)):
+        columns = [_wrap(str(label), STUB_WIDTH)] + [_wrap(cell(v), CELL_WIDTH) for v in row]
+        height = max(len(lines) for lines in columns)
+        columns = [lines + [""] * (height - len(lines)) for lines in columns]
+        stubs.extend(columns[0])
+        data.extend(list(line) for line in zip(*columns[1:]))
+    return SimpleTable(data, headers=[str(c) for c in frame.columns], stubs=stubs, title=title,
+                       txt_fmt=COMPACT_FMT)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, subsequent_indent="  ") or [""]
+
+
+def header_rows(facts: list) -> list:
+    """(label, value) facts as statsmodels header rows; long values continue on unlabelled rows."""
+    rows = []
+    for label, value in facts:
+        lines = _wrap(fmt(value), HEADER_VALUE_WIDTH)
+        rows.append((f"{label}:", [lines[0]]))
+        rows.extend(("", [line]) for line in lines[1:])
+    return rows
+
+
+def notes_text(notes: list[str]) -> list[str]:
+    """statsmodels' notes block: a "Notes:" heading, then "[i] note" wrapped to SUMMARY_WIDTH."""
+    lines = ["Notes:"]
+    for i, note in enumerate(notes, start=1):
+        lead = f"[{i}] "
+        lines.extend(textwrap.wrap(note, SUMMARY_WIDTH, initial_indent=lead,
+                                   subsequent_indent=" " * len(lead)))
+    return lines
 
 
 class DPResult:
@@ -49,26 +113,36 @@ class DPResult:
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError
 
-    def _tables(self) -> list:
+    def _tables(self, alpha: float = 0.05) -> list:
         return []
 
     def _notes(self) -> list[str]:
         return []
 
-    def summary(self) -> Summary:
-        """A statsmodels ``Summary``: header facts, body tables, numbered notes.
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """A statsmodels ``Summary``: header facts, body tables, a "Notes:" block.
 
-        ``print(result.summary())`` shows text; ``.as_html()``, ``.as_latex()`` also work.
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            Intervals in the tables are (1 - alpha) noise intervals (as in statsmodels);
+            results without intervals ignore it.
+
+        Returns
+        -------
+        statsmodels.iolib.summary.Summary
+            ``print(result.summary())`` shows text (every line at most 100 characters);
+            ``.as_html()``, ``.as_latex()`` also work.
         """
+        alpha = float_arg(alpha, "alpha", open_unit=True)
         left, right = self._header()
         smry = Summary()
-        smry.add_table_2cols(None, gleft=[(f"{k}:", [fmt(v)]) for k, v in left],
-                             gright=[(f"{k}:", [fmt(v)]) for k, v in right],
+        smry.add_table_2cols(None, gleft=header_rows(left), gright=header_rows(right),
                              title=self._title, yname="", xname=[])
-        smry.tables.extend(self._tables())
+        smry.tables.extend(self._tables(alpha))
         notes = self._notes()
         if notes:
-            smry.add_extra_txt([f"[{i}] {note}" for i, note in enumerate(notes, start=1)])
+            smry.add_extra_txt(notes_text(notes))
         return smry
 
     def __str__(self) -> str:
