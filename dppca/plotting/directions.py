@@ -29,14 +29,14 @@ def loadings_heatmap(result, ax=None):
     ax.set_xticks(range(loadings.shape[1]), loadings.columns)
     ax.set_yticks(range(loadings.shape[0]), loadings.index)
     ax.set_xlabel("principal component")
-    ax.set_ylabel("variable" if result.scale is None else "variable (standardized)")
+    ax.set_ylabel("variable" if result.scale_source == "none" else "variable (standardized)")
     fig.colorbar(image, ax=ax, label="loading (unit-length direction)")
     ax.set_title(_title(result))
     return fig
 
 
 def _title(result) -> str:
-    scaling = "" if result.scale is None else f", {result.scale_source} scales"
+    scaling = "" if result.scale_source == "none" else f"; scaling: {result.scale_source}"
     if not result.private:
         return f"Loadings (NON-PRIVATE{scaling})"
     return f"Private loadings, {result.method}\n(eps={result.eps:g}, delta={result.delta:g}{scaling})"

@@ -16,7 +16,10 @@ from .._validation import DPPCATypeError, DPPCAValueError, bool_arg, float_arg
 NONPRIVATE_LABEL = "NON-PRIVATE"
 #: Label of each histogram target in sample-panel titles.
 TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
-PANEL_INCHES, MIN_WIDTH_INCHES, COLOURBAR_INCHES, LEGEND_INCHES = 3.0, 5.0, 0.8, 1.4
+#: Layout in inches at base_size 10 (margins scale with the font): square panels, a left margin
+#: for the y label, a gap right of each panel for its colour bar, a strip for the group legend.
+PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.15, 1.4
+BOTTOM_INCHES, ROW_GAP_INCHES, TITLE_LINE_INCHES = 0.6, 0.5, 0.22
 #: What a histogram panel's colour bar measures.
 CELL_PROBABILITY = "probability per cell"
 GOLDEN_RATIO_CONJUGATE = 0.6180339887498949
@@ -171,7 +174,8 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
     Returns
     -------
     matplotlib.figure.Figure
-        Constrained layout; every histogram panel has a colour bar (probability per cell), the
+        Fixed margins in inches (nothing cut off); every histogram panel has a colour bar
+        (probability per cell), the
         suptitle states the budget and whether the directions were private.
     """
     import matplotlib.pyplot as plt
@@ -185,11 +189,13 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
     scatter = result.scores is not None
     ncols = len(targets) + int(scatter)
     colours = control.group_colours(result.groups) if result.groups is not None else None
-    legend_width = LEGEND_INCHES if colours and control.show_group_legend else 0.0
+    legend = bool(colours and control.show_group_legend)
     with plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
-        fig, axes = plt.subplots(len(rows), ncols, squeeze=False, layout="constrained", figsize=(
-            max((PANEL_INCHES + COLOURBAR_INCHES) * ncols + legend_width, MIN_WIDTH_INCHES),
-            PANEL_INCHES * len(rows) + 1.1))
+        fig, axes = plt.subplots(len(rows), ncols, squeeze=False)
+        suptitle_lines = _figure_titles(fig, result, control, _Layout(len(rows), ncols, legend,
+                                                                      control, result).width)
+        layout = _Layout(len(rows), ncols, legend, control, result, suptitle_lines)
+        layout.apply(fig)
         panel = _Panels(result, control, colours, samples)
         for i, row in enumerate(rows):
             first = axes[i, 0]
@@ -199,8 +205,33 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
             for ax, target in zip(axes[i, int(scatter):], targets):
                 panel.histogram(ax, target) if row == "histogram" else panel.sample(ax, target, row[1])
         _outer_labels(axes)
-        _figure_titles(fig, result, colours, control)
+        if legend:
+            _group_legend(fig, colours, 1.0 - layout.scale * LEGEND_INCHES / layout.width)
     return fig
+
+
+class _Layout:
+    """Figure size and subplot margins in inches for a grid of square panels."""
+
+    def __init__(self, nrows, ncols, legend, control, result, suptitle_lines=1):
+        self.scale = control.base_size / 10.0
+        self.nrows, self.ncols = nrows, ncols
+        title_lines = 1 if result.directions_private else 2
+        self.row_gap = self.scale * (ROW_GAP_INCHES + TITLE_LINE_INCHES * (title_lines + 1))
+        self.top = self.scale * TITLE_LINE_INCHES * (suptitle_lines + title_lines + 1.2)
+        self.width = self.scale * (LEFT_INCHES + ncols * GAP_INCHES + legend * LEGEND_INCHES) + \
+            ncols * PANEL_INCHES
+        self.height = self.top + self.scale * BOTTOM_INCHES + nrows * PANEL_INCHES + \
+            (nrows - 1) * self.row_gap
+
+    def apply(self, fig):
+        fig.set_size_inches(self.width, self.height)
+        right = self.width - self.scale * LEFT_INCHES - self.ncols * PANEL_INCHES - \
+            (self.ncols - 1) * self.scale * GAP_INCHES
+        fig.subplots_adjust(left=self.scale * LEFT_INCHES / self.width, right=1 - right / self.width,
+                            bottom=self.scale * BOTTOM_INCHES / self.height,
+                            top=1 - self.top / self.height, wspace=self.scale * GAP_INCHES / PANEL_INCHES,
+                            hspace=self.row_gap / PANEL_INCHES)
 
 
 class _Panels:
@@ -283,7 +314,8 @@ class _Panels:
         ramp = mpl.colors.ListedColormap([(*rgb, a) for a in np.linspace(low, high, 256)])
         mappable = mpl.cm.ScalarMappable(mpl.colors.PowerNorm(self.control.hist_gamma, 0.0, top), ramp)
         label = CELL_PROBABILITY + (" (all groups)" if grouped else "")
-        bar = ax.figure.colorbar(mappable, ax=ax, shrink=0.75, pad=0.02)
+        # An inset colour bar in the gap right of the panel: panels keep one size and stay aligned.
+        bar = ax.figure.colorbar(mappable, cax=ax.inset_axes([1.04, 0.1, 0.05, 0.8]))
         bar.set_label(label, fontsize=self.control.base_size * 0.85)
         bar.ax.tick_params(labelsize=self.control.base_size * 0.75)
 
@@ -328,7 +360,8 @@ def _panel_mass(hist, weights) -> np.ndarray:
     return (prob.reshape(shares.size, -1) * shares[:, None]).reshape(-1)
 
 
-def _figure_titles(fig, result, colours, control):
+def _figure_titles(fig, result, control, width_inches) -> int:
+    """Set the suptitle (budget, and a warning for NON-PRIVATE directions); returns its lines."""
     budget = f"eps={result.eps:g}, delta={result.delta:g} ({result.calibration} calibration)"
     if result.directions_private:
         lines = [f"Differentially private PC scores: {budget}"]
@@ -337,12 +370,16 @@ def _figure_titles(fig, result, colours, control):
                  f"WARNING: PC directions are {NONPRIVATE_LABEL} (g_dppca=False): not end-to-end "
                  "private; use g_dppca=True"]
     # Wrapped to the figure width (about 0.55 em per character).
-    width = max(20, int(fig.get_figwidth() * 72 / (0.55 * control.title_size)))
-    title = "\n".join(textwrap.fill(line, width) for line in lines)
-    fig.suptitle(title, color="black" if result.directions_private else "firebrick",
+    width = max(20, int(width_inches * 72 / (0.55 * control.title_size)))
+    wrapped = [part for line in lines for part in textwrap.wrap(line, width)]
+    fig.suptitle("\n".join(wrapped), color="black" if result.directions_private else "firebrick",
                  fontsize=control.title_size)
-    if colours and control.show_group_legend:
-        from matplotlib.patches import Patch
+    return len(wrapped)
 
-        handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
-        fig.legend(handles=handles, title="group", loc="outside right center", frameon=False)
+
+def _group_legend(fig, colours, left):
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
+    fig.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(left, 0.5),
+               frameon=False)

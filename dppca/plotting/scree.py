@@ -1,7 +1,12 @@
 """Scree and PVE line plots of a :class:`~dppca.results.ScreeResult` (R's ``dp_scree_plot``)."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
+
+#: Longest line of a default title (characters, at the default title size on a 6.4 in figure).
+TITLE_CHARACTERS = 62
 
 #: R's default series styles (reference/r-dppca-scree.md §11.2).
 DEFAULT_LABELS = {"nonprivate": "NON-PRIVATE", "clipped": "Clipped", "pmwm": "PMWM", "huber": "Huber"}
@@ -96,8 +101,9 @@ def _title(result, type, alpha) -> str:
         privacy += "; directions NON-PRIVATE"
     if result.has_nonprivate:
         privacy += "; vs NON-PRIVATE reference"
-    bars = f"; bars: {1 - alpha:.0%} noise intervals" if type == "scree" else ""
-    return f"{what}\n({privacy}{bars})"
+    lines = [f"({privacy})"] + ([f"bars: {1 - alpha:.0%} intervals of the privacy noise"]
+                                if type == "scree" else [])
+    return "\n".join([what] + textwrap.wrap("; ".join(lines), TITLE_CHARACTERS))
 
 
 def _style(chosen, defaults, name, fallback=None):

@@ -22,9 +22,9 @@ NONPRIVATE = "NON-PRIVATE"
 #: Widest line of a text summary (header, tables, notes), in characters.
 SUMMARY_WIDTH = 100
 #: Widest row label and text cell of a body table; longer ones wrap onto continuation rows.
-STUB_WIDTH, CELL_WIDTH = 32, 24
+STUB_WIDTH, CELL_WIDTH = 28, 18
 #: Widest header value (the two-column header block); longer values wrap onto the next row.
-HEADER_VALUE_WIDTH = 26
+HEADER_VALUE_WIDTH = 28
 #: statsmodels' text format with columns as wide as their content (its default pads to 10-11).
 COMPACT_FMT = {**fmt_params, "data_fmts": ["%s"], "colwidths": None}
 
@@ -76,6 +76,13 @@ def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4) 
         data.extend(list(line) for line in zip(*columns[1:]))
     return SimpleTable(data, headers=[str(c) for c in frame.columns], stubs=stubs, title=title,
                        txt_fmt=COMPACT_FMT)
+
+
+def ledger_table(ledger, title: str = "Ledger") -> SimpleTable:
+    """The releases of a ``Ledger`` as a summary table (one row per release, step as row label)."""
+    frame = ledger.to_frame().drop(columns="step").apply(lambda column: column.map(fmt))
+    frame.index = [r.step for r in ledger]
+    return frame_table(frame.rename(columns={"sensitivity": "sens.", "noise_scale": "noise"}), title)
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..histograms import (SamplingControl, allocate_sample_sizes, histogram_frame,
                           sample_histogram)
-from .base import NONPRIVATE, DPResult, data_units, fmt, frame_table, scaling_label
+from .base import NONPRIVATE, DPResult, data_units, fmt, frame_table, ledger_table, scaling_label
 
 
 class ScoreResult(DPResult):
@@ -46,7 +46,8 @@ class ScoreResult(DPResult):
         Whether the directions are a private release (False for ``g_dppca=False``: the summary
         header and every plot title then say NON-PRIVATE directions).
     scale_source : str
-        How the columns were scaled before projecting (the directions' ``scale_source``).
+        How the columns were scaled before projecting (default: the directions'
+        ``scale_source``); axis labels say "standardized units" unless it is "none".
     scores, nonprivate_histogram : pandas.DataFrame or None
         NON-PRIVATE references (the individual scores, the exact histogram on the same grid),
         only when the call passed ``nonprivate=True``.
@@ -58,10 +59,6 @@ class ScoreResult(DPResult):
     def _title(self) -> str:
         return "Differentially Private PC Score Histograms" if self.directions_private else \
             f"Private PC Score Histograms given {NONPRIVATE} Directions"
-
-    @property
-    def scale_source(self) -> str:
-        return self.directions.scale_source
 
     @property
     def axis_labels(self) -> tuple:
@@ -87,6 +84,7 @@ class ScoreResult(DPResult):
         self.center, self.standardize, self.g_dppca = center, standardize, g_dppca
         self.private = bool(g_dppca)
         self.directions_private = bool(directions.private)
+        self.scale_source = directions.scale_source
         self.scores = scores
         self._nonprivate_counts = nonprivate_counts
         self.nonprivate_histogram = None if nonprivate_counts is None else histogram_frame(
@@ -247,9 +245,7 @@ class ScoreResult(DPResult):
                   frame_table(self._histogram_table(), title="Histograms")]
         if self.group_sizes is not None:
             tables.append(frame_table(self.group_sizes, title="Group sizes (private estimates)", digits=1))
-        ledger = self.ledger.to_frame().drop(columns="step").apply(lambda column: column.map(fmt))
-        ledger.index = [r.step for r in self.ledger]
-        tables.append(frame_table(ledger, title="Ledger"))
+        tables.append(ledger_table(self.ledger))
         return tables
 
     def _histogram_table(self) -> pd.DataFrame:
