@@ -86,7 +86,7 @@ def ledger_table(ledger, title: str = "Ledger") -> SimpleTable:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width, subsequent_indent="  ") or [""]
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
 
 
 def header_rows(facts: list) -> list:
@@ -105,7 +105,7 @@ def notes_text(notes: list[str]) -> list[str]:
     for i, note in enumerate(notes, start=1):
         lead = f"[{i}] "
         lines.extend(textwrap.wrap(note, SUMMARY_WIDTH, initial_indent=lead,
-                                   subsequent_indent=" " * len(lead)))
+                                   subsequent_indent=" " * len(lead), break_on_hyphens=False))
     return lines
 
 

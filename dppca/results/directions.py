@@ -128,7 +128,8 @@ class PCDirections(DPResult):
         notes = [f"The directions are post-processing of the releases on the ledger; total "
                  f"eps={self.ledger.spent_eps:.4g}, delta={self.ledger.spent_delta:.4g} "
                  f"({len(self.ledger)} releases)."] + self._method_notes
-        if np.isfinite(self.eigenvalues.to_numpy()).all():
+        said = any(note.startswith("Eigenvalues") for note in self._method_notes)
+        if np.isfinite(self.eigenvalues.to_numpy()).all() and not said:
             notes.append("Eigenvalues are those of the released (noisy) matrix; they are not variances.")
         notes.append("Another release on the same data costs its own budget (basic composition).")
         return notes
