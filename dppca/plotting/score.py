@@ -18,7 +18,7 @@ NONPRIVATE_LABEL = "NON-PRIVATE"
 TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
 #: Layout in inches at base_size 10 (margins scale with the font): square panels, a left margin
 #: for the y label, a gap right of each panel for its colour bar, a strip for the group legend.
-PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.15, 1.4
+PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.35, 1.4
 BOTTOM_INCHES, ROW_GAP_INCHES, TITLE_LINE_INCHES = 0.6, 0.5, 0.22
 #: What a histogram panel's colour bar measures.
 CELL_PROBABILITY = "probability per cell"
