@@ -2,7 +2,6 @@
 import re
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from dppca import (DPPCAValueError, dp_pc_dir, dp_score, dp_score_group, dp_scree, load_gau,

@@ -115,7 +115,20 @@ class DPResult:
     Subclasses set ``_title`` and implement ``_header``, ``_tables`` and ``_notes``.
     """
 
-    _title = "Differentially Private PCA"
+    #: What the result is, for its summary title.
+    _subject = "PCA"
+
+    @property
+    def _title(self) -> str:
+        """"Differentially Private <subject>", or the NON-PRIVATE directions it was given."""
+        if getattr(self, "directions_private", True):
+            return f"Differentially Private {self._subject}"
+        return f"Private {self._subject} given {NONPRIVATE} Directions"
+
+    @property
+    def units(self) -> str:
+        """Units of the data the directions saw ("data units" or "standardized units")."""
+        return data_units(getattr(self, "scale_source", "none"))
 
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError

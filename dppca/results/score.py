@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..histograms import (SamplingControl, allocate_sample_sizes, histogram_frame,
                           sample_histogram)
-from .base import NONPRIVATE, DPResult, data_units, fmt, frame_table, ledger_table, scaling_label
+from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
 
 class ScoreResult(DPResult):
@@ -55,16 +55,12 @@ class ScoreResult(DPResult):
         Set by :func:`dppca.dp_score_plot` (:meth:`plot` returns a Figure and leaves it alone).
     """
 
-    @property
-    def _title(self) -> str:
-        return "Differentially Private PC Score Histograms" if self.directions_private else \
-            f"Private PC Score Histograms given {NONPRIVATE} Directions"
+    _subject = "PC Score Histograms"
 
     @property
     def axis_labels(self) -> tuple:
         """Default x and y labels: "PC<a> score (<units>)"."""
-        units = data_units(self.scale_source)
-        return tuple(f"{pc} score ({units})" for pc in _pc(self.axes))
+        return tuple(f"{pc} score ({self.units})" for pc in _pc(self.axes))
 
     def __init__(self, *, frame, shift, grid, releases, groups, ledger, directions, axes, eps,
                  delta, calibration, seed, n_obs, center, standardize, g_dppca, bins_rule, rng,

@@ -13,7 +13,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..privacy import Ledger
-from .base import NONPRIVATE, DPResult, data_units, frame_table, scaling_label
+from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 from .directions import pc_names
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
@@ -106,20 +106,12 @@ class ScreeResult(DPResult):
         Set by :func:`dppca.dp_scree_plot` (:meth:`plot` returns a Figure and leaves it alone).
     """
 
-    @property
-    def _title(self) -> str:
-        return "Differentially Private Scree" if self.directions_private else \
-            f"Private Scree given {NONPRIVATE} Directions"
+    _subject = "Scree"
 
     @property
     def private_directions(self) -> bool:
         """Alias of ``directions_private`` (its first name)."""
         return self.directions_private
-
-    @property
-    def units(self) -> str:
-        """Units of the data the scree values are variances of ("data units", "standardized units")."""
-        return data_units(self.scale_source)
 
     def __init__(self, fits, *, trace, trace_std_err, ledgers, shared_releases, directions,
                  private_directions, scale_source, n_obs, eps, delta, calibration, seed, mono,
