@@ -8,7 +8,7 @@ from dppca import (DPPCAValueError, dp_pc_dir, dp_score, dp_score_group, dp_scre
                    load_gau_g)
 from dppca.cli import main
 from dppca.privacy import Ledger
-from dppca.results.base import STUB_WIDTH, SUMMARY_WIDTH, ledger_table
+from dppca.results.base import LEDGER_STUB_WIDTH, SUMMARY_WIDTH, ledger_table
 
 BUDGET = dict(eps=4.0, delta=1e-5)
 ALL_SCREE = ("clipped", "pmwm", "huber")
@@ -60,12 +60,12 @@ def test_long_ledger_steps_wrap_onto_continuation_rows():
     ledger = Ledger(1.0, 1e-5)
     step = "a very long release name that describes the statistic in many many words (PC1..PCk)"
     ledger.record(step, "Gaussian (analytic) with a long mechanism name", 1.0, "L2", 2.0, 0.5, 5e-6)
-    text = ledger_table(ledger).as_text()
+    table = ledger_table(ledger)
+    text = table.as_text()
     assert max(len(line) for line in text.splitlines()) <= SUMMARY_WIDTH
-    body = text.splitlines()[4:-1]  # title, ===, column headers, --- above; === below
-    stubs = [re.split(r"\s{2,}", line.strip())[0] for line in body]
+    stubs = [row[0].data.strip() for row in table][1:]  # row 0 holds the column headers
     assert " ".join(stubs) == step  # every word kept, in order
-    assert all(len(stub) <= STUB_WIDTH for stub in stubs)
+    assert all(len(stub) <= LEDGER_STUB_WIDTH for stub in stubs)
     row = next(line for line in text.splitlines() if line.startswith("a very long"))
     assert "0.5" in row and "5e-06" in row  # the numbers sit on the step's first row
 

@@ -22,7 +22,9 @@ NONPRIVATE = "NON-PRIVATE"
 #: Widest line of a text summary (header, tables, notes), in characters.
 SUMMARY_WIDTH = 100
 #: Widest row label and text cell of a body table; longer ones wrap onto continuation rows.
-STUB_WIDTH, CELL_WIDTH = 28, 18
+STUB_WIDTH, CELL_WIDTH = 28, 21
+#: Ledger tables: narrower step and norm columns, so that seven columns fit.
+LEDGER_STUB_WIDTH, LEDGER_NORM_WIDTH = 24, 14
 #: Widest header value (the two-column header block); longer values wrap onto the next row.
 HEADER_VALUE_WIDTH = 28
 #: statsmodels' text format with columns as wide as their content (its default pads to 10-11).
@@ -32,8 +34,29 @@ COMPACT_FMT = {**fmt_params, "data_fmts": ["%s"], "colwidths": None}
 def scaling_label(source: str, ledger=None) -> str:
     """Header text for the column scaling: "none", "public", "private (20% of eps)", ...
 
-    ``source`` is a result's ``scale_source``; for private scales the share of the call's
-    eps spent on them is read off the ``ledger`` (releases whose step starts with "scale").
+    Parameters
+    ----------
+    source : str
+        A result's ``scale_source`` ("none", "public", "private", "sample (NON-PRIVATE)", or
+        a caller's label such as the report's).
+    ledger : dppca.privacy.Ledger, optional
+        The call's ledger; for "private" the share of its eps spent on releases whose step
+        starts with "scale" is added. Reading the ledger is post-processing (no privacy cost).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> _ = ledger.record("scale: clipped variances", "Gaussian (analytic)", 1, "L2", 3, 0.2, 2e-6)
+    >>> _ = ledger.record("directions: Kendall's tau matrix", "Gaussian (analytic)", 1, "L2", 1, 0.8, 8e-6)
+    >>> scaling_label("private", ledger)
+    'private (20% of eps)'
+    >>> scaling_label("public", ledger)
+    'public'
     """
     if source != "private" or ledger is None or not len(ledger):
         return source
@@ -42,7 +65,13 @@ def scaling_label(source: str, ledger=None) -> str:
 
 
 def data_units(source: str) -> str:
-    """Units of the data the directions saw: "standardized units" unless ``source`` is "none"."""
+    """Units of the data the directions saw: "standardized units" unless ``source`` is "none".
+
+    Examples
+    --------
+    >>> data_units("none"), data_units("private")
+    ('data units', 'standardized units')
+    """
     return "data units" if source in (None, "none") else "standardized units"
 
 
@@ -55,21 +84,49 @@ def fmt(value) -> str:
     return str(value)
 
 
-def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4) -> SimpleTable:
+def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4, *,
+                stub_width: int = STUB_WIDTH, widths: dict | None = None) -> SimpleTable:
     """A statsmodels ``SimpleTable`` from a DataFrame (index = stubs, columns = headers).
 
     Columns are as wide as their content; a row label longer than ``STUB_WIDTH`` or a text
     cell longer than ``CELL_WIDTH`` wraps onto continuation rows, so that the table fits in
     ``SUMMARY_WIDTH``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, shape (rows, columns)
+    title : str, optional
+    digits : int
+        Decimals of float cells (nan prints as "-").
+    stub_width : int
+        Widest row label before it wraps.
+    widths : dict of column to int, optional
+        Widest cell of those columns before it wraps (default ``CELL_WIDTH``).
+
+    Returns
+    -------
+    statsmodels.iolib.table.SimpleTable
+
+    Examples
+    --------
+    >>> table = frame_table(pd.DataFrame({"PC1": [0.5]}, index=["a long variable name " * 2]))
+    >>> print(table)  # doctest: +NORMALIZE_WHITESPACE
+    ==================================
+                                   PC1
+    ----------------------------------
+    a long variable name a long 0.5000
+      variable name
+    ==================================
     """
     def cell(v):
         if isinstance(v, float):
             return "-" if math.isnan(v) else f"{v:.{digits}f}"
         return str(v)
 
-    data, stubs = [], []
+    data, stubs, widths = [], [], widths or {}
     for label, row in zip(frame.index, frame.itertuples(index=False)):
-        columns = [_wrap(str(label), STUB_WIDTH)] + [_wrap(cell(v), CELL_WIDTH) for v in row]
+        columns = [_wrap(str(label), stub_width)] + [_wrap(cell(v), widths.get(c, CELL_WIDTH))
+                                                     for c, v in zip(frame.columns, row)]
         height = max(len(lines) for lines in columns)
         columns = [lines + [""] * (height - len(lines)) for lines in columns]
         stubs.extend(columns[0])
@@ -79,17 +136,35 @@ def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4) 
 
 
 def ledger_table(ledger, title: str = "Ledger") -> SimpleTable:
-    """The releases of a ``Ledger`` as a summary table (one row per release, step as row label)."""
+    """The releases of a ``Ledger`` as a summary table (one row per release, step as row label).
+
+    Columns: mechanism, sens. (sensitivity), norm, noise (noise scale), eps, delta; long
+    steps and mechanisms wrap onto continuation rows (see :func:`frame_table`).
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> _ = ledger.record("directions", "Gaussian (analytic)", 0.01, "Frobenius", 0.05, 1.0, 1e-5)
+    >>> print(ledger_table(ledger))  # doctest: +NORMALIZE_WHITESPACE
+                               Ledger
+    ==============================================================
+                         mechanism sens.      norm noise eps delta
+    --------------------------------------------------------------
+    directions Gaussian (analytic)  0.01 Frobenius  0.05   1 1e-05
+    ==============================================================
+    """
     frame = ledger.to_frame().drop(columns="step").apply(lambda column: column.map(fmt))
     frame.index = [r.step for r in ledger]
-    return frame_table(frame.rename(columns={"sensitivity": "sens.", "noise_scale": "noise"}), title)
+    frame = frame.rename(columns={"sensitivity": "sens.", "noise_scale": "noise"})
+    return frame_table(frame, title, stub_width=LEDGER_STUB_WIDTH, widths={"norm": LEDGER_NORM_WIDTH})
 
 
 def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
 
 
-def header_rows(facts: list) -> list:
+def _header_rows(facts: list) -> list:
     """(label, value) facts as statsmodels header rows; long values continue on unlabelled rows."""
     rows = []
     for label, value in facts:
@@ -100,7 +175,15 @@ def header_rows(facts: list) -> list:
 
 
 def notes_text(notes: list[str]) -> list[str]:
-    """statsmodels' notes block: a "Notes:" heading, then "[i] note" wrapped to SUMMARY_WIDTH."""
+    """statsmodels' notes block: a "Notes:" heading, then "[i] note" wrapped to SUMMARY_WIDTH.
+
+    Continuation lines are indented under the note's text.
+
+    Examples
+    --------
+    >>> notes_text(["Std err covers the privacy noise only."])
+    ['Notes:', '[1] Std err covers the privacy noise only.']
+    """
     lines = ["Notes:"]
     for i, note in enumerate(notes, start=1):
         lead = f"[{i}] "
@@ -157,7 +240,7 @@ class DPResult:
         alpha = float_arg(alpha, "alpha", open_unit=True)
         left, right = self._header()
         smry = Summary()
-        smry.add_table_2cols(None, gleft=header_rows(left), gright=header_rows(right),
+        smry.add_table_2cols(None, gleft=_header_rows(left), gright=_header_rows(right),
                              title=self._title, yname="", xname=[])
         smry.tables.extend(self._tables(alpha))
         notes = self._notes()

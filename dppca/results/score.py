@@ -150,10 +150,12 @@ class ScoreResult(DPResult):
 
     def draw_samples(self, control: SamplingControl | None = None) -> dict:
         """Fill ``samples`` for every histogram and sampling method of ``control``; returns it."""
-        control = control or SamplingControl()
-        self.samples = {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
-                        for t in self._targets()}
+        self.samples = self._drawn_samples(control or SamplingControl())
         return self.samples
+
+    def _drawn_samples(self, control) -> dict:
+        return {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
+                for t in self._targets()}
 
     def _sample_target(self, target, control, sm, rng) -> pd.DataFrame:
         size = control.sample_size or self.n_obs
@@ -180,9 +182,7 @@ class ScoreResult(DPResult):
 
         samples = self.samples
         if "sample" in private_plot and not samples:
-            control = SamplingControl()
-            samples = {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
-                       for t in self._targets()}
+            samples = self._drawn_samples(SamplingControl())
         return score_figure(self, private_plot, plot_control, samples=samples)
 
     def to_frame(self) -> pd.DataFrame:
