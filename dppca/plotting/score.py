@@ -371,7 +371,7 @@ def _figure_titles(fig, result, control, width_inches) -> int:
                  "private; use g_dppca=True"]
     # Wrapped to the figure width (about 0.55 em per character).
     width = max(20, int(width_inches * 72 / (0.55 * control.title_size)))
-    wrapped = [part for line in lines for part in textwrap.wrap(line, width)]
+    wrapped = [part for line in lines for part in textwrap.wrap(line, width, break_on_hyphens=False)]
     fig.suptitle("\n".join(wrapped), color="black" if result.directions_private else "firebrick",
                  fontsize=control.title_size)
     return len(wrapped)

@@ -101,9 +101,10 @@ def _title(result, type, alpha) -> str:
         privacy += "; directions NON-PRIVATE"
     if result.has_nonprivate:
         privacy += "; vs NON-PRIVATE reference"
-    lines = [f"({privacy})"] + ([f"bars: {1 - alpha:.0%} intervals of the privacy noise"]
-                                if type == "scree" else [])
-    return "\n".join([what] + textwrap.wrap("; ".join(lines), TITLE_CHARACTERS))
+    lines = [what] + textwrap.wrap(f"({privacy})", TITLE_CHARACTERS, break_on_hyphens=False)
+    if type == "scree":
+        lines.append(f"bars: {1 - alpha:.0%} intervals of the privacy noise")
+    return "\n".join(lines)
 
 
 def _style(chosen, defaults, name, fallback=None):

@@ -64,7 +64,7 @@ class ScoreResult(DPResult):
 
     def __init__(self, *, frame, shift, grid, releases, groups, ledger, directions, axes, eps,
                  delta, calibration, seed, n_obs, center, standardize, g_dppca, bins_rule, rng,
-                 scores=None, nonprivate_counts=None):
+                 scores=None, nonprivate_counts=None, directions_private=None):
         self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
         self.half_width = float(frame.half_width)
         self.frame = {"xlim": tuple(float(v) for v in np.subtract(frame.xlim, shift[0])),
@@ -79,7 +79,8 @@ class ScoreResult(DPResult):
         self.n_obs, self.n_features = int(n_obs), directions.n_features
         self.center, self.standardize, self.g_dppca = center, standardize, g_dppca
         self.private = bool(g_dppca)
-        self.directions_private = bool(directions.private)
+        self.directions_private = bool(directions.private if directions_private is None
+                                       else directions_private)
         self.scale_source = directions.scale_source
         self.scores = scores
         self._nonprivate_counts = nonprivate_counts

@@ -115,7 +115,7 @@ class ScreeResult(DPResult):
 
     def __init__(self, fits, *, trace, trace_std_err, ledgers, shared_releases, directions,
                  private_directions, scale_source, n_obs, eps, delta, calibration, seed, mono,
-                 controls, nonprivate=None, extra_notes=()):
+                 controls, nonprivate=None, extra_notes=(), directions_private=None):
         self.methods = tuple(fits)
         self.fits = dict(fits)
         self.k = directions.shape[1]
@@ -138,7 +138,10 @@ class ScreeResult(DPResult):
         self.ledger = dict(ledgers)
         self.combined_ledger = _combined(ledgers, shared_releases, eps, delta)
         self.directions = directions
-        self.directions_private = bool(private_directions)
+        # ``directions_private`` is the name shared by every result; ``private_directions`` its
+        # first name (either may be passed).
+        self.directions_private = bool(private_directions if directions_private is None
+                                       else directions_private)
         self.scale_source = scale_source
         self.n_obs, self.n_features = int(n_obs), directions.shape[0]
         self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
