@@ -94,3 +94,11 @@ def test_adult_duplicates():
 
     stated = _stated(r"\(adult has ([\d,]+)\)")
     assert int(stated.replace(",", "")) == int(load_adult().duplicated().sum())
+
+
+def test_python_and_numpy_versions_match_the_packaging_files():
+    root = README.parent
+    stated = _stated(r"Python >= (3\.\d+)\)")
+    assert f'requires-python = ">={stated}"' in (root / "pyproject.toml").read_text()
+    assert '"numpy>=1.26,<2"' in (root / "tools" / "make_r_venv.sh").read_text()
+    assert "numpy < 2" in _readme() and "numpy\n1.26" in _readme()
