@@ -168,7 +168,9 @@ def test_report_score_section_grouped(report, capsys):
     assert code == 0
     hist = pd.read_csv(out / "score_histograms.csv")
     assert set(hist["method"]) == {"add", "sparse"} and set(hist["group"]) == {"x", "y", "z"}
-    assert (out / "score.png").stat().st_size > 1000
+    # The PNG is the grouped figure: 2 x 2 panels plus a legend strip (wider than tall), with ink.
+    image = matplotlib.image.imread(out / "score.png")
+    assert image.shape[1] > image.shape[0] > 0 and (image[..., :3] < 0.5).any()
     ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
     assert ledger["spent_eps"] == pytest.approx(3.0)
     text = capsys.readouterr().out
