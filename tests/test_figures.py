@@ -179,3 +179,14 @@ def test_grouped_plot_nothing_cut_off_or_overlapping(grouped):
     assert [t.get_text() for t in legend.get_texts()] == list(grouped.groups)
     box = _drawn_extent(fig, legend)
     assert box.x1 <= width and box.x0 > max(ax.get_tightbbox(renderer).x1 for ax in panels)
+
+
+def test_long_group_labels_fit_in_the_legend_strip():
+    frame = load_gau_g()
+    long_names = {g: f"{g} with a rather long label" for g in frame["group"].unique()}
+    frame["group"] = frame["group"].map(long_names)
+    fig = dp_score_group(frame, "group", g_dppca=True, rng=8, **BUDGET).plot(private_plot="histogram")
+    width, _ = fig.canvas.get_width_height()
+    legend = fig.legends[0]
+    assert sorted(t.get_text() for t in legend.get_texts()) == sorted(long_names.values())
+    assert _drawn_extent(fig, legend).x1 <= width

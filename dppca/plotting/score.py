@@ -19,6 +19,9 @@ TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse
 #: Layout in inches at base_size 10 (margins scale with the font): square panels, a left margin
 #: for the y label, a gap right of each panel for its colour bar, a strip for the group legend.
 PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.35, 1.4
+#: Legend strip: colour patch and padding, plus the width of one character of a label (both at
+#: base_size 10; DejaVu Sans averages about 0.6 em per character).
+LEGEND_PATCH_INCHES, LEGEND_CHARACTER_INCHES = 0.75, 0.6 * 10 / 72
 BOTTOM_INCHES, ROW_GAP_INCHES, TITLE_LINE_INCHES = 0.6, 0.5, 0.22
 #: What a histogram panel's colour bar measures.
 CELL_PROBABILITY = "probability per cell"
@@ -189,7 +192,7 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
     scatter = result.scores is not None
     ncols = len(targets) + int(scatter)
     colours = control.group_colours(result.groups) if result.groups is not None else None
-    legend = bool(colours and control.show_group_legend)
+    legend = _legend_inches(colours) if colours and control.show_group_legend else 0.0
     with plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
         fig, axes = plt.subplots(len(rows), ncols, squeeze=False)
         suptitle_lines = _figure_titles(fig, result, control, _Layout(len(rows), ncols, legend,
@@ -206,7 +209,7 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
                 panel.histogram(ax, target) if row == "histogram" else panel.sample(ax, target, row[1])
         _outer_labels(axes)
         if legend:
-            _group_legend(fig, colours, 1.0 - layout.scale * LEGEND_INCHES / layout.width)
+            _group_legend(fig, colours, 1.0 - layout.scale * legend / layout.width)
     return fig
 
 
@@ -214,12 +217,13 @@ class _Layout:
     """Figure size and subplot margins in inches for a grid of square panels."""
 
     def __init__(self, nrows, ncols, legend, control, result, suptitle_lines=1):
+        """``legend``: width of the legend strip in inches at base_size 10 (0 without one)."""
         self.scale = control.base_size / 10.0
         self.nrows, self.ncols = nrows, ncols
         title_lines = 1 if result.directions_private else 2
         self.row_gap = self.scale * (ROW_GAP_INCHES + TITLE_LINE_INCHES * (title_lines + 1))
         self.top = self.scale * TITLE_LINE_INCHES * (suptitle_lines + title_lines + 1.2)
-        self.width = self.scale * (LEFT_INCHES + ncols * GAP_INCHES + legend * LEGEND_INCHES) + \
+        self.width = self.scale * (LEFT_INCHES + ncols * GAP_INCHES + legend) + \
             ncols * PANEL_INCHES
         self.height = self.top + self.scale * BOTTOM_INCHES + nrows * PANEL_INCHES + \
             (nrows - 1) * self.row_gap
@@ -375,6 +379,12 @@ def _figure_titles(fig, result, control, width_inches) -> int:
     fig.suptitle("\n".join(wrapped), color="black" if result.directions_private else "firebrick",
                  fontsize=control.title_size)
     return len(wrapped)
+
+
+def _legend_inches(colours) -> float:
+    """Width of the legend strip at base_size 10: wide enough for the longest group label."""
+    longest = max(len(str(g)) for g in colours)
+    return max(LEGEND_INCHES, LEGEND_PATCH_INCHES + LEGEND_CHARACTER_INCHES * longest)
 
 
 def _group_legend(fig, colours, left):
