@@ -247,6 +247,14 @@ def _privately_standardized(numeric, args, stream):
     return numeric / scales, ledger.to_dict()
 
 
+def _scaled(result, args):
+    """The section's result labelled with the report's private scaling (its data were divided
+    by the scales released once for the report), for its summary header and figure units."""
+    if args.standardize:
+        result.scale_source = f"private ({REPORT_SCALE_SHARE:.0%} of eps, report)"
+    return result
+
+
 def _ledger_payload(result):
     # A scree result keeps one ledger per method plus the combined one of the whole call.
     return getattr(result, "combined_ledger", result.ledger).to_dict()
@@ -256,7 +264,7 @@ def directions_section(frame, numeric, args, eps, delta, rng, out):
     """Private PC directions: directions.csv and loadings.png."""
     result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng)
     result.directions.to_csv(out / "directions.csv", index_label="variable")
-    result.plot().savefig(out / "loadings.png", dpi=110)
+    _scaled(result, args).plot().savefig(out / "loadings.png", dpi=110)
     return result
 
 
@@ -279,7 +287,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
         result = dp_score_plot_group(numeric, labels.to_numpy(), eps, delta,
                                      levels=getattr(args, "levels", None), **options)
     result.to_frame().to_csv(out / "score_histograms.csv", index=False)
-    result.figure.savefig(out / "score.png", dpi=100)
+    _scaled(result, args).plot().savefig(out / "score.png", dpi=100)
     return result
 
 
@@ -290,7 +298,7 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
     result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
                            rng=rng)
     result.to_frame().to_csv(out / "scree.csv", index=False)
-    result.figure.savefig(out / "scree.png", dpi=110)
+    _scaled(result, args).plot(type="scree").savefig(out / "scree.png", dpi=110)
     return result
 
 

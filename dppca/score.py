@@ -330,7 +330,7 @@ def _control(value, kind, name):
 def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
     if "sample" in plots:
         result.draw_samples(sampling)
-    result.plot(plots, appearance)
+    result.figure = result.plot(plots, appearance)
     return result
 
 

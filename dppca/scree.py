@@ -437,7 +437,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     plot_control = _resolve_plot_control(plot_control)
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions)
-    result.plot(type=type, plot_control=plot_control, ax=ax)
+    result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 
 

@@ -32,8 +32,13 @@ def grouped():
     return frame
 
 
+def _panels(fig):
+    """The panel Axes of a figure (colour bars excluded), in drawing order."""
+    return [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+
+
 def _titles(fig):
-    return [ax.get_title() for ax in fig.axes if ax.axison]
+    return [ax.get_title() for ax in _panels(fig) if ax.axison]
 
 
 def test_private_panels_only_by_default(grouped):
@@ -51,7 +56,7 @@ def test_private_panels_only_by_default(grouped):
 def test_nonprivate_panels_are_labelled_and_laid_out_like_r(grouped):
     res = dp_score_plot(grouped.drop(columns="kind"), 3.0, 1e-5, method="add",
                         sampling_control={"method": ("uniform", "center")}, nonprivate=True, rng=2)
-    axes = np.array(res.figure.axes).reshape(3, 3)
+    axes = np.array(_panels(res.figure)).reshape(3, 3)
     assert not axes[0, 0].axison  # R's spacer above the scatter
     assert axes[1, 0].get_title() == "NON-PRIVATE Scatter"
     assert [ax.get_title() for ax in axes[:, 1]] == ["NON-PRIVATE Histogram", "NON-PRIVATE Sample (Uniform)",
@@ -59,7 +64,7 @@ def test_nonprivate_panels_are_labelled_and_laid_out_like_r(grouped):
     assert axes[2, 2].get_title().startswith("Add Sample (Center)")
     # g_dppca=False: the directions are NON-PRIVATE, and the figure says so.
     assert "NON-PRIVATE" in res.figure._suptitle.get_text()
-    assert "(non-private directions)" in axes[0, 2].get_title()
+    assert "(NON-PRIVATE directions)" in axes[0, 2].get_title()
 
 
 def test_histogram_row_only_and_custom_titles(grouped):
@@ -108,7 +113,10 @@ def test_result_plot_draws_default_samples(grouped):
 
     res = dp_score(grouped.drop(columns="kind"), 3.0, 1e-5, rng=7)
     fig = res.plot()
-    assert res.figure is fig and set(res.samples) == {"add", "sparse"}
+    # The figure shows default samples; the result is left as it was (no samples, no figure).
+    assert _titles(fig)[2:] == ["Add Sample (Uniform)\n(NON-PRIVATE directions)",
+                                "Sparse Sample (Uniform)\n(NON-PRIVATE directions)"]
+    assert res.samples == {} and res.figure is None
 
 
 @pytest.mark.parametrize("kwargs,error,message", [
@@ -160,7 +168,9 @@ def test_report_score_section_grouped(report, capsys):
     assert code == 0
     hist = pd.read_csv(out / "score_histograms.csv")
     assert set(hist["method"]) == {"add", "sparse"} and set(hist["group"]) == {"x", "y", "z"}
-    assert (out / "score.png").stat().st_size > 1000
+    # The PNG is the grouped figure: 2 x 2 panels plus a legend strip (wider than tall), with ink.
+    image = matplotlib.image.imread(out / "score.png")
+    assert image.shape[1] > image.shape[0] > 0 and (image[..., :3] < 0.5).any()
     ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
     assert ledger["spent_eps"] == pytest.approx(3.0)
     text = capsys.readouterr().out

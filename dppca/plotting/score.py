@@ -16,7 +16,15 @@ from .._validation import DPPCATypeError, DPPCAValueError, bool_arg, float_arg
 NONPRIVATE_LABEL = "NON-PRIVATE"
 #: Label of each histogram target in sample-panel titles.
 TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
-PANEL_INCHES, MIN_WIDTH_INCHES = 3.0, 5.0
+#: Layout in inches at base_size 10 (margins scale with the font): square panels, a left margin
+#: for the y label, a gap right of each panel for its colour bar, a strip for the group legend.
+PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.35, 1.4
+#: Legend strip: colour patch and padding, plus the width of one character of a label (both at
+#: base_size 10; DejaVu Sans averages about 0.6 em per character).
+LEGEND_PATCH_INCHES, LEGEND_CHARACTER_INCHES = 0.75, 0.6 * 10 / 72
+BOTTOM_INCHES, ROW_GAP_INCHES, TITLE_LINE_INCHES = 0.6, 0.5, 0.22
+#: What a histogram panel's colour bar measures.
+CELL_PROBABILITY = "probability per cell"
 GOLDEN_RATIO_CONJUGATE = 0.6180339887498949
 
 
@@ -152,36 +160,46 @@ def _palette(name):
         raise DPPCAValueError(f"`palette` must be a matplotlib colormap name; got {name!r}")
 
 
-def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlotControl | None = None):
+def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlotControl | None = None,
+                 samples=None):
     """Draw the panel grid of ``result`` and return the matplotlib Figure.
 
     Parameters
     ----------
     result : ScoreResult
-        Its histograms, its synthetic samples (``result.samples``) and, when the call asked
-        for them, its NON-PRIVATE scores and histogram.
+        Its histograms and, when the call asked for them, its NON-PRIVATE scores and histogram.
     private_plot : sequence of {"histogram", "sample"}
         Rows to draw (the histogram row first, as in R).
     control : ScorePlotControl, optional
+    samples : dict, optional
+        Synthetic samples, target -> {sampling method -> DataFrame}; default ``result.samples``.
 
     Returns
     -------
     matplotlib.figure.Figure
+        Fixed margins in inches (nothing cut off); every histogram panel has a colour bar
+        (probability per cell), the
+        suptitle states the budget and whether the directions were private.
     """
     import matplotlib.pyplot as plt
 
     control = control or ScorePlotControl()
+    samples = result.samples if samples is None else samples
     targets = (["nonprivate"] if result.nonprivate_histogram is not None else []) + list(result.methods)
+    sample_methods = list(next(iter(samples.values()), {}))
     rows = (["histogram"] if "histogram" in private_plot else []) + \
-        ([("sample", sm) for sm in result.sample_methods] if "sample" in private_plot else [])
+        ([("sample", sm) for sm in sample_methods] if "sample" in private_plot else [])
     scatter = result.scores is not None
     ncols = len(targets) + int(scatter)
     colours = control.group_colours(result.groups) if result.groups is not None else None
-    legend_width = 1.4 if colours and control.show_group_legend else 0.0
+    legend = _legend_inches(colours) if colours and control.show_group_legend else 0.0
     with plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
-        fig, axes = plt.subplots(len(rows), ncols, squeeze=False, figsize=(
-            max(PANEL_INCHES * ncols + legend_width, MIN_WIDTH_INCHES), PANEL_INCHES * len(rows) + 0.9))
-        panel = _Panels(result, control, colours)
+        fig, axes = plt.subplots(len(rows), ncols, squeeze=False)
+        suptitle_lines = _figure_titles(fig, result, control, _Layout(len(rows), ncols, legend,
+                                                                      control, result).width)
+        layout = _Layout(len(rows), ncols, legend, control, result, suptitle_lines)
+        layout.apply(fig)
+        panel = _Panels(result, control, colours, samples)
         for i, row in enumerate(rows):
             first = axes[i, 0]
             if scatter:
@@ -190,15 +208,41 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
             for ax, target in zip(axes[i, int(scatter):], targets):
                 panel.histogram(ax, target) if row == "histogram" else panel.sample(ax, target, row[1])
         _outer_labels(axes)
-        _figure_titles(fig, result, colours, control)
+        if legend:
+            _group_legend(fig, colours, 1.0 - layout.scale * legend / layout.width)
     return fig
+
+
+class _Layout:
+    """Figure size and subplot margins in inches for a grid of square panels."""
+
+    def __init__(self, nrows, ncols, legend, control, result, suptitle_lines=1):
+        """``legend``: width of the legend strip in inches at base_size 10 (0 without one)."""
+        self.scale = control.base_size / 10.0
+        self.nrows, self.ncols = nrows, ncols
+        title_lines = 1 if result.directions_private else 2
+        self.row_gap = self.scale * (ROW_GAP_INCHES + TITLE_LINE_INCHES * (title_lines + 1))
+        self.top = self.scale * TITLE_LINE_INCHES * (suptitle_lines + title_lines + 1.2)
+        self.width = self.scale * (LEFT_INCHES + ncols * GAP_INCHES + legend) + \
+            ncols * PANEL_INCHES
+        self.height = self.top + self.scale * BOTTOM_INCHES + nrows * PANEL_INCHES + \
+            (nrows - 1) * self.row_gap
+
+    def apply(self, fig):
+        fig.set_size_inches(self.width, self.height)
+        right = self.width - self.scale * LEFT_INCHES - self.ncols * PANEL_INCHES - \
+            (self.ncols - 1) * self.scale * GAP_INCHES
+        fig.subplots_adjust(left=self.scale * LEFT_INCHES / self.width, right=1 - right / self.width,
+                            bottom=self.scale * BOTTOM_INCHES / self.height,
+                            top=1 - self.top / self.height, wspace=self.scale * GAP_INCHES / PANEL_INCHES,
+                            hspace=self.row_gap / PANEL_INCHES)
 
 
 class _Panels:
     """Draws one kind of panel on a given Axes, with the result's frame and labels."""
 
-    def __init__(self, result, control, colours):
-        self.result, self.control, self.colours = result, control, colours
+    def __init__(self, result, control, colours, samples):
+        self.result, self.control, self.colours, self.samples = result, control, colours, samples
         self.xlab = control.xlab or result.axis_labels[0]
         self.ylab = control.ylab or result.axis_labels[1]
 
@@ -216,13 +260,14 @@ class _Panels:
                     ha="center", va="center", color="0.4")
         else:
             self._bins(ax, hist, mass)
+        self._colour_bar(ax, mass)
         title = self.control.title(target)
         if target == "nonprivate":
             title = _labelled(title, NONPRIVATE_LABEL)
         self._finish(ax, title, private=target != "nonprivate")
 
     def sample(self, ax, target, method):
-        points = self.result.samples[target][method]
+        points = self.samples[target][method]
         self._points(ax, points["pc_x"], points["pc_y"], points["group"] if "group" in points else None)
         self._finish(ax, f"{TARGET_LABELS[target]} Sample ({method.title()})",
                      private=target != "nonprivate")
@@ -242,7 +287,6 @@ class _Panels:
         from matplotlib.colors import to_rgb
 
         m_x, m_y = self.result.bins
-        low, high = self.control.hist_alpha_range
         names = list(hist["group"].cat.categories) if "group" in hist else [None]
         rgb = np.array([to_rgb(self.control.color if g is None else self.colours[g]) for g in names])
         masses = mass.reshape(len(names), -1)
@@ -250,9 +294,34 @@ class _Panels:
         image = np.zeros((total.size, 4))
         filled = total > 0
         image[filled, :3] = (masses[:, filled].T @ rgb) / total[filled, None]
-        image[filled, 3] = low + (high - low) * (total[filled] / total.max()) ** self.control.hist_gamma
+        image[filled, 3] = self._opacity_norm(total.max())(total[filled])
         ax.imshow(image.reshape(m_y, m_x, 4), origin="lower", interpolation="nearest", aspect="equal",
                   extent=(*self.result.frame["xlim"], *self.result.frame["ylim"]))
+
+    def _opacity_norm(self, top):
+        """p -> a + (b - a) (p / top)^gamma: the opacity of a bin of probability p."""
+        from matplotlib.colors import PowerNorm
+
+        low, high = self.control.hist_alpha_range
+        norm = PowerNorm(self.control.hist_gamma, vmin=0.0, vmax=top)
+        return lambda p: low + (high - low) * np.asarray(norm(p))
+
+    def _colour_bar(self, ax, mass):
+        """Colour bar of the panel: opacity against the probability per cell (0 to the panel's
+        largest); grouped panels use a grey ramp, since the hue there is the groups' mix."""
+        import matplotlib as mpl
+
+        top = float(mass.max()) if mass.max() > 0 else 1.0
+        grouped = self.colours is not None
+        rgb = mpl.colors.to_rgb("0.2" if grouped else self.control.color)
+        low, high = self.control.hist_alpha_range
+        ramp = mpl.colors.ListedColormap([(*rgb, a) for a in np.linspace(low, high, 256)])
+        mappable = mpl.cm.ScalarMappable(mpl.colors.PowerNorm(self.control.hist_gamma, 0.0, top), ramp)
+        label = CELL_PROBABILITY + (" (all groups)" if grouped else "")
+        # An inset colour bar in the gap right of the panel: panels keep one size and stay aligned.
+        bar = ax.figure.colorbar(mappable, cax=ax.inset_axes([1.04, 0.1, 0.05, 0.8]))
+        bar.set_label(label, fontsize=self.control.base_size * 0.85)
+        bar.ax.tick_params(labelsize=self.control.base_size * 0.75)
 
     def _finish(self, ax, title, private):
         ax.set_xlim(self.result.frame["xlim"])
@@ -262,8 +331,8 @@ class _Panels:
         ax.set_axisbelow(True)
         ax.set_xlabel(self.xlab)
         ax.set_ylabel(self.ylab)
-        if private and not self.result.private:
-            title = f"{title or ''}\n(non-private directions)"
+        if private and not self.result.directions_private:
+            title = f"{title or ''}\n({NONPRIVATE_LABEL} directions)"
         if title:
             ax.set_title(title, fontweight="bold")
 
@@ -295,21 +364,32 @@ def _panel_mass(hist, weights) -> np.ndarray:
     return (prob.reshape(shares.size, -1) * shares[:, None]).reshape(-1)
 
 
-def _figure_titles(fig, result, colours, control):
-    lines = [f"PC score plot, eps={result.eps:g}, delta={result.delta:g}, calibration {result.calibration}"]
-    if not result.private:
-        lines.append("WARNING: PC directions are NON-PRIVATE (g_dppca=False): not end-to-end private; "
-                     "use g_dppca=True")
+def _figure_titles(fig, result, control, width_inches) -> int:
+    """Set the suptitle (budget, and a warning for NON-PRIVATE directions); returns its lines."""
+    budget = f"eps={result.eps:g}, delta={result.delta:g} ({result.calibration} calibration)"
+    if result.directions_private:
+        lines = [f"Differentially private PC scores: {budget}"]
+    else:
+        lines = [f"PC scores: private frame and histograms, {budget}",
+                 f"WARNING: PC directions are {NONPRIVATE_LABEL} (g_dppca=False): not end-to-end "
+                 "private; use g_dppca=True"]
     # Wrapped to the figure width (about 0.55 em per character).
-    width = max(20, int(fig.get_figwidth() * 72 / (0.55 * control.title_size)))
-    title = "\n".join(textwrap.fill(line, width) for line in lines)
-    fig.suptitle(title, color="black" if result.private else "firebrick", fontsize=control.title_size)
-    right = 1.0
-    if colours and control.show_group_legend:
-        from matplotlib.patches import Patch
+    width = max(20, int(width_inches * 72 / (0.55 * control.title_size)))
+    wrapped = [part for line in lines for part in textwrap.wrap(line, width, break_on_hyphens=False)]
+    fig.suptitle("\n".join(wrapped), color="black" if result.directions_private else "firebrick",
+                 fontsize=control.title_size)
+    return len(wrapped)
 
-        handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
-        right = 1.0 - 1.4 / fig.get_figwidth()
-        fig.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(right, 0.5),
-                   frameon=False)
-    fig.tight_layout(rect=(0, 0, right, 1))
+
+def _legend_inches(colours) -> float:
+    """Width of the legend strip at base_size 10: wide enough for the longest group label."""
+    longest = max(len(str(g)) for g in colours)
+    return max(LEGEND_INCHES, LEGEND_PATCH_INCHES + LEGEND_CHARACTER_INCHES * longest)
+
+
+def _group_legend(fig, colours, left):
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
+    fig.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(left, 0.5),
+               frameon=False)

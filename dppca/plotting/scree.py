@@ -1,7 +1,12 @@
 """Scree and PVE line plots of a :class:`~dppca.results.ScreeResult` (R's ``dp_scree_plot``)."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
+
+#: Longest line of a default title (characters, at the default title size on a 6.4 in figure).
+TITLE_CHARACTERS = 62
 
 #: R's default series styles (reference/r-dppca-scree.md §11.2).
 DEFAULT_LABELS = {"nonprivate": "NON-PRIVATE", "clipped": "Clipped", "pmwm": "PMWM", "huber": "Huber"}
@@ -16,12 +21,10 @@ R_LEGEND_POSITIONS = {"topright": "upper right", "topleft": "upper left", "top":
                       "bottomright": "lower right", "bottomleft": "lower left",
                       "bottom": "lower center", "left": "center left", "right": "center right",
                       "center": "center"}
-#: Two-sided 95% normal quantile for the noise error bars.
-Z95 = 1.959963984540054
 
 
-def scree_figure(result, type="scree", plot_control=None, ax=None):
-    """One line per method (error bars: -/+ 1.96 noise s.e. on scree plots), NON-PRIVATE if present.
+def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
+    """One line per method, NON-PRIVATE if present; the y axis starts at 0.
 
     Parameters
     ----------
@@ -29,6 +32,9 @@ def scree_figure(result, type="scree", plot_control=None, ax=None):
     type : {"scree", "pve"}
     plot_control : ScreePlotControl, dict or None
     ax : matplotlib Axes, optional
+    alpha : float in (0, 1)
+        Scree plots show the (1 - alpha) noise intervals ``result.conf_int(alpha)`` as error
+        bars around the raw estimates.
 
     Returns
     -------
@@ -36,59 +42,69 @@ def scree_figure(result, type="scree", plot_control=None, ax=None):
     """
     import matplotlib.pyplot as plt
 
-    from .._validation import option_arg
+    from .._validation import float_arg, option_arg
     from ..scree import _resolve_plot_control
 
     option_arg(type, "type", ("pve", "scree"))
+    alpha = float_arg(alpha, "alpha", open_unit=True)
     control = _resolve_plot_control(plot_control)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     else:
         fig = ax.figure
     frame = result.scree if type == "scree" else result.pve
     x = np.arange(1, result.k + 1)
     series = list(frame.columns)
+    ci = result.conf_int(alpha) if type == "scree" else None
     for name in (["nonprivate"] if "nonprivate" in series else []) + list(result.methods):
-        errors = Z95 * result.std_err[name].to_numpy() if type == "scree" and name in result.methods \
-            else None
-        ax.errorbar(x, frame[name].to_numpy(), yerr=errors, capsize=3 if errors is not None else 0,
-                    label=_style(control.legend_labels, DEFAULT_LABELS, name),
-                    color=_style(control.col, DEFAULT_COLOURS, name),
-                    linestyle=_line_type(_style(control.lty, {}, name, 1)),
-                    marker=_marker(_style(control.pch, DEFAULT_MARKERS, name)),
-                    linewidth=control.lwd, markersize=6 * control.point_cex)
-    _decorate(ax, result, type, control, x, frame)
-    fig.tight_layout()
+        colour = _style(control.col, DEFAULT_COLOURS, name)
+        ax.plot(x, frame[name].to_numpy(), label=_style(control.legend_labels, DEFAULT_LABELS, name),
+                color=colour, linestyle=_line_type(_style(control.lty, {}, name, 1)),
+                marker=_marker(_style(control.pch, DEFAULT_MARKERS, name)),
+                linewidth=control.lwd, markersize=6 * control.point_cex)
+        if ci is not None and name in result.methods:
+            _interval_bars(ax, x, ci[(name, "lower")].to_numpy(), ci[(name, "upper")].to_numpy(),
+                           colour, control.lwd)
+    _decorate(ax, result, type, control, x, frame, alpha)
     return fig
 
 
-def _decorate(ax, result, type, control, x, frame):
+def _interval_bars(ax, x, lower, upper, colour, width):
+    """Capped vertical bars from ``lower`` to ``upper`` (the intervals of ``conf_int``, which
+    are centred on the raw estimates, not on the monotone values the line shows)."""
+    ax.errorbar(x, (lower + upper) / 2, yerr=(upper - lower) / 2, fmt="none", ecolor=colour,
+                elinewidth=width, capsize=3)
+
+
+def _decorate(ax, result, type, control, x, frame, alpha):
     base = 10.0
     ax.set_xticks(x)
     ax.tick_params(labelsize=base * control.cex_axis)
     ax.set_xlabel(control.xlab or "Component", fontsize=base * control.cex_lab)
-    ylab = control.ylab or ("Variance (data units squared)" if type == "scree"
+    ylab = control.ylab or (f"Variance ({result.units} squared)" if type == "scree"
                             else "Proportion of total variance explained")
     ax.set_ylabel(ylab, fontsize=base * control.cex_lab)
     # R's cex_main = 1.5 is for a one-line title; the second line here says what is private.
-    ax.set_title(control.title or _title(result, type),
+    ax.set_title(control.title or _title(result, type, alpha),
                  fontsize=base * control.cex_main * (1.0 if control.title else 0.8))
-    if type == "pve":
-        top = float(np.nanmax(frame.to_numpy())) if frame.size else 1.0
-        ax.set_ylim(bottom=0.0, top=max(top * 1.08, 1e-12))
+    top = float(np.nanmax(frame.to_numpy())) if frame.size else 1.0
+    ax.set_ylim(bottom=0.0, top=max(ax.get_ylim()[1], top * 1.08, 1e-12))
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc=R_LEGEND_POSITIONS.get(control.legend_position, control.legend_position),
                   fontsize=base * control.cex_legend, frameon=control.legend_bty != "n")
 
 
-def _title(result, type) -> str:
+def _title(result, type, alpha) -> str:
     what = "DP Scree Plot" if type == "scree" else "DP PVE Plot"
     privacy = f"private, eps={result.eps:g}, delta={result.delta:g}"
-    if not result.private_directions:
+    if not result.directions_private:
         privacy += "; directions NON-PRIVATE"
     if result.has_nonprivate:
         privacy += "; vs NON-PRIVATE reference"
-    return f"{what}\n({privacy})"
+    lines = [what] + textwrap.wrap(f"({privacy})", TITLE_CHARACTERS, break_on_hyphens=False)
+    if type == "scree":
+        lines.append(f"bars: {1 - alpha:.0%} intervals of the privacy noise")
+    return "\n".join(lines)
 
 
 def _style(chosen, defaults, name, fallback=None):

@@ -2,19 +2,77 @@
 
 A result holds its numbers as attributes; ``summary()`` assembles a
 ``statsmodels.iolib.summary.Summary`` from three hooks each subclass fills in:
-``_header()`` (left and right lists of (label, value) facts), ``_tables()``
-(body tables) and ``_notes()`` (numbered notes).
+``_header()`` (left and right lists of (label, value) facts), ``_tables(alpha)``
+(body tables) and ``_notes()`` (numbered notes, printed under a "Notes:" heading as
+statsmodels does). Every line of the text summary fits in ``SUMMARY_WIDTH`` characters.
 """
 from __future__ import annotations
 
 import math
+import textwrap
 
 import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
+from .._validation import float_arg
+
 NONPRIVATE = "NON-PRIVATE"
+#: Widest line of a text summary (header, tables, notes), in characters.
+SUMMARY_WIDTH = 100
+#: Widest row label and text cell of a body table; longer ones wrap onto continuation rows.
+STUB_WIDTH, CELL_WIDTH = 28, 21
+#: Ledger tables: narrower step and norm columns, so that seven columns fit.
+LEDGER_STUB_WIDTH, LEDGER_NORM_WIDTH = 24, 14
+#: Widest header value (the two-column header block); longer values wrap onto the next row.
+HEADER_VALUE_WIDTH = 28
+#: statsmodels' text format with columns as wide as their content (its default pads to 10-11).
+COMPACT_FMT = {**fmt_params, "data_fmts": ["%s"], "colwidths": None}
+
+
+def scaling_label(source: str, ledger=None) -> str:
+    """Header text for the column scaling: "none", "public", "private (20% of eps)", ...
+
+    Parameters
+    ----------
+    source : str
+        A result's ``scale_source`` ("none", "public", "private", "sample (NON-PRIVATE)", or
+        a caller's label such as the report's).
+    ledger : dppca.privacy.Ledger, optional
+        The call's ledger; for "private" the share of its eps spent on releases whose step
+        starts with "scale" is added. Reading the ledger is post-processing (no privacy cost).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> _ = ledger.record("scale: clipped variances", "Gaussian (analytic)", 1, "L2", 3, 0.2, 2e-6)
+    >>> _ = ledger.record("directions: Kendall's tau matrix", "Gaussian (analytic)", 1, "L2", 1, 0.8, 8e-6)
+    >>> scaling_label("private", ledger)
+    'private (20% of eps)'
+    >>> scaling_label("public", ledger)
+    'public'
+    """
+    if source != "private" or ledger is None or not len(ledger):
+        return source
+    spent = sum(r.eps for r in ledger if r.step.startswith("scale"))
+    return f"private ({spent / ledger.eps:.0%} of eps)" if spent > 0 else source
+
+
+def data_units(source: str) -> str:
+    """Units of the data the directions saw: "standardized units" unless ``source`` is "none".
+
+    Examples
+    --------
+    >>> data_units("none"), data_units("private")
+    ('data units', 'standardized units')
+    """
+    return "data units" if source in (None, "none") else "standardized units"
 
 
 def fmt(value) -> str:
@@ -26,16 +84,112 @@ def fmt(value) -> str:
     return str(value)
 
 
-def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4) -> SimpleTable:
-    """A statsmodels ``SimpleTable`` from a DataFrame (index = stubs, columns = headers)."""
+def frame_table(frame: pd.DataFrame, title: str | None = None, digits: int = 4, *,
+                stub_width: int = STUB_WIDTH, widths: dict | None = None) -> SimpleTable:
+    """A statsmodels ``SimpleTable`` from a DataFrame (index = stubs, columns = headers).
+
+    Columns are as wide as their content; a row label longer than ``STUB_WIDTH`` or a text
+    cell longer than ``CELL_WIDTH`` wraps onto continuation rows, so that the table fits in
+    ``SUMMARY_WIDTH``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, shape (rows, columns)
+    title : str, optional
+    digits : int
+        Decimals of float cells (nan prints as "-").
+    stub_width : int
+        Widest row label before it wraps.
+    widths : dict of column to int, optional
+        Widest cell of those columns before it wraps (default ``CELL_WIDTH``).
+
+    Returns
+    -------
+    statsmodels.iolib.table.SimpleTable
+
+    Examples
+    --------
+    >>> table = frame_table(pd.DataFrame({"PC1": [0.5]}, index=["a long variable name " * 2]))
+    >>> print(table)  # doctest: +NORMALIZE_WHITESPACE
+    ==================================
+                                   PC1
+    ----------------------------------
+    a long variable name a long 0.5000
+      variable name
+    ==================================
+    """
     def cell(v):
         if isinstance(v, float):
             return "-" if math.isnan(v) else f"{v:.{digits}f}"
         return str(v)
 
-    data = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
-    return SimpleTable(data, headers=[str(c) for c in frame.columns],
-                       stubs=[str(i) for i in frame.index], title=title, txt_fmt=fmt_params)
+    data, stubs, widths = [], [], widths or {}
+    for label, row in zip(frame.index, frame.itertuples(index=False)):
+        columns = [_wrap(str(label), stub_width)] + [_wrap(cell(v), widths.get(c, CELL_WIDTH))
+                                                     for c, v in zip(frame.columns, row)]
+        height = max(len(lines) for lines in columns)
+        columns = [lines + [""] * (height - len(lines)) for lines in columns]
+        stubs.extend(columns[0])
+        data.extend(list(line) for line in zip(*columns[1:]))
+    return SimpleTable(data, headers=[str(c) for c in frame.columns], stubs=stubs, title=title,
+                       txt_fmt=COMPACT_FMT)
+
+
+def ledger_table(ledger, title: str = "Ledger") -> SimpleTable:
+    """The releases of a ``Ledger`` as a summary table (one row per release, step as row label).
+
+    Columns: mechanism, sens. (sensitivity), norm, noise (noise scale), eps, delta; long
+    steps and mechanisms wrap onto continuation rows (see :func:`frame_table`).
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> _ = ledger.record("directions", "Gaussian (analytic)", 0.01, "Frobenius", 0.05, 1.0, 1e-5)
+    >>> print(ledger_table(ledger))  # doctest: +NORMALIZE_WHITESPACE
+                               Ledger
+    ==============================================================
+                         mechanism sens.      norm noise eps delta
+    --------------------------------------------------------------
+    directions Gaussian (analytic)  0.01 Frobenius  0.05   1 1e-05
+    ==============================================================
+    """
+    frame = ledger.to_frame().drop(columns="step").apply(lambda column: column.map(fmt))
+    frame.index = [r.step for r in ledger]
+    frame = frame.rename(columns={"sensitivity": "sens.", "noise_scale": "noise"})
+    return frame_table(frame, title, stub_width=LEDGER_STUB_WIDTH, widths={"norm": LEDGER_NORM_WIDTH})
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+
+
+def _header_rows(facts: list) -> list:
+    """(label, value) facts as statsmodels header rows; long values continue on unlabelled rows."""
+    rows = []
+    for label, value in facts:
+        lines = _wrap(fmt(value), HEADER_VALUE_WIDTH)
+        rows.append((f"{label}:", [lines[0]]))
+        rows.extend(("", [line]) for line in lines[1:])
+    return rows
+
+
+def notes_text(notes: list[str]) -> list[str]:
+    """statsmodels' notes block: a "Notes:" heading, then "[i] note" wrapped to SUMMARY_WIDTH.
+
+    Continuation lines are indented under the note's text.
+
+    Examples
+    --------
+    >>> notes_text(["Std err covers the privacy noise only."])
+    ['Notes:', '[1] Std err covers the privacy noise only.']
+    """
+    lines = ["Notes:"]
+    for i, note in enumerate(notes, start=1):
+        lead = f"[{i}] "
+        lines.extend(textwrap.wrap(note, SUMMARY_WIDTH, initial_indent=lead,
+                                   subsequent_indent=" " * len(lead), break_on_hyphens=False))
+    return lines
 
 
 class DPResult:
@@ -44,31 +198,54 @@ class DPResult:
     Subclasses set ``_title`` and implement ``_header``, ``_tables`` and ``_notes``.
     """
 
-    _title = "Differentially Private PCA"
+    #: What the result is, for its summary title.
+    _subject = "PCA"
+
+    @property
+    def _title(self) -> str:
+        """"Differentially Private <subject>", or the NON-PRIVATE directions it was given."""
+        if getattr(self, "directions_private", True):
+            return f"Differentially Private {self._subject}"
+        return f"Private {self._subject} given {NONPRIVATE} Directions"
+
+    @property
+    def units(self) -> str:
+        """Units of the data the directions saw ("data units" or "standardized units")."""
+        return data_units(getattr(self, "scale_source", "none"))
 
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError
 
-    def _tables(self) -> list:
+    def _tables(self, alpha: float = 0.05) -> list:
         return []
 
     def _notes(self) -> list[str]:
         return []
 
-    def summary(self) -> Summary:
-        """A statsmodels ``Summary``: header facts, body tables, numbered notes.
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """A statsmodels ``Summary``: header facts, body tables, a "Notes:" block.
 
-        ``print(result.summary())`` shows text; ``.as_html()``, ``.as_latex()`` also work.
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            Intervals in the tables are (1 - alpha) noise intervals (as in statsmodels);
+            results without intervals ignore it.
+
+        Returns
+        -------
+        statsmodels.iolib.summary.Summary
+            ``print(result.summary())`` shows text (every line at most 100 characters);
+            ``.as_html()``, ``.as_latex()`` also work.
         """
+        alpha = float_arg(alpha, "alpha", open_unit=True)
         left, right = self._header()
         smry = Summary()
-        smry.add_table_2cols(None, gleft=[(f"{k}:", [fmt(v)]) for k, v in left],
-                             gright=[(f"{k}:", [fmt(v)]) for k, v in right],
+        smry.add_table_2cols(None, gleft=_header_rows(left), gright=_header_rows(right),
                              title=self._title, yname="", xname=[])
-        smry.tables.extend(self._tables())
+        smry.tables.extend(self._tables(alpha))
         notes = self._notes()
         if notes:
-            smry.add_extra_txt([f"[{i}] {note}" for i, note in enumerate(notes, start=1)])
+            smry.add_extra_txt(notes_text(notes))
         return smry
 
     def __str__(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .base import NONPRIVATE, DPResult, frame_table
+from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 
 
 def pc_names(k: int) -> list[str]:
@@ -38,7 +38,11 @@ class PCDirections(DPResult):
     scale : pandas.Series or None
         Column scales used when ``standardize=True`` (private, public or sample).
     scale_source : str
-        ``"none"``, ``"public"``, ``"private"`` or ``"sample (NON-PRIVATE)"``.
+        ``"none"``, ``"public"``, ``"private"`` or ``"sample (NON-PRIVATE)"``; the summary
+        header adds the share of eps the private scales took.
+    directions_private : bool
+        True when the directions are a private release (the same as ``private`` here; scree
+        and score results carry it too, for the directions they used).
     nonprivate_directions : pandas.DataFrame or None
         NON-PRIVATE reference, only when the call asked for it (``nonprivate=True``).
     options : dict
@@ -51,7 +55,9 @@ class PCDirections(DPResult):
     ``np.asarray(result)`` gives the p x k matrix, so ``X @ result`` projects data.
     """
 
-    _title = "Differentially Private PC Directions"
+    @property
+    def _title(self) -> str:
+        return "Differentially Private PC Directions" if self.private else f"PC Directions ({NONPRIVATE})"
 
     def __init__(self, fit, columns, *, method, ledger, n_obs, eps, delta, calibration, seed,
                  scale=None, scale_source="none", nonprivate_directions=None, options=None):
@@ -61,6 +67,7 @@ class PCDirections(DPResult):
         self.method = method
         self.mechanism = fit.mechanism
         self.private = method != "nonprivate"
+        self.directions_private = self.private
         self.ledger = ledger
         self.n_obs, self.n_features, self.k = int(n_obs), len(columns), k
         self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
@@ -70,7 +77,6 @@ class PCDirections(DPResult):
         self.nonprivate_directions = nonprivate_directions
         self.options = dict(options or {})
         self._method_notes = list(fit.notes)
-        self.figure = None
 
     def __array__(self, dtype=None, copy=None):
         return self.directions.to_numpy(dtype=dtype)
@@ -88,11 +94,10 @@ class PCDirections(DPResult):
                 "n_obs": self.n_obs, "n_features": self.n_features}
 
     def plot(self, ax=None):
-        """Heat map of the loadings (matplotlib); returns the Figure and stores it in ``.figure``."""
+        """Heat map of the loadings (matplotlib); returns the Figure (the result is unchanged)."""
         from ..plotting.directions import loadings_heatmap
 
-        self.figure = loadings_heatmap(self, ax=ax)
-        return self.figure
+        return loadings_heatmap(self, ax=ax)
 
     def __repr__(self) -> str:
         budget = "" if not self.private else f", eps={self.eps:g}, delta={self.delta:g}"
@@ -106,10 +111,10 @@ class PCDirections(DPResult):
                 ("Sensitivity", self.sensitivity), ("Noise sd", self.noise_sd)]
         right = [("Neighbouring", "replace-one" if self.private else None),
                  ("No. Observations", self.n_obs), ("No. Variables", self.n_features),
-                 ("No. Components", self.k), ("Scaling", self.scale_source), ("Seed", self.seed)]
+                 ("No. Components", self.k), ("Scaling", scaling_label(self.scale_source, self.ledger)), ("Seed", self.seed)]
         return left, right
 
-    def _tables(self):
+    def _tables(self, alpha=0.05):
         title = "Loadings" if self.private else f"Loadings ({NONPRIVATE})"
         tables = [frame_table(self.directions, title=title)]
         if self.nonprivate_directions is not None:
@@ -123,7 +128,8 @@ class PCDirections(DPResult):
         notes = [f"The directions are post-processing of the releases on the ledger; total "
                  f"eps={self.ledger.spent_eps:.4g}, delta={self.ledger.spent_delta:.4g} "
                  f"({len(self.ledger)} releases)."] + self._method_notes
-        if np.isfinite(self.eigenvalues.to_numpy()).all():
+        said = any(note.startswith("Eigenvalues") for note in self._method_notes)
+        if np.isfinite(self.eigenvalues.to_numpy()).all() and not said:
             notes.append("Eigenvalues are those of the released (noisy) matrix; they are not variances.")
         notes.append("Another release on the same data costs its own budget (basic composition).")
         return notes

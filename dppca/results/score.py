@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..histograms import (SamplingControl, allocate_sample_sizes, histogram_frame,
                           sample_histogram)
-from .base import NONPRIVATE, DPResult, fmt, frame_table
+from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
 
 class ScoreResult(DPResult):
@@ -46,17 +46,30 @@ class ScoreResult(DPResult):
         The directions used (private only when ``g_dppca=True``).
     private : bool
         True when every released number is (eps, delta)-DP end to end (``g_dppca=True``).
+    directions_private : bool
+        Whether the directions are a private release (False for ``g_dppca=False``: the summary
+        header and every plot title then say NON-PRIVATE directions).
+    scale_source : str
+        How the columns were scaled before projecting (default: the directions'
+        ``scale_source``); axis labels say "standardized units" unless it is "none".
     scores, nonprivate_histogram : pandas.DataFrame or None
         NON-PRIVATE references (the individual scores, the exact histogram on the same grid),
         only when the call passed ``nonprivate=True``.
     figure : matplotlib Figure or None
+        Set by :func:`dppca.dp_score_plot` (:meth:`plot` returns a Figure and leaves it alone).
     """
 
-    _title = "Differentially Private PC Score Histograms"
+    _subject = "PC Score Histograms"
+
+    @property
+    def axis_labels(self) -> tuple:
+        """Default x and y labels: "PC<a> score (<units>)"."""
+        return tuple(f"{pc} score ({self.units})" for pc in _pc(self.axes))
 
     def __init__(self, *, frame, shift, grid, releases, groups, ledger, directions, axes, eps,
                  delta, calibration, seed, n_obs, center, standardize, g_dppca, bins_rule, rng,
-                 scores=None, nonprivate_counts=None, group_selection=None):
+                 scores=None, nonprivate_counts=None, group_selection=None,
+                 directions_private=None):
         self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
         self.half_width = float(frame.half_width)
         self.frame = {"xlim": tuple(float(v) for v in np.subtract(frame.xlim, shift[0])),
@@ -72,6 +85,9 @@ class ScoreResult(DPResult):
         self.n_obs, self.n_features = int(n_obs), directions.n_features
         self.center, self.standardize, self.g_dppca = center, standardize, g_dppca
         self.private = bool(g_dppca)
+        self.directions_private = bool(directions.private if directions_private is None
+                                       else directions_private)
+        self.scale_source = directions.scale_source
         self.scores = scores
         self._nonprivate_counts = nonprivate_counts
         self.nonprivate_histogram = None if nonprivate_counts is None else histogram_frame(
@@ -80,8 +96,6 @@ class ScoreResult(DPResult):
         self.samples = {}
         self.figure = None
         self._rng = rng
-        units = "standardized units" if standardize else "data units"
-        self.axis_labels = tuple(f"{pc} score ({units})" for pc in _pc(axes))
 
     # ----------------------------------------------------------------- access
     def histogram(self, target: str) -> pd.DataFrame:
@@ -143,10 +157,12 @@ class ScoreResult(DPResult):
 
     def draw_samples(self, control: SamplingControl | None = None) -> dict:
         """Fill ``samples`` for every histogram and sampling method of ``control``; returns it."""
-        control = control or SamplingControl()
-        self.samples = {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
-                        for t in self._targets()}
+        self.samples = self._drawn_samples(control or SamplingControl())
         return self.samples
+
+    def _drawn_samples(self, control) -> dict:
+        return {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
+                for t in self._targets()}
 
     def _sample_target(self, target, control, sm, rng) -> pd.DataFrame:
         size = control.sample_size or self.n_obs
@@ -162,17 +178,19 @@ class ScoreResult(DPResult):
 
     # ----------------------------------------------------------------- output
     def plot(self, private_plot=("histogram", "sample"), plot_control=None):
-        """The panel grid (matplotlib); returns the Figure and stores it in ``.figure``.
+        """The panel grid (matplotlib); returns the Figure.
 
-        Samples are drawn with the default ``sampling_control()`` if "sample" is requested and
-        none were drawn yet. See :func:`dppca.plotting.score.score_figure`.
+        The sample rows show ``samples``; when "sample" is requested and none were drawn, the
+        figure shows samples drawn with the default ``sampling_control()`` (post-processing)
+        without storing them (call :meth:`draw_samples` first to keep them). See
+        :func:`dppca.plotting.score.score_figure`.
         """
         from ..plotting.score import score_figure
 
-        if "sample" in private_plot and not self.samples:
-            self.draw_samples()
-        self.figure = score_figure(self, private_plot, plot_control)
-        return self.figure
+        samples = self.samples
+        if "sample" in private_plot and not samples:
+            samples = self._drawn_samples(SamplingControl())
+        return score_figure(self, private_plot, plot_control, samples=samples)
 
     def to_frame(self) -> pd.DataFrame:
         """Every private histogram stacked, with a ``method`` column."""
@@ -212,15 +230,17 @@ class ScoreResult(DPResult):
         left = [("Methods", ", ".join(self.methods)),
                 ("Mechanisms", ", ".join(mechanisms[m] for m in self.methods)),
                 ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
-                ("Directions", "g-DPPCA (private)" if self.private else "NON-PRIVATE covariance"),
+                ("Directions", "g-DPPCA (private)" if self.directions_private
+                 else f"{NONPRIVATE} covariance"),
                 ("End-to-end DP", "yes" if self.private else "NO (directions)")]
         right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
                  ("No. Variables", self.n_features), ("Axes", ", ".join(_pc(self.axes))),
+                 ("Scaling", scaling_label(self.scale_source, self.ledger)),
                  ("Bins", f"{self.bins[0]} x {self.bins[1]} ({self.bins_rule})"),
                  ("No. Groups", None if self.groups is None else len(self.groups)), ("Seed", self.seed)]
         return left, right
 
-    def _tables(self):
+    def _tables(self, alpha=0.05):
         frame = pd.DataFrame({"private centre": self.centre.to_numpy(),
                               "lower": [self.frame["xlim"][0], self.frame["ylim"][0]],
                               "upper": [self.frame["xlim"][1], self.frame["ylim"][1]]},
@@ -229,9 +249,7 @@ class ScoreResult(DPResult):
                   frame_table(self._histogram_table(), title="Histograms")]
         if self.group_sizes is not None:
             tables.append(frame_table(self.group_sizes, title="Group sizes (private estimates)", digits=1))
-        ledger = self.ledger.to_frame().drop(columns="step").apply(lambda column: column.map(fmt))
-        ledger.index = [r.step for r in self.ledger]
-        tables.append(frame_table(ledger, title="Ledger"))
+        tables.append(ledger_table(self.ledger))
         return tables
 
     def _histogram_table(self) -> pd.DataFrame:
@@ -251,7 +269,7 @@ class ScoreResult(DPResult):
 
     def _notes(self):
         notes = []
-        if not self.private:
+        if not self.directions_private:
             notes.append("WARNING: the PC directions are NON-PRIVATE (sample covariance, g_dppca=False), "
                          "as in the R package: the frame and histograms are private given the "
                          "directions, but the plot as a whole is NOT differentially private. "

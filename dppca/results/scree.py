@@ -13,7 +13,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..privacy import Ledger
-from .base import NONPRIVATE, DPResult, frame_table
+from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 from .directions import pc_names
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
@@ -92,7 +92,9 @@ class ScreeResult(DPResult):
     combined_ledger : Ledger
         Every release of the call once: what publishing all methods together costs.
     directions : pandas.DataFrame, shape (p, k)
-        The directions used (private g-DPPCA, or NON-PRIVATE when ``private_directions`` is False).
+        The directions used (private g-DPPCA, or NON-PRIVATE when ``directions_private`` is False).
+    directions_private : bool
+        Whether the directions are a private release (``private_directions`` is an alias).
     methods : tuple of str
     controls : dict of str to control
     n_obs, n_features, k : int
@@ -101,14 +103,19 @@ class ScreeResult(DPResult):
     mono : bool
     seed : int or str
     figure : matplotlib Figure or None
-        Set by :meth:`plot` and :func:`dppca.dp_scree_plot`.
+        Set by :func:`dppca.dp_scree_plot` (:meth:`plot` returns a Figure and leaves it alone).
     """
 
-    _title = "Differentially Private Scree"
+    _subject = "Scree"
+
+    @property
+    def private_directions(self) -> bool:
+        """Alias of ``directions_private`` (its first name)."""
+        return self.directions_private
 
     def __init__(self, fits, *, trace, trace_std_err, ledgers, shared_releases, directions,
                  private_directions, scale_source, n_obs, eps, delta, calibration, seed, mono,
-                 controls, nonprivate=None, extra_notes=()):
+                 controls, nonprivate=None, extra_notes=(), directions_private=None):
         self.methods = tuple(fits)
         self.fits = dict(fits)
         self.k = directions.shape[1]
@@ -131,7 +138,10 @@ class ScreeResult(DPResult):
         self.ledger = dict(ledgers)
         self.combined_ledger = _combined(ledgers, shared_releases, eps, delta)
         self.directions = directions
-        self.private_directions = bool(private_directions)
+        # ``directions_private`` is the name shared by every result; ``private_directions`` its
+        # first name (either may be passed).
+        self.directions_private = bool(private_directions if directions_private is None
+                                       else directions_private)
         self.scale_source = scale_source
         self.n_obs, self.n_features = int(n_obs), directions.shape[0]
         self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
@@ -196,8 +206,8 @@ class ScreeResult(DPResult):
             payload[m] = entry
         return payload
 
-    def plot(self, type="scree", plot_control=None, ax=None):
-        """Scree or PVE line plot (matplotlib); returns the Figure and stores it in ``.figure``.
+    def plot(self, type="scree", plot_control=None, ax=None, alpha=0.05):
+        """Scree or PVE line plot (matplotlib); returns the Figure (the result is unchanged).
 
         Parameters
         ----------
@@ -205,11 +215,12 @@ class ScreeResult(DPResult):
         plot_control : ScreePlotControl, dict or None
             See :func:`dppca.scree_plot_control`.
         ax : matplotlib Axes, optional
+        alpha : float in (0, 1)
+            Error bars on scree plots are the (1 - alpha) noise intervals of :meth:`conf_int`.
         """
         from ..plotting.scree import scree_figure
 
-        self.figure = scree_figure(self, type=type, plot_control=plot_control, ax=ax)
-        return self.figure
+        return scree_figure(self, type=type, plot_control=plot_control, ax=ax, alpha=alpha)
 
     def __repr__(self) -> str:
         return (f"ScreeResult(methods={self.methods}, k={self.k}, n_obs={self.n_obs}, "
@@ -227,19 +238,20 @@ class ScreeResult(DPResult):
                  else f"{self.trace:.4g} (s.e. {self.trace_std_err:.2g})")]
         right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
                  ("No. Variables", self.n_features), ("No. Components", self.k),
-                 ("Scaling", self.scale_source), ("Monotone", self.mono), ("Seed", self.seed)]
+                 ("Scaling", scaling_label(self.scale_source, self.combined_ledger)), ("Monotone", self.mono), ("Seed", self.seed)]
         return left, right
 
-    def _tables(self):
-        ci = self.conf_int()
+    def _tables(self, alpha=0.05):
+        ci = self.conf_int(alpha)
+        lower, upper = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
         tables = []
         for m in self.methods:
             frame = pd.DataFrame({"scree": self.scree[m], "std err": self.std_err[m],
-                                  "[0.025": ci[(m, "lower")], "0.975]": ci[(m, "upper")],
+                                  lower: ci[(m, "lower")], upper: ci[(m, "upper")],
                                   "raw": self.raw[m], "PVE": self.pve[m],
                                   "cum. PVE": self.cumulative_pve[m],
                                   "PVE among k": self.pve_among_k[m]})
-            label = "private" if self.private_directions else \
+            label = "private" if self.directions_private else \
                 f"private given {NONPRIVATE} directions"
             tables.append(frame_table(frame, title=f"{m} ({label})"))
         if self.has_nonprivate:
@@ -252,7 +264,7 @@ class ScreeResult(DPResult):
 
     def _notes(self):
         notes = []
-        if not self.private_directions:
+        if not self.directions_private:
             notes.append(f"NOT PRIVATE END TO END: the directions are the {NONPRIVATE} "
                          "sample-covariance eigenvectors (g_dppca=False, as in R), which depend on "
                          "every row without noise; the scree values are private only given them. "
@@ -265,9 +277,10 @@ class ScreeResult(DPResult):
                         "split the rest of the budget; one method's numbers alone depend only on "
                         "its own ledger (`result.ledger[method]`)."))
         notes.append("Std err and intervals cover the privacy noise only (not sampling error, "
-                     "clipping bias or direction error); intervals are raw -/+ 1.96 s.e., clipped "
-                     "at 0" + (" (Huber: noise of the last step, approximate)."
-                               if "huber" in self.methods else "."))
+                     "clipping bias or direction error); intervals are raw -/+ z(1 - alpha/2) s.e. "
+                     "(conf_int(alpha); summary(alpha)), clipped at 0"
+                     + (" (Huber: noise of the last step, approximate)."
+                        if "huber" in self.methods else "."))
         notes.append("scree = non-negative, non-increasing least-squares fit of the raw estimates "
                      "(mono=True)." if self.mono else "scree = raw noisy estimates (mono=False).")
         notes.append("PVE = scree / T, T = max(private total variance, sum of the k scree values); "
