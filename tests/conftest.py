@@ -25,3 +25,12 @@ STARTING_ENVIRONMENT = dict(os.environ)
 def starting_environment():
     """A copy of the environment the test session started with (for subprocesses)."""
     return dict(STARTING_ENVIRONMENT)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every matplotlib figure a test opened (pyplot keeps them until closed)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

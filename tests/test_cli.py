@@ -166,7 +166,7 @@ def test_group_levels_are_the_groups_shown(tmp_path, capsys, labelled):
     hist = pd.read_csv(out / "score_histograms.csv")
     assert list(dict.fromkeys(hist["group"])) == ["q", "p", "unused", "(missing)"]
     printed = capsys.readouterr()
-    assert "Groups shown: q, p, unused, (missing). Declared public by levels=" in printed.out
+    assert "Groups shown: q, p, unused, (missing). Declared public by levels=" in " ".join(printed.out.split())
     assert "lonely" not in printed.out + printed.err
     ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
     assert not any(r["step"].startswith("groups") for r in ledger["releases"])
@@ -186,7 +186,7 @@ def test_groups_without_levels_come_from_partition_selection(tmp_path, capsys, l
     code, out = _run(tmp_path, labelled, "--group", "kind", "--sections", "score")
     assert code == 0
     assert set(pd.read_csv(out / "score_histograms.csv")["group"]) == {"p", "q"}
-    printed = capsys.readouterr().out
+    printed = " ".join(capsys.readouterr().out.split())  # summaries wrap at 100 characters
     assert "released by private partition selection" in printed and "lonely" not in printed
     ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
     assert ledger["spent_eps"] == pytest.approx(3.0)
