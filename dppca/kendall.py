@@ -534,6 +534,10 @@ def _accumulate_in_parallel(prep, spec, tasks):
     """Share the strips over the cores; one accumulator per worker thread."""
     setters = _openblas_local_thread_setters()
     workers = min(_available_cores(), len(tasks)) if setters else 1
+    if spec.kind == "custom":
+        # A user xi runs on the calling thread: it may be an R function (reticulate aborts R
+        # when R code runs on another thread) or other code that is not thread-safe.
+        workers = 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [tasks[k::workers] for k in range(workers)]
     if setters:  # also with one worker: threaded BLAS on small strips stalls under load

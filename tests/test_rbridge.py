@@ -232,3 +232,21 @@ def test_ledger_converts_on_its_own(ro, private_directions):
     ledger = rbridge.from_r(rbridge.to_r(private_directions.ledger))
     assert list(ledger.columns) == list(rbridge.LEDGER_COLUMNS)
     assert ledger["eps"].sum() == pytest.approx(1.0)
+
+
+def test_user_xi_runs_on_the_calling_thread():
+    """Issue 11.4: reticulate aborts R when an R function `xi` is called from a worker thread."""
+    import threading
+
+    from dppca.kendall import kendall_tau_matrix
+
+    threads = set()
+
+    def xi(s):
+        threads.add(threading.get_ident())
+        return np.ones_like(s)
+
+    X = np.random.default_rng(3).normal(size=(300, 4))
+    K = kendall_tau_matrix(X, xi=xi, tile=32)  # many strips: the built-in signs would use workers
+    assert threads == {threading.get_ident()}
+    np.testing.assert_allclose(K, kendall_tau_matrix(X, tile=32), rtol=1e-12, atol=1e-15)
