@@ -172,9 +172,15 @@ def test_scree_becomes_the_r_packages_list(ro, scree):
     np.testing.assert_allclose(back["huber"]["pve"].to_numpy(), scree.pve["huber"].to_numpy())
 
 
-def test_score_matrix_keeps_the_data_index_as_row_names(ro, grouped_score):
+def test_score_matrix_has_no_row_names_as_in_r(grouped_score):
+    """Issue 11.9: R's dp_score returns the score matrix without row names."""
+    node = rbridge.score_payload(grouped_score)
+    score = node["values"][list(node["names"]).index("score")]
+    assert score["rownames"] is None and list(score["colnames"]) == ["PC1", "PC2"]
+
+
+def test_score_matrix_round_trip(ro, grouped_score):
     back = rbridge.from_r(rbridge.to_r(grouped_score))
-    assert list(back["score"].index[:3]) == ["0", "10", "20"]
     assert list(back["score"].columns) == ["PC1", "PC2"]
 
 

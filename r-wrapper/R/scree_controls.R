@@ -53,8 +53,10 @@ pmwm_control <- function(a = NULL, b = NULL, trim_const = 10, eta = 0.25, beta =
 #' @export
 huber_control <- function(k_min_m2 = NULL, k_max_m2 = NULL, m2_frac = 0.25, mu0 = NULL,
                           eta0 = 1, T = NULL, M = NULL) {
-  .checked_control("huber_control", list(mu0 = mu0, eta0 = eta0, T = T, M = M,
-                                         k_min_m2 = k_min_m2, k_max_m2 = k_max_m2,
+  .checked_control("huber_control", list(mu0 = mu0, eta0 = eta0, T = .whole(T, "T"),
+                                         M = .whole(M, "M"),
+                                         k_min_m2 = .whole(k_min_m2, "k_min_m2"),
+                                         k_max_m2 = .whole(k_max_m2, "k_max_m2"),
                                          m2_frac = m2_frac))
 }
 
