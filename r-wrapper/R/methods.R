@@ -59,7 +59,8 @@ print.dppca_directions <- function(x, ...) {
   }
   budget <- attr(ledger, "budget")
   sprintf("<(eps = %s, delta = %s)-DP %s directions, %s noise; summary() for details, dp_ledger() for the releases>",
-          format(budget[["eps"]]), format(budget[["delta"]]), attr(x, "method"),
+          format(budget[["eps"]]), format(budget[["delta"]]),
+          if (identical(attr(x, "method"), "gdppca")) "g-DPPCA" else attr(x, "method"),
           utils::tail(ledger$mechanism, 1))
 }
 

@@ -57,6 +57,8 @@ plot.dppca_scree <- function(x, type = c("pve", "scree"), ...) {
   type <- match.arg(type)
   long <- as.data.frame(x)
   long$value <- long[[type]]
+  long$series <- factor(ifelse(long$series == "nonprivate", "NON-PRIVATE", long$series),
+                        levels = unique(ifelse(long$series == "nonprivate", "NON-PRIVATE", long$series)))
   if (type == "pve") long$lower <- long$upper <- NA_real_
   plot <- ggplot2::ggplot(long, ggplot2::aes(component, value, colour = series, group = series)) +
     ggplot2::geom_line() + ggplot2::geom_point() +

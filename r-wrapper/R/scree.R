@@ -61,7 +61,8 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
            class = "dppca_type_error")
   }
   args <- list(.as_py_data(X), .whole(k, "k", null_ok = FALSE),
-               method = as.list(.expand_choices(method, .scree_methods)), control = control,
+               method = as.list(.expand_choices(method, .scree_methods)),
+               control = .py_control(control),
                eps = eps, delta = delta, center = center, standardize = standardize,
                g_dppca = g_dppca, mono = mono, calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
