@@ -26,7 +26,8 @@
 #'   package's noise exactly, to reproduce its numbers: the paper's sensitivity
 #'   \eqn{4\|g\|_\infty^2/n} and the classic calibration,
 #'   \eqn{\sigma = 4\sqrt{2\ln(1.25/\delta)}/(n\varepsilon)} for the spatial sign (it overrides
-#'   `calibration`; proven only for `eps < 1`; about 1.4 times the tight noise).
+#'   `calibration`; proven only for `eps < 1`; about 1.4 times the tight noise). The scree
+#'   and score functions pass it to their directions when the Python core takes it there.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
 #'   `radius`, `scale`).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
