@@ -117,7 +117,8 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
     })
   }
   collect <- !is.null(grouping) && isTRUE(pctrl$show_group_legend)
-  panels$all <- .layout(panels, targets, plots, isTRUE(attr(score, "private")), collect)
+  panels$all <- .layout(panels, targets, plots, isTRUE(attr(score, "private")), collect,
+                        title = paste("Score plot:", .budget_text(score)))
   out$plot <- structure(panels, class = c("dppca_panels", "list"))
   structure(out, class = c("dppca_score_plot", "list"))
 }
@@ -234,7 +235,7 @@ print.dppca_score_plot <- function(x, ...) {
 
 # 'dppca''s grid: one histogram row, then one row per sampling method; the NON-PRIVATE
 # scatter in the first column (top left, or first sample row when samples are shown).
-.layout <- function(panels, targets, plots, private, collect) {
+.layout <- function(panels, targets, plots, private, collect, title = NULL) {
   spacer <- patchwork::plot_spacer()
   methods <- setdiff(targets, "nonprivate")
   np <- "nonprivate" %in% targets
@@ -252,8 +253,8 @@ print.dppca_score_plot <- function(x, ...) {
   }
   grid <- patchwork::wrap_plots(unname(rows), ncol = length(methods) + if (np) 2L else 0L,
                                 guides = if (collect) "collect" else "keep")
-  if (private) return(grid)
-  grid + patchwork::plot_annotation(
+  if (private) return(grid + patchwork::plot_annotation(title = title))
+  grid + patchwork::plot_annotation(title = title,
     caption = "PC directions are NON-PRIVATE (g_dppca = FALSE): the figure is not differentially private as a whole.")
 }
 

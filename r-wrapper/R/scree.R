@@ -150,6 +150,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
   high <- max(y)
   pad <- if (high > low) 0.04 * (high - low) else if (low == 0) 0.5 else 0.05 * abs(low)
   limits <- c(low - pad, high + pad)
-  if (type == "pve") limits[1] <- max(0, limits[1])
+  # From 0 (PVE never below; scree values only through a noise interval below 0).
+  limits[1] <- if (type == "pve") max(0, limits[1]) else min(0, limits[1])
   limits
 }

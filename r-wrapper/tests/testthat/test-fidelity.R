@@ -124,6 +124,9 @@ test_that("10.5 score panels: colour bar meaning, data/standardized units, group
   p <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = 6, method = "add",
                                      private_plot = "histogram", seed = 1))
   add <- p$plot$add
+  expect_identical(p$plot$all$patches$annotation$title,
+                   "Score plot: private, eps = 2, delta = 1e-04")
+  expect_identical(dppcapy:::.scree_ylim(c(2, 5), "scree")[1], 0)
   expect_identical(add$labels$x, "PC1 score (data units)")
   expect_identical(add$labels$y, "PC2 score (data units)")
   fill <- add$scales$get_scales("fill")
