@@ -63,7 +63,9 @@ dppca_available <- function() {
 #' @param ... Passed to [reticulate::virtualenv_install()].
 #' @return The path of the environment's Python, invisibly.
 #' @examples
+#' dppca_config()$python   # the Python in use now
 #' \dontrun{
+#' # installs software, so not run by R CMD check:
 #' install_dppca(package = "/path/to/dppca")   # a source checkout
 #' }
 #' @export
