@@ -11,7 +11,10 @@
   # Nothing starts Python here: the modules load on first use, and the version handshake
   # runs then (reticulate's delay_load hooks).
   .state$core <- reticulate::import("dppca", delay_load = list(
-    on_load = function() .state$version_problem <- .version_problem(.python_version()),
+    on_load = function() {
+      .state$version_problem <- tryCatch(.version_problem(.python_version()),
+                                         error = conditionMessage)
+    },
     on_error = function(e) .state$load_error <- conditionMessage(e)))
   .state$bridge <- reticulate::import("dppca.rbridge", delay_load = TRUE)
   .state$ready <- FALSE
@@ -109,7 +112,7 @@ install_dppca <- function(envname = "r-dppca", package = "dppca", python = NULL,
            reticulate::py_exe(), " (reticulate < 1.38 needs numpy < 2). Run ",
            "dppcapy::install_dppca() or install 'numpy<2' there.", class = "dppca_python_missing")
   }
-  problem <- .version_problem(.python_version())
+  problem <- .state$version_problem %||% .version_problem(.python_version())
   if (!is.null(problem)) .abort(problem, class = "dppca_python_version")
   .state$ready <- TRUE
   TRUE

@@ -211,3 +211,22 @@ test_that("11.9 structure parity: score without row names, sample_size double, m
   installed <- tryCatch(names(tools::Rd_db("dppcapy")), error = function(e) character(0))
   expect_true(file.exists(source_rd) || "dppcapy-differences.Rd" %in% installed)
 })
+
+test_that("11.8 a version mismatch found when Python loads is an R error saying what to do", {
+  skip_if_no_dppca()
+  state <- dppcapy:::.state
+  old <- list(ready = state$ready, problem = state$version_problem)
+  on.exit({
+    state$ready <- old$ready
+    state$version_problem <- old$problem
+  })
+  state$ready <- FALSE
+  state$version_problem <- dppcapy:::.version_problem("0.0.1")
+  expect_false(dppca_available())
+  expect_error(dp_pc_dir(gau_small(50), 2), "needs the Python package 'dppca' >= 0.1.0",
+               class = "dppca_python_version")
+  config <- dppca_config()
+  expect_false(config$available)
+  expect_match(config$error, "has 0.0.1", fixed = TRUE)
+  expect_output(print(config), "NOT available")
+})
