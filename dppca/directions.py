@@ -11,6 +11,7 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
                           int_arg, option_arg, rng_arg, seed_of)
 from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
+from .methods.gdppca import NOISES
 from .preprocessing import as_matrix, private_column_scales, public_scale, sample_scale
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results import PCDirections
@@ -21,8 +22,8 @@ SCALE_SHARE = 0.2
 
 def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, delta=None, *,
               method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
-              design="auto", pairs_per_row=None, scale=None,
-              scale_share=SCALE_SHARE, calibration="analytic", rng=None, nonprivate=False,
+              design="auto", pairs_per_row=None, scale=None, scale_share=SCALE_SHARE,
+              calibration="analytic", noise="tight", rng=None, nonprivate=False,
               **method_options) -> PCDirections:
     """Top-k principal component directions, private (g-DPPCA) or not.
 
@@ -74,6 +75,12 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     calibration : {"analytic", "classic"}
         Gaussian noise calibration: Balle & Wang (2018) exact (default), or the R package's
         sigma = Delta sqrt(2 ln(1.25/delta))/eps (proven only for eps < 1).
+    noise : {"tight", "r_dppca"}
+        g-DPPCA's noise. ``"tight"`` (default): sensitivity 2 sqrt(2) ||g||_inf^2 / n with the
+        chosen ``calibration``. ``"r_dppca"``: the R package's noise exactly, for reproducing
+        its numbers: the paper's sensitivity 4 ||g||_inf^2 / n and the classic calibration,
+        sigma = 4 ||g||_inf^2 sqrt(2 ln(1.25/delta)) / (n eps) (it overrides ``calibration``;
+        proven only for eps < 1, and about 1.4x the tight noise). Only for g-DPPCA.
     rng : None, int or numpy.random.Generator
         Randomness; the same seed gives the same output.
     nonprivate : bool
@@ -131,6 +138,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
                               method_options)
     if is_dask_input(X):
         _check_dask_call(method, standardize, scale, nonprivate)
+    calibration = _parity_noise(noise, method, calibration, options)
     if method == "nonprivate":
         return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -174,6 +182,19 @@ def _resolve_method(method, g_dppca: bool) -> str:
     if method is None:
         return "gdppca" if g_dppca else "nonprivate"
     return option_arg(method, "method", tuple(METHODS))
+
+
+def _parity_noise(noise, method: str, calibration: str, options: dict) -> str:
+    """Check ``noise``; with "r_dppca" set g-DPPCA's constant and return the classic calibration."""
+    option_arg(noise, "noise", NOISES)
+    if noise == "tight":
+        return calibration
+    if method not in ("gdppca", "nonprivate"):
+        raise DPPCAValueError(f"noise='r_dppca' reproduces the R package's g-DPPCA; method {method!r} "
+                              "has no R counterpart (use noise='tight')")
+    if method == "gdppca":
+        options["noise"] = noise
+    return "classic"
 
 
 def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:

@@ -570,7 +570,9 @@ def _accumulate_in_parallel(prep, spec, n, tile):
     """Share the strips over the cores; one accumulator per worker thread."""
     setters = _openblas_local_thread_setters()
     strips = -(-n // _strip_height(tile))  # at least this many strips
-    parallel = setters and n >= _PARALLEL_MIN_ROWS
+    # A user xi runs on the calling thread: it may be an R function (reticulate aborts R
+    # when R code runs on another thread) or other code that is not thread-safe.
+    parallel = setters and n >= _PARALLEL_MIN_ROWS and spec.kind != "custom"
     workers = min(_available_cores(), strips) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [_strip_tasks(n, tile, k, workers) for k in range(workers)]

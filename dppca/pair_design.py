@@ -218,7 +218,8 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     contributes its own sum, and the chunks' sums add up to n times the statistic.
     """
     blocks = list(zip(bounds[:-1], bounds[1:]))
-    workers = min(available_cores(), len(blocks))
+    # A user xi runs on the calling thread (it may be an R function: see dppca.kendall).
+    workers = 1 if xi is not None else min(available_cores(), len(blocks))
 
     def blocks_sum(share):
         total = np.zeros((X.shape[1], X.shape[1]))

@@ -209,10 +209,8 @@ def score_payload(result) -> dict:
     """
     data = result.to_dict()
     items = {}
-    if "score" in data:
-        index = result.scores.index
-        default = index.equals(pd.RangeIndex(len(index)))
-        items["score"] = _score_matrix(data["score"], None if default else index)
+    if "score" in data:  # no row names, as in R
+        items["score"] = _score_matrix(data["score"], None)
     items["frame"] = r_list({"xlim": r_vector(data["frame"]["xlim"]),
                              "ylim": r_vector(data["frame"]["ylim"])})
     if "groups" in data:
@@ -224,6 +222,8 @@ def score_payload(result) -> dict:
     attributes = {"ledger": ledger_payload(data["ledger"]), "bins": r_vector(data["bins"], "integer"),
                   "centre": _named(result.centre), "private": r_vector([data["private"]], "logical"),
                   "summary": _text(str(result.summary()))}
+    if getattr(result, "axis_labels", None) is not None:  # says "standardized units" when scaled
+        attributes["axis_labels"] = r_vector(list(result.axis_labels), "character")
     if getattr(result, "group_sizes", None) is not None:
         attributes["group_sizes"] = r_data_frame(result.group_sizes, row_names=True)
     return r_list(items, "dppca_score", attributes)

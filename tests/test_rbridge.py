@@ -172,9 +172,15 @@ def test_scree_becomes_the_r_packages_list(ro, scree):
     np.testing.assert_allclose(back["huber"]["pve"].to_numpy(), scree.pve["huber"].to_numpy())
 
 
-def test_score_matrix_keeps_the_data_index_as_row_names(ro, grouped_score):
+def test_score_matrix_has_no_row_names_as_in_r(grouped_score):
+    """Issue 11.9: R's dp_score returns the score matrix without row names."""
+    node = rbridge.score_payload(grouped_score)
+    score = node["values"][list(node["names"]).index("score")]
+    assert score["rownames"] is None and list(score["colnames"]) == ["PC1", "PC2"]
+
+
+def test_score_matrix_round_trip(ro, grouped_score):
     back = rbridge.from_r(rbridge.to_r(grouped_score))
-    assert list(back["score"].index[:3]) == ["0", "10", "20"]
     assert list(back["score"].columns) == ["PC1", "PC2"]
 
 
@@ -232,3 +238,21 @@ def test_ledger_converts_on_its_own(ro, private_directions):
     ledger = rbridge.from_r(rbridge.to_r(private_directions.ledger))
     assert list(ledger.columns) == list(rbridge.LEDGER_COLUMNS)
     assert ledger["eps"].sum() == pytest.approx(1.0)
+
+
+def test_user_xi_runs_on_the_calling_thread():
+    """Issue 11.4: reticulate aborts R when an R function `xi` is called from a worker thread."""
+    import threading
+
+    from dppca.kendall import kendall_tau_matrix
+
+    threads = set()
+
+    def xi(s):
+        threads.add(threading.get_ident())
+        return np.ones_like(s)
+
+    X = np.random.default_rng(3).normal(size=(300, 4))
+    K = kendall_tau_matrix(X, xi=xi, tile=32)  # many strips: the built-in signs would use workers
+    assert threads == {threading.get_ident()}
+    np.testing.assert_allclose(K, kendall_tau_matrix(X, tile=32), rtol=1e-12, atol=1e-15)

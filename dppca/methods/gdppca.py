@@ -12,6 +12,12 @@ from ._base import DirectionFit, top_eigen
 #: Frobenius sensitivity of K_g is this constant times ||g||_inf^2 / n (proof in gdppca_directions).
 GDPPCA_SENSITIVITY_CONSTANT = 2.0 * np.sqrt(2.0)
 
+#: The constant of Kim & Jung (2025, Prop. 2.1) and of the R package: 4 ||g||_inf^2 / n.
+R_DPPCA_SENSITIVITY_CONSTANT = 4.0
+
+#: ``noise=`` choices: the tight constant, or the R package's noise reproduced exactly.
+NOISES = ("tight", "r_dppca")
+
 
 def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     """Top-k eigenvectors of the sample covariance (denominator n - 1). NON-PRIVATE.
@@ -29,7 +35,7 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                       rng: np.random.Generator, calibration: str, ledger: Ledger,
                       sign: str = "spherical", radius=None, xi=None, xi_bound=None,
-                      design: str = "auto", pairs_per_row=None) -> DirectionFit:
+                      design: str = "auto", pairs_per_row=None, noise: str = "tight") -> DirectionFit:
     """g-DPPCA: top-k eigenvectors of the generalized Kendall's tau matrix plus symmetric Gaussian noise.
 
     Parameters
@@ -51,6 +57,10 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         (:func:`dppca.pair_design.pairs_per_row_rule`). The sensitivity is the same.
     pairs_per_row : int, optional
         r for the incomplete design (default from the rule).
+    noise : {"tight", "r_dppca"}
+        ``"tight"``: sensitivity 2 sqrt(2) ||g||_inf^2 / n (below). ``"r_dppca"``: the paper's
+        and the R package's 4 ||g||_inf^2 / n (a valid, looser bound: more noise), to
+        reproduce the R package's numbers; ``dp_pc_dir`` pairs it with the classic calibration.
 
     Returns
     -------
@@ -73,8 +83,9 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     default sqrt(p)), or the user's ``xi_bound``.
     """
     n, p = values.shape
-    sensitivity = GDPPCA_SENSITIVITY_CONSTANT * sign_bound(p, sign=sign, radius=radius,
-                                                          xi_bound=xi_bound, xi=xi) ** 2 / n
+    constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else GDPPCA_SENSITIVITY_CONSTANT
+    sensitivity = constant * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound,
+                                        xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         # The declared bound sets the noise, so enforce it: a user xi above it would break privacy.

@@ -7,6 +7,9 @@
 #'
 #' @format A data frame with 5000 rows and 20 numeric columns `V1..V20`.
 #' @source Synthetic; the same numbers as `dppca::gau` and Python `dppca.load_gau()`.
+#' @examples
+#' dim(gau)
+#' round(colMeans(gau)[1:6], 2)
 "gau"
 
 #' Gaussian clusters with their group label
@@ -16,6 +19,8 @@
 #' @format A data frame with 5000 rows: `V1..V20` (numeric) and `group` (character,
 #'   `"group1"`..`"group5"`, 1000 consecutive rows each).
 #' @source Synthetic; the same numbers as `dppca::gau_g` and Python `dppca.load_gau_g()`.
+#' @examples
+#' table(gau_g$group)
 "gau_g"
 
 #' Numeric columns of the UCI Adult data
@@ -28,4 +33,7 @@
 #'   `capital_gain`, `capital_loss`, `hours_per_week`.
 #' @source Becker, B. and Kohavi, R. (1996). Adult. UCI Machine Learning Repository,
 #'   \doi{10.24432/C5XW20}. CC BY 4.0.
+#' @examples
+#' summary(adult$age)
+#' mean(duplicated(adult))   # the share of rows that repeat an earlier row
 "adult"

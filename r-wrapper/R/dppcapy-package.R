@@ -11,5 +11,11 @@
 #' entries, exact scores and exact group sizes of 'dppca') are computed only when a call
 #' passes `nonprivate = TRUE`, or after `options(dppcapy.nonprivate = TRUE)`.
 #'
+#' @examples
+#' if (dppca_available()) {
+#'   V <- dp_pc_dir(gau[1:300, ], k = 2, eps = 1, delta = 1e-5, seed = 1)
+#'   V
+#'   dp_ledger(V)
+#' }
 #' @keywords internal
 "_PACKAGE"

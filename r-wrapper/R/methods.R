@@ -5,14 +5,22 @@
 #'
 #' `summary()` returns the same header and tables as the Python result's `summary()`
 #' (method, mechanism, eps, delta, calibration, neighbouring relation, n, p, k, seed;
-#' then the body tables and notes); `print()` shows it. The R structure itself is
-#' unchanged: use `unclass()`, `as.matrix()` or `str()` to see it raw.
+#' then the body tables and notes). `print()` of a [dp_pc_dir()] result shows the matrix,
+#' as 'dppca' returns it, plus a one-line privacy footer; `print()` of scree and score
+#' results shows the summary. The R structure itself is unchanged: use `unclass()`,
+#' `as.matrix()` or `str()` to see it raw.
 #'
 #' @param x,object A result of [dp_pc_dir()], [dp_scree()], [dp_score()] or
 #'   [dp_score_group()], or a summary.
 #' @param ... Unused.
 #' @return `summary()`: an object of class `dppca_summary` (the text, one string);
 #'   `print()`: `x`, invisibly.
+#' @examples
+#' if (dppca_available()) {
+#'   V <- dp_pc_dir(gau[1:300, ], k = 2, eps = 1, delta = 1e-5, seed = 1)
+#'   V            # the matrix and a privacy footer
+#'   summary(V)   # the full summary
+#' }
 #' @name dppca-summary
 NULL
 
@@ -37,7 +45,24 @@ print.dppca_summary <- function(x, ...) {
 
 #' @rdname dppca-summary
 #' @export
-print.dppca_directions <- function(x, ...) .print_result(x)
+print.dppca_directions <- function(x, ...) {
+  print(as.matrix(x), ...)
+  cat(.privacy_footer(x), "\n", sep = "")
+  invisible(x)
+}
+
+# One line: the guarantee of a directions result, or that it is NON-PRIVATE.
+.privacy_footer <- function(x) {
+  ledger <- attr(x, "ledger", exact = TRUE)
+  if (is.null(ledger)) {
+    return("<NON-PRIVATE directions (sample covariance); summary() for details>")
+  }
+  budget <- attr(ledger, "budget")
+  sprintf("<(eps = %s, delta = %s)-DP %s directions, %s noise; summary() for details, dp_ledger() for the releases>",
+          format(budget[["eps"]]), format(budget[["delta"]]),
+          if (identical(attr(x, "method"), "gdppca")) "g-DPPCA" else attr(x, "method"),
+          utils::tail(ledger$mechanism, 1))
+}
 
 #' @rdname dppca-summary
 #' @export

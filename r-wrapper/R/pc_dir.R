@@ -11,7 +11,9 @@
 #' @param standardize Logical. Divide each column by a scale first. Private calls use
 #'   private column scales (20% of the budget, on the ledger) unless `scale =` (public
 #'   scales) is passed through `...`; non-private calls use the sample SD.
-#' @param g_dppca Logical. `FALSE`: non-private PCA; `TRUE`: g-DPPCA.
+#' @param g_dppca Logical. `FALSE`: non-private PCA; `TRUE`: g-DPPCA. Default: `TRUE`
+#'   when a budget `eps` is given, so that a call with a budget is private ('dppca''s
+#'   default is `FALSE` whatever the budget).
 #' @param eps,delta Privacy budget, required when `g_dppca = TRUE`: `eps > 0`,
 #'   `0 < delta < 1`.
 #' @param cpp.option Logical, accepted and ignored (the Python core is always fast).
@@ -19,6 +21,13 @@
 #'   call) or a non-negative integer.
 #' @param calibration Gaussian noise calibration: `"analytic"` (Balle and Wang, 2018;
 #'   default) or `"classic"` (the R package's formula, proven only for `eps < 1`).
+#' @param noise g-DPPCA's noise. `"tight"` (default): sensitivity
+#'   \eqn{2\sqrt{2}\|g\|_\infty^2/n} with the chosen `calibration`. `"r_dppca"`: the R
+#'   package's noise exactly, to reproduce its numbers: the paper's sensitivity
+#'   \eqn{4\|g\|_\infty^2/n} and the classic calibration,
+#'   \eqn{\sigma = 4\sqrt{2\ln(1.25/\delta)}/(n\varepsilon)} for the spatial sign (it overrides
+#'   `calibration`; proven only for `eps < 1`; about 1.4 times the tight noise). The scree
+#'   and score functions pass it to their directions when the Python core takes it there.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
 #'   `radius`, `scale`).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
@@ -33,18 +42,21 @@
 #'   V <- dp_pc_dir(gau[1:500, ], k = 2, g_dppca = TRUE, eps = 1, delta = 1e-5)
 #'   V
 #'   dp_ledger(V)
+#'   # the R package's noise exactly (4/n sensitivity, classic calibration)
+#'   R <- dp_pc_dir(gau[1:500, ], k = 2, eps = 1, delta = 1e-5, noise = "r_dppca")
+#'   dp_ledger(R)$noise_scale
 #' }
 #' @export
-dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = FALSE, eps = NULL,
-                      delta = NULL, cpp.option = FALSE, seed = NULL, calibration = "analytic",
-                      ...) {
+dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.null(eps),
+                      eps = NULL, delta = NULL, cpp.option = FALSE, seed = NULL,
+                      calibration = "analytic", noise = "tight", ...) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option)
   private <- !identical(g_dppca, FALSE) || !is.null(list(...)$method)
   rng <- if (private) .seed(seed) else seed
-  result <- .invoke(.py()$dp_pc_dir, .as_py_data(X), k, center = center,
+  result <- .invoke(.py()$dp_pc_dir, .as_py_data(X), .whole(k, "k", null_ok = FALSE), center = center,
                     standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
-                    calibration = calibration, rng = rng, ...)
+                    calibration = calibration, noise = noise, rng = rng, ...)
   out <- .from_py(result)
   if (!.had_names(X)) rownames(out) <- NULL
   out

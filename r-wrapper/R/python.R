@@ -8,13 +8,36 @@
       reticulate::virtualenv_exists(.default_envname)) {
     reticulate::use_virtualenv(.default_envname, required = FALSE)
   }
-  # Nothing starts Python here: the modules load on first use.
-  .state$core <- reticulate::import("dppca", delay_load = TRUE)
+  # Nothing starts Python here: the modules load on first use, and the version handshake
+  # runs then (reticulate's delay_load hooks).
+  .state$core <- reticulate::import("dppca", delay_load = list(
+    on_load = function() {
+      .state$version_problem <- tryCatch(.version_problem(.python_version()),
+                                         error = conditionMessage)
+    },
+    on_error = function(e) .state$load_error <- conditionMessage(e)))
   .state$bridge <- reticulate::import("dppca.rbridge", delay_load = TRUE)
   .state$ready <- FALSE
 }
 
 .default_envname <- "r-dppca"
+
+# The versions of the Python package 'dppca' this wrapper works with: [minimum, next major).
+.python_needs <- c(minimum = "0.1.0", below = "1.0.0")
+
+.python_version <- function() {
+  as.character(reticulate::py_get_attr(reticulate::import("dppca"), "__version__"))
+}
+
+# NULL when `found` is in the supported range, else the message saying what to do.
+.version_problem <- function(found, needs = .python_needs) {
+  version <- tryCatch(numeric_version(found), error = function(e) NULL)
+  if (!is.null(version) && version >= needs[["minimum"]] && version < needs[["below"]]) return(NULL)
+  paste0("dppcapy ", utils::packageVersion("dppcapy"), " needs the Python package 'dppca' >= ",
+         needs[["minimum"]], " and < ", needs[["below"]], "; ", reticulate::py_exe(), " has ",
+         found, ". Run dppcapy::install_dppca() (or pip install the matching 'dppca') and ",
+         "restart R.")
+}
 
 #' Is the Python package 'dppca' usable from R?
 #'
@@ -43,7 +66,9 @@ dppca_available <- function() {
 #' @param ... Passed to [reticulate::virtualenv_install()].
 #' @return The path of the environment's Python, invisibly.
 #' @examples
+#' dppca_config()$python   # the Python in use now
 #' \dontrun{
+#' # installs software, so not run by R CMD check:
 #' install_dppca(package = "/path/to/dppca")   # a source checkout
 #' }
 #' @export
@@ -87,8 +112,51 @@ install_dppca <- function(envname = "r-dppca", package = "dppca", python = NULL,
            reticulate::py_exe(), " (reticulate < 1.38 needs numpy < 2). Run ",
            "dppcapy::install_dppca() or install 'numpy<2' there.", class = "dppca_python_missing")
   }
+  problem <- .state$version_problem %||% .version_problem(.python_version())
+  if (!is.null(problem)) .abort(problem, class = "dppca_python_version")
   .state$ready <- TRUE
   TRUE
+}
+
+#' Configuration of the Python side of dppcapy
+#'
+#' Like `tensorflow::tf_config()`: which Python reticulate uses, the versions of Python,
+#' NumPy, reticulate, 'dppca' (found and needed) and 'dppcapy', and, when the Python
+#' package cannot be used, why. Starts Python if needed; never raises an error.
+#'
+#' @return A list of class `dppca_config`: `available` (logical), `python`,
+#'   `python_version`, `numpy_version`, `dppca_version`, `dppca_path`, `dppca_needed`,
+#'   `dppcapy_version`, `reticulate_version` and `error` (`NULL` when available).
+#' @examples
+#' dppca_config()
+#' @export
+dppca_config <- function() {
+  error <- tryCatch({.check_python(); NULL}, error = conditionMessage)
+  info <- function(expr) tryCatch(expr, error = function(e) NA_character_)
+  python <- reticulate::py_available(initialize = FALSE)
+  structure(list(
+    available = is.null(error),
+    python = if (python) info(reticulate::py_exe()) else NA_character_,
+    python_version = if (python) info(as.character(reticulate::py_config()$version)) else NA_character_,
+    numpy_version = if (python) info(as.character(reticulate::import("numpy")$`__version__`)) else NA_character_,
+    dppca_version = if (python) info(.python_version()) else NA_character_,
+    dppca_path = if (python) info(as.character(reticulate::import("dppca")$`__file__`)) else NA_character_,
+    dppca_needed = paste0(">= ", .python_needs[["minimum"]], ", < ", .python_needs[["below"]]),
+    dppcapy_version = as.character(utils::packageVersion("dppcapy")),
+    reticulate_version = as.character(utils::packageVersion("reticulate")),
+    error = error), class = "dppca_config")
+}
+
+#' @rdname dppca_config
+#' @param x A `dppca_config`.
+#' @param ... Unused.
+#' @export
+print.dppca_config <- function(x, ...) {
+  fields <- setdiff(names(x), c("available", "error"))
+  cat("dppcapy: Python package 'dppca'", if (x$available) "available" else "NOT available", "\n")
+  for (name in fields) cat(sprintf("  %-19s %s\n", paste0(name, ":"), x[[name]]))
+  if (!is.null(x$error)) cat("  why:", x$error, "\n")
+  invisible(x)
 }
 
 # Evaluate a call into Python; a Python exception becomes an R error with the same message

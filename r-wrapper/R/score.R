@@ -14,6 +14,9 @@
 #' @inheritParams dp_pc_dir
 #' @param X Numeric matrix or data frame (n x p), n >= 2, p >= 2.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param g_dppca Logical. `TRUE` (the default here; 'dppca''s default is `FALSE`):
+#'   private g-DPPCA directions, so that the whole result is (eps, delta)-DP. `FALSE`:
+#'   NON-PRIVATE directions (sample covariance), said in the summary and on the plots.
 #' @param bins Number of bins along x and y (one or two positive integers). `NULL`: a
 #'   default from public quantities (n, eps).
 #' @param method `"add"`, `"sparse"` or both (the default).
@@ -39,11 +42,11 @@
 #' }
 #' @export
 dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), center = TRUE,
-                     standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE, axes = c(1, 2),
-                     seed = NULL, calibration = "analytic",
+                     standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE, axes = c(1, 2),
+                     seed = NULL, calibration = "analytic", noise = "tight",
                      nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate)
+                      cpp.option, axes, seed, calibration, nonprivate, noise)
   .score_value(result, X)
 }
 
@@ -74,29 +77,32 @@ dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), ce
 #' }
 #' @export
 dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", "sparse"),
-                           center = TRUE, standardize = FALSE, g_dppca = FALSE,
+                           center = TRUE, standardize = FALSE, g_dppca = TRUE,
                            cpp.option = FALSE, axes = c(1, 2), seed = NULL,
-                           calibration = "analytic",
+                           calibration = "analytic", noise = "tight",
                            nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate)
+                      cpp.option, axes, seed, calibration, nonprivate, noise)
   .score_value(result, X)
 }
 
 # The Python ScoreResult of dp_score (group = NULL) or dp_score_group.
 .py_score <- function(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate) {
+                      cpp.option, axes, seed, calibration, nonprivate, noise = "tight") {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, nonprivate = nonprivate)
   method <- .expand_choices(method, c("add", "sparse"))
-  args <- list(eps = eps, delta = delta, bins = .as_pair(bins), method = as.list(method),
-               center = center, standardize = standardize, g_dppca = g_dppca,
-               axes = .as_pair(axes), calibration = calibration, rng = .seed(seed),
+  args <- list(eps = eps, delta = delta, bins = .as_pair(.whole(bins, "bins", 1:2)),
+               method = as.list(method), center = center, standardize = standardize,
+               g_dppca = g_dppca, axes = .as_pair(.whole(axes, "axes", 2L, null_ok = FALSE)), calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
+  args <- c(args, .noise_arg(if (is.null(group)) .py()$dp_score else .py()$dp_score_group, noise))
   if (is.null(group)) {
     return(do.call(.invoke, c(list(.py()$dp_score, .as_py_data(X)), args)))
   }
   data <- .grouped_data(X, group)
+  domain <- .group_levels(X, group)
+  if (!is.null(domain) && .py_accepts(.py()$dp_score_group, "levels")) args$levels <- as.list(domain)
   do.call(.invoke, c(list(.py()$dp_score_group, data, .group_column), args))
 }
 
@@ -124,18 +130,30 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
     .abort("`group` must not have missing labels; ", sum(is.na(labels)), " missing",
            class = "dppca_value_error")
   }
-  text <- as.character(labels)
-  data[[.group_column]] <- factor(text, levels = unique(text))
+  # A factor declares its levels as the public domain of the labels (unused levels kept and
+  # released with noisy, possibly empty histograms); other labels go as text, and Python
+  # selects the released groups privately.
+  data[[.group_column]] <- if (is.factor(labels)) labels else as.character(labels)
   data
+}
+
+# The public label domain of `group`: the levels of a factor, else NULL.
+.group_levels <- function(X, group) {
+  labels <- if (is.character(group) && length(group) == 1L && is.data.frame(X) &&
+                group %in% names(X)) X[[group]] else group
+  if (is.factor(labels)) levels(labels)
+}
+
+# Does the Python function `fn` take the argument `arg`? (Arguments added in later
+# versions of 'dppca' are passed only when it does.)
+.py_accepts <- function(fn, arg) {
+  inspect <- reticulate::import("inspect")
+  arg %in% reticulate::import_builtins()$list(inspect$signature(fn)$parameters)
 }
 
 # A length-2 numeric argument as a Python list (NULL stays None; one number stays one).
 .as_pair <- function(x) if (is.numeric(x) && length(x) > 1L) as.list(x) else x
 
-# The R value of a ScoreResult; the NON-PRIVATE scores (nonprivate = TRUE only) get X's
-# row names, as in 'dppca'.
-.score_value <- function(result, X) {
-  out <- .from_py(result)
-  if (!is.null(out$score)) rownames(out$score) <- rownames(X)
-  out
-}
+# The R value of a ScoreResult (the NON-PRIVATE `score` matrix, nonprivate = TRUE only, has
+# no row names, as in 'dppca').
+.score_value <- function(result, X) .from_py(result)

@@ -17,10 +17,10 @@
 #' if (dppca_available()) sampling_control(c("uniform", "center"), sample_size = 500)
 #' @export
 sampling_control <- function(method = "uniform", sample_size = NULL, bandwidth_scale = NULL) {
-  control <- .py_sampling_control(list(method = method, sample_size = sample_size,
+  control <- .py_sampling_control(list(method = method, sample_size = .whole(sample_size, "sample_size"),
                                        bandwidth_scale = bandwidth_scale))
   structure(list(method = as.character(unlist(control$method)),
-                 sample_size = if (!is.null(control$sample_size)) as.integer(control$sample_size),
+                 sample_size = if (!is.null(control$sample_size)) as.double(control$sample_size),
                  bandwidth_scale = unlist(control$bandwidth_scale)),
             class = c("dppca_sampling_control", "list"))
 }
@@ -40,7 +40,8 @@ sampling_control <- function(method = "uniform", sample_size = NULL, bandwidth_s
   } else if (length(bandwidth) == 1L) {
     bandwidth <- unname(bandwidth)
   }
-  .call(.py()$sampling_control(as.list(method), control$sample_size, bandwidth))
+  .call(.py()$sampling_control(as.list(method), .whole(control$sample_size, "sample_size"),
+                               bandwidth))
 }
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
@@ -61,7 +62,8 @@ sampling_control <- function(method = "uniform", sample_size = NULL, bandwidth_s
 #' @param group_colors `NULL` or colours for the groups (recycled in group order, or
 #'   named by group).
 #' @param group_ncol A positive integer (accepted, unused, as in 'dppca').
-#' @param show_group_legend Logical: show the group legend.
+#' @param show_group_legend Logical: show the group legend (default `TRUE`; 'dppca''s
+#'   default is `FALSE`).
 #' @return A named list with the 15 settings.
 #' @examples
 #' score_plot_control(color = "darkgreen", hist_alpha_range = c(0.1, 1))
@@ -72,7 +74,7 @@ score_plot_control <- function(color = "#6A5ACD", scatter_alpha = 0.6, scatter_s
                                nonprivate_title = "NON-PRIVATE Histogram",
                                add_title = "Add DP Histogram",
                                sparse_title = "Sparse DP Histogram", xlab = NULL, ylab = NULL,
-                               group_colors = NULL, group_ncol = 3, show_group_legend = FALSE) {
+                               group_colors = NULL, group_ncol = 3, show_group_legend = TRUE) {
   if (!.is_colour(color) || length(color) != 1L) .bad("color", "a single valid colour", color)
   .check_number(scatter_alpha, "scatter_alpha", lower = 0, upper = 1)
   for (name in c("scatter_size", "base_size", "title_size")) {

@@ -26,13 +26,13 @@
 #' @export
 dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"),
                           private_plot = c("histogram", "sample"), sampling_control = NULL,
-                          center = TRUE, standardize = FALSE, g_dppca = FALSE,
+                          center = TRUE, standardize = FALSE, g_dppca = TRUE,
                           cpp.option = FALSE, axes = c(1, 2), plot_control = NULL, seed = NULL,
-                          calibration = "analytic",
+                          calibration = "analytic", noise = "tight",
                           nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   .score_plot_call(X, NULL, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
-                   nonprivate)
+                   nonprivate, noise)
 }
 
 #' Private score plots per group
@@ -56,27 +56,27 @@ dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"
 #' }
 #' @export
 dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE,
-                                standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE,
+                                standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE,
                                 axes = c(1, 2), method = c("add", "sparse"),
                                 private_plot = c("histogram", "sample"),
                                 sampling_control = NULL, plot_control = NULL, seed = NULL,
-                                calibration = "analytic",
+                                calibration = "analytic", noise = "tight",
                                 nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   .score_plot_call(X, group, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
-                   nonprivate)
+                   nonprivate, noise)
 }
 
 # Both score-plot functions: check the plot settings before any private computation, run
 # dp_score (group = NULL) or dp_score_group, draw, print the grid, return the list.
 .score_plot_call <- function(X, group, eps, delta, bins, method, private_plot, sampling_control,
                              center, standardize, g_dppca, cpp.option, axes, plot_control, seed,
-                             calibration, nonprivate) {
+                             calibration, nonprivate, noise = "tight") {
   plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
   pctrl <- .merge_score_plot_control(plot_control)
   sampling <- if ("sample" %in% plots) .py_sampling_control(sampling_control)
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate)
+                      cpp.option, axes, seed, calibration, nonprivate, noise)
   score <- .score_value(result, X)
   grouping <- if (!is.null(group)) .grouping(score, X, group, pctrl)
   out <- .score_plot(result, score, plots, sampling, pctrl, axes, grouping)
@@ -93,7 +93,8 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
        colours = .group_colours(levels, pctrl$group_colors))
 }
 
-utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group", "alpha"))
+utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group", "alpha",
+                         "prob", "weight"))
 
 # Samples and panels of a ScoreResult; `sampling` is the Python SamplingControl (NULL
 # without samples), `grouping` NULL or list(levels, labels, colours).
@@ -104,10 +105,9 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
     .invoke(result$draw_samples, sampling)
     out$sample <- .from_py_samples(result, grouping)
   }
-  look <- list(pctrl = pctrl, frame = score$frame, grouping = grouping,
-               labs = c(pctrl$xlab %||% paste0("PC", axes[1]), pctrl$ylab %||% paste0("PC", axes[2])))
+  look <- .look(score, pctrl, grouping, axes)
   panels <- list()
-  if (!is.null(score$score)) panels$scatter <- .scatter_panel(score$score, look)
+  if ("score" %in% names(score)) panels$scatter <- .scatter_panel(.subset2(score, "score"), look)
   for (target in targets) panels[[target]] <- .hist_panel(score, target, look)
   if (!is.null(out$sample)) {
     panels$sample <- lapply(stats::setNames(names(out$sample), names(out$sample)), function(t) {
@@ -117,9 +117,27 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
     })
   }
   collect <- !is.null(grouping) && isTRUE(pctrl$show_group_legend)
-  panels$all <- .layout(panels, targets, plots, isTRUE(attr(score, "private")), collect)
-  out$plot <- panels
-  out
+  panels$all <- .layout(panels, targets, plots, isTRUE(attr(score, "private")), collect,
+                        title = paste("Score plot:", .budget_text(score)))
+  out$plot <- structure(panels, class = c("dppca_panels", "list"))
+  structure(out, class = c("dppca_score_plot", "list"))
+}
+
+#' @rdname dp_score_plot
+#' @param x A value of [dp_score_plot()] or [dp_score_plot_group()].
+#' @param ... Unused.
+#' @export
+print.dppca_score_plot <- function(x, ...) {
+  print(x$plot$all)
+  invisible(x)
+}
+
+# What every panel shares: settings, frame, groups, and axis labels (the result's, which say
+# "standardized units" when the data were scaled, unless the user set xlab/ylab).
+.look <- function(score, pctrl, grouping, axes) {
+  labels <- attr(score, "axis_labels") %||% paste0("PC", axes)
+  list(pctrl = pctrl, frame = score$frame, grouping = grouping,
+       labs = c(pctrl$xlab %||% labels[1], pctrl$ylab %||% labels[2]))
 }
 
 .histograms_of <- function(score) if (is.null(score$groups)) score else score$groups[[1]]
@@ -161,41 +179,49 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
   ggplot2::ggplot() + layer + colours + .panel_style(look, title)
 }
 
-# Bins shaded by probability: opacity a1 + (a2 - a1) p / max(p), so empty bins get a1 and
-# an all-empty histogram is drawn empty. Grouped panels weight each group's probabilities
-# by its private size share.
+# Bins shaded by probability per cell, with a colour bar saying so: from the colour at
+# opacity a1 (empty) to opacity a2 (the fullest bin). Grouped panels colour each bin by
+# its group and set its opacity by the probability within the group times the group's
+# private size share (the share of all rows in the cell), with a legend saying so.
 .hist_panel <- function(score, target, look) {
   pctrl <- look$pctrl
   range <- pctrl$hist_alpha_range
   if (is.null(look$grouping)) {
     bins <- score[[target]]
-    weight <- bins$prob
-  } else {
-    sizes <- vapply(score$groups, function(g) as.double(g$n), numeric(1))
-    share <- if (sum(sizes) > 0) sizes / sum(sizes) else rep(1 / length(sizes), length(sizes))
-    bins <- do.call(rbind, lapply(names(score$groups), function(g) {
-      cbind(score$groups[[g]][[target]], group = g, share = share[[g]])
-    }))
-    bins$group <- factor(bins$group, levels = look$grouping$levels)
-    weight <- bins$prob * bins$share
+    bins$prob[!is.finite(bins$prob) | bins$prob < 0] <- 0
+    top <- max(bins$prob, .Machine$double.eps)
+    plot <- ggplot2::ggplot(bins) +
+      ggplot2::geom_rect(ggplot2::aes(xmin = xmin, xmax = xmax, ymin = ymin, ymax = ymax,
+                                      fill = prob), colour = NA) +
+      ggplot2::scale_fill_gradient(low = ggplot2::alpha(pctrl$color, range[1]),
+                                   high = ggplot2::alpha(pctrl$color, range[2]),
+                                   limits = c(0, top), name = "probability\nper cell",
+                                   guide = ggplot2::guide_colourbar())
+    return(plot + .panel_style(look, .panel_title(pctrl, target), legend = "right"))
   }
+  sizes <- vapply(score$groups, function(g) as.double(g$n), numeric(1))
+  share <- if (sum(sizes) > 0) sizes / sum(sizes) else rep(1 / length(sizes), length(sizes))
+  names(share) <- names(score$groups)
+  bins <- do.call(rbind, lapply(names(score$groups), function(g) {
+    cbind(score$groups[[g]][[target]], group = g, share = share[[g]])
+  }))
+  bins$group <- factor(bins$group, levels = look$grouping$levels)
+  weight <- bins$prob * bins$share
   weight[!is.finite(weight) | weight < 0] <- 0
-  bins$alpha <- range[1] + (range[2] - range[1]) * if (max(weight) > 0) weight / max(weight) else 0
-  aesthetics <- ggplot2::aes(xmin = xmin, xmax = xmax, ymin = ymin, ymax = ymax, alpha = alpha)
-  plot <- ggplot2::ggplot(bins) + ggplot2::scale_alpha_identity()
-  plot <- if (is.null(look$grouping)) {
-    plot + ggplot2::geom_rect(aesthetics, fill = pctrl$color, colour = NA)
-  } else {
-    plot + ggplot2::geom_rect(ggplot2::aes(xmin = xmin, xmax = xmax, ymin = ymin, ymax = ymax,
-                                           alpha = alpha, fill = group), colour = NA) +
-      ggplot2::scale_fill_manual(values = look$grouping$colours, drop = FALSE, name = "group")
-  }
-  plot + .panel_style(look, .panel_title(pctrl, target))
+  bins$weight <- weight
+  plot <- ggplot2::ggplot(bins) +
+    ggplot2::geom_rect(ggplot2::aes(xmin = xmin, xmax = xmax, ymin = ymin, ymax = ymax,
+                                    alpha = weight, fill = group), colour = NA) +
+    ggplot2::scale_alpha_continuous(range = range, limits = c(0, max(weight, .Machine$double.eps)),
+                                    name = "share of all\nrows per cell") +
+    ggplot2::scale_fill_manual(values = look$grouping$colours, drop = FALSE, name = "Group")
+  legend <- if (isTRUE(pctrl$show_group_legend)) "right" else "none"
+  plot + .panel_style(look, .panel_title(pctrl, target), legend = legend)
 }
 
-.panel_style <- function(look, title) {
+.panel_style <- function(look, title, legend = NULL) {
   pctrl <- look$pctrl
-  legend <- if (!is.null(look$grouping) && isTRUE(pctrl$show_group_legend)) "right" else "none"
+  legend <- legend %||% if (!is.null(look$grouping) && isTRUE(pctrl$show_group_legend)) "right" else "none"
   list(ggplot2::coord_fixed(xlim = look$frame$xlim, ylim = look$frame$ylim, expand = FALSE),
        ggplot2::labs(x = look$labs[1], y = look$labs[2], title = title),
        ggplot2::theme_minimal(base_size = pctrl$base_size),
@@ -209,7 +235,7 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
 
 # 'dppca''s grid: one histogram row, then one row per sampling method; the NON-PRIVATE
 # scatter in the first column (top left, or first sample row when samples are shown).
-.layout <- function(panels, targets, plots, private, collect) {
+.layout <- function(panels, targets, plots, private, collect, title = NULL) {
   spacer <- patchwork::plot_spacer()
   methods <- setdiff(targets, "nonprivate")
   np <- "nonprivate" %in% targets
@@ -227,8 +253,8 @@ utils::globalVariables(c("xmin", "xmax", "ymin", "ymax", "pc_x", "pc_y", "group"
   }
   grid <- patchwork::wrap_plots(unname(rows), ncol = length(methods) + if (np) 2L else 0L,
                                 guides = if (collect) "collect" else "keep")
-  if (private) return(grid)
-  grid + patchwork::plot_annotation(
+  if (private) return(grid + patchwork::plot_annotation(title = title))
+  grid + patchwork::plot_annotation(title = title,
     caption = "PC directions are NON-PRIVATE (g_dppca = FALSE): the figure is not differentially private as a whole.")
 }
 

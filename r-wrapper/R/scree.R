@@ -18,6 +18,9 @@
 #'   [pmwm_control()], [huber_control()]) for a single method, or a list of them named by
 #'   method.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param g_dppca Logical. `TRUE` (the default here; 'dppca''s default is `FALSE`):
+#'   private g-DPPCA directions, so that the whole result is (eps, delta)-DP. `FALSE`:
+#'   NON-PRIVATE directions (sample covariance), said in the summary and on the plots.
 #' @param mono Logical: clip at 0 and fit a non-increasing sequence (as 'dppca').
 #' @param nonprivate Logical. `FALSE` (the default): the result holds private numbers
 #'   only. `TRUE`: also return the NON-PRIVATE reference (the `nonprivate` entry: the
@@ -38,30 +41,32 @@
 #' }
 #' @export
 dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NULL, eps, delta,
-                     center = TRUE, standardize = FALSE, g_dppca = FALSE, cpp.option = FALSE,
-                     mono = TRUE, seed = NULL, calibration = "analytic",
+                     center = TRUE, standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE,
+                     mono = TRUE, seed = NULL, calibration = "analytic", noise = "tight",
                      nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   method <- if (missing(method) || is.null(method)) "clipped" else method
   .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                      if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
-                     seed, calibration, nonprivate))
+                     seed, calibration, nonprivate, noise))
 }
 
 .scree_methods <- c("clipped", "pmwm", "huber")
 
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
-                      cpp.option, mono, seed, calibration, nonprivate) {
+                      cpp.option, mono, seed, calibration, nonprivate, noise = "tight") {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
   if (!is.null(control) && !is.list(control)) {
     .abort("`control` must be NULL, a *_control() list, or a list of them named by method",
            class = "dppca_type_error")
   }
-  .invoke(.py()$dp_scree, .as_py_data(X), k,
-          method = as.list(.expand_choices(method, .scree_methods)), control = control,
-          eps = eps, delta = delta, center = center, standardize = standardize,
-          g_dppca = g_dppca, mono = mono, calibration = calibration, rng = .seed(seed),
-          nonprivate = nonprivate)
+  args <- list(.as_py_data(X), .whole(k, "k", null_ok = FALSE),
+               method = as.list(.expand_choices(method, .scree_methods)),
+               control = .py_control(control),
+               eps = eps, delta = delta, center = center, standardize = standardize,
+               g_dppca = g_dppca, mono = mono, calibration = calibration, rng = .seed(seed),
+               nonprivate = nonprivate)
+  do.call(.invoke, c(list(.py()$dp_scree), args, .noise_arg(.py()$dp_scree, noise)))
 }
 
 #' Scree or PVE plot of private scree values
@@ -82,10 +87,10 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
 #' }
 #' @export
 dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NULL, eps,
-                          delta, center = TRUE, standardize = FALSE, g_dppca = FALSE,
+                          delta, center = TRUE, standardize = FALSE, g_dppca = TRUE,
                           cpp.option = FALSE, mono = TRUE, type = c("pve", "scree"),
                           plot_control = NULL, seed = NULL, calibration = "analytic",
-                          nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
+                          noise = "tight", nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
   type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
                          "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
@@ -93,7 +98,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
   method <- if (missing(method) || is.null(method)) "clipped" else method
   result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                                if (!missing(delta)) delta, center, standardize, g_dppca,
-                               cpp.option, mono, seed, calibration, nonprivate))
+                               cpp.option, mono, seed, calibration, nonprivate, noise))
   .draw_scree(result, type, style)
   invisible(result)
 }
@@ -145,6 +150,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
   high <- max(y)
   pad <- if (high > low) 0.04 * (high - low) else if (low == 0) 0.5 else 0.05 * abs(low)
   limits <- c(low - pad, high + pad)
-  if (type == "pve") limits[1] <- max(0, limits[1])
+  # From 0 (PVE never below; scree values only through a noise interval below 0).
+  limits[1] <- if (type == "pve") max(0, limits[1]) else min(0, limits[1])
   limits
 }

@@ -58,12 +58,30 @@ huber_control <- function(k_min_m2 = NULL, k_max_m2 = NULL, m2_frac = 0.25, mu0 
                                          m2_frac = m2_frac))
 }
 
-# Let the Python constructor check the settings (its errors become R errors), keep R's list.
+# Let the Python constructor check the settings (its errors become R errors), keep R's list
+# (whole numbers as the user wrote them: 50 stays a double, as in 'dppca').
 .checked_control <- function(constructor, settings) {
   if (!is.null(settings$split_mode)) .check_flags(split_mode = settings$split_mode)
-  do.call(.invoke, c(list(.py()[[constructor]]), settings))
+  python <- settings
+  for (name in intersect(names(python), .whole_settings)) {
+    python[name] <- list(.whole(python[[name]], name))
+  }
+  do.call(.invoke, c(list(.py()[[constructor]]), python))
   settings
 }
+
+# A control (or a list of them named by method) for Python: whole-number settings as integers.
+.py_control <- function(control) {
+  if (is.null(control)) return(NULL)
+  if (length(control) && all(vapply(control, is.list, logical(1)))) return(lapply(control, .py_control))
+  for (name in intersect(names(control), .whole_settings)) {
+    control[name] <- list(.whole(control[[name]], name))
+  }
+  control
+}
+
+# Integer-valued settings of the scree controls.
+.whole_settings <- c("T", "M", "k_min_m2", "k_max_m2")
 
 #' Appearance of the scree plot
 #'

@@ -2,9 +2,11 @@ test_that("dp_pc_dir has the R package's arguments and defaults", {
   args <- formals(dp_pc_dir)
   expect_identical(names(args)[1:8], c("X", "k", "center", "standardize", "g_dppca", "eps",
                                        "delta", "cpp.option"))
-  expect_identical(args[c("center", "standardize", "g_dppca", "eps", "delta", "cpp.option")],
-                   list(center = TRUE, standardize = FALSE, g_dppca = FALSE, eps = NULL,
-                        delta = NULL, cpp.option = FALSE))
+  expect_identical(args[c("center", "standardize", "eps", "delta", "cpp.option")],
+                   list(center = TRUE, standardize = FALSE, eps = NULL, delta = NULL,
+                        cpp.option = FALSE))
+  # Private by default when a budget is given ('dppca': FALSE whatever the budget).
+  expect_identical(args$g_dppca, quote(!is.null(eps)))
 })
 
 test_that("non-private dp_pc_dir on gau returns R's p x k matrix and the covariance eigenvectors", {
@@ -32,10 +34,15 @@ test_that("private dp_pc_dir on gau: structure, ledger, summary", {
   expect_equal(sum(ledger$eps), 1)
   expect_equal(sum(ledger$delta), 1e-5)
   expect_equal(attr(ledger, "budget"), c(eps = 1, delta = 1e-5))
+  # print(): the matrix as 'dppca' shows it, then one privacy line; summary(): all of it.
   text <- capture.output(print(V))
-  expect_match(text[1], "Differentially Private PC Directions", fixed = TRUE)
-  expect_true(any(grepl("Seed:\\s+7", text)))
-  expect_identical(capture.output(summary(V)), text)
+  expect_identical(head(text, -1), capture.output(print(as.matrix(V))))
+  expect_identical(tail(text, 1), paste0("<(eps = 1, delta = 1e-05)-DP g-DPPCA directions, ",
+                                         "Gaussian (analytic) noise; summary() for details, ",
+                                         "dp_ledger() for the releases>"))
+  full <- capture.output(summary(V))
+  expect_match(full[1], "Differentially Private PC Directions", fixed = TRUE)
+  expect_true(any(grepl("Seed:\\s+7", full)))
   expect_output(print(ledger), "Privacy ledger: budget eps = 1, delta = 1e-05")
 })
 

@@ -8,7 +8,8 @@ test_that("sampling_control returns the R package's list", {
   expect_identical(ctrl$bandwidth_scale, c(uniform = 0.25))
   both <- sampling_control(c("c", "u"), sample_size = 50, bandwidth_scale = c(center = 1, uniform = 0))
   expect_identical(both$method, c("center", "uniform"))
-  expect_identical(both$sample_size, 50L)
+  expect_identical(both$sample_size, 50)   # a double, as in 'dppca'
+  expect_identical(sampling_control(sample_size = 50L)$sample_size, 50)
   expect_identical(both$bandwidth_scale, c(center = 1, uniform = 0))
   expect_error(sampling_control("gaussian"), "`method`", class = "dppca_error")
   expect_error(sampling_control(sample_size = 0), "`sample_size`", class = "dppca_error")

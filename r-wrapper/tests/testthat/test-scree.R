@@ -43,7 +43,7 @@ test_that("dp_scree: several methods, controls as R lists, adult, standardized, 
   skip_if_no_dppca()
   X <- gau_small(600)
   res <- dp_scree(X, 2, method = c("h", "clipped", "pmwm"), eps = 3, delta = 1e-5, seed = 2,
-                  nonprivate = TRUE,
+                  nonprivate = TRUE, g_dppca = FALSE,
                   control = list(clipped = clipped_control(C_clip = 6),
                                  pmwm = pmwm_control(a = 0, b = 20, trim_const = 10, eta = 0.01)))
   expect_identical(names(res), c("nonprivate", "huber", "clipped", "pmwm"))
@@ -56,7 +56,8 @@ test_that("dp_scree: several methods, controls as R lists, adult, standardized, 
   a <- dp_scree(adult_small(), 2, eps = 2, delta = 1e-5, g_dppca = TRUE, seed = 3,
                 control = clipped_control(), nonprivate = FALSE)
   expect_scree_entry(a$clipped, 2)
-  s <- dp_scree(X, 2, eps = 2, delta = 1e-5, standardize = TRUE, seed = 3)   # sample SDs, as R
+  s <- dp_scree(X, 2, eps = 2, delta = 1e-5, standardize = TRUE, g_dppca = FALSE,
+                seed = 3)   # sample SDs, as R
   expect_scree_entry(s$clipped, 2)
 })
 
@@ -142,7 +143,7 @@ test_that("dp_scree and dp_scree_plot return private numbers only by default; th
                              g_dppca = TRUE, seed = 5)
   res <- run()
   expect_identical(names(res), c("clipped", "huber"))
-  expect_null(res$nonprivate)
+  expect_error(res$nonprivate, "nonprivate = TRUE", class = "dppca_withheld_error")
   expect_private_only(res)
   switched <- with_nonprivate_option(run())
   expect_null(getOption("dppcapy.nonprivate"))

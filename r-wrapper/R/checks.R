@@ -1,0 +1,30 @@
+# Integer-valued arguments: R users write 50, not 50L. Whole doubles become integers (so
+# that Python receives an int); anything else is an R error naming the argument. Ranges
+# (k <= p, T >= 1, ...) are checked by the Python core with the same messages as in Python.
+.whole <- function(x, name, lengths = 1L, null_ok = TRUE) {
+  if (is.null(x) && null_ok) return(NULL)
+  what <- if (max(lengths) > 1L) "one or two whole numbers" else "a whole number"
+  if (!is.numeric(x) || is.object(x) || !length(x) %in% lengths) {
+    .abort("`", name, "` must be ", what, if (null_ok) " or NULL", "; got ",
+           paste(deparse(x), collapse = " "), class = "dppca_type_error")
+  }
+  if (anyNA(x) || any(!is.finite(x)) || any(x != round(x)) || any(abs(x) > .Machine$integer.max)) {
+    .abort("`", name, "` must be ", what, " (e.g. 50, not 50.5); got ",
+           paste(deparse(x), collapse = " "), class = "dppca_value_error")
+  }
+  out <- as.integer(x)
+  names(out) <- names(x)
+  out
+}
+
+# `noise` for a Python function that calls dp_pc_dir: passed when the function takes it;
+# the default "tight" is what every version does, so it is then simply left out.
+.noise_arg <- function(fn, noise) {
+  if (identical(noise, "tight") && !.py_accepts(fn, "noise")) return(list())
+  if (!.py_accepts(fn, "noise")) {
+    .abort("`noise = \"", noise, "\"` needs a Python 'dppca' whose ", "scree and score ",
+           "functions take `noise`; this one does not (dp_pc_dir() does).",
+           class = "dppca_value_error")
+  }
+  list(noise = noise)
+}
