@@ -43,6 +43,8 @@ import numpy as np
 from ._validation import DPPCAValueError
 from .privacy import Ledger, gaussian_sigma, laplace_mechanism
 from .privacy.samplers import gaussian_noise
+from .pair_statistics import (fp_inflation, mean_inflation, pair_clamped_fractions,  # noqa: F401
+                              pair_clamped_means)
 
 
 @dataclass(frozen=True)
@@ -184,55 +186,6 @@ class GaussianShare:
 
 # --------------------------------------------------------------------------- pair statistics
 
-def pair_clamped_means(scores, lower, upper) -> np.ndarray:
-    """Exact U-statistics 2/(n(n-1)) sum_{i<j} clamp((y_i - y_j)^2 / 2; lower, upper), per column.
-
-    O(n log n) per column: sort the scores; for each j the partners i < j whose difference
-    falls below, inside or above the clamp interval form three contiguous runs, found with
-    ``searchsorted``; the sum of squared differences over the middle run comes from prefix
-    sums. With ``lower <= 0`` and ``upper = inf`` this is the sample variance (n - 1).
-
-    Parameters
-    ----------
-    scores : ndarray, shape (n, k)
-        Projected scores, n >= 2.
-    lower, upper : float or ndarray of shape (k,)
-        Clamp interval of the pair values (units of scores squared); lower <= upper.
-
-    Returns
-    -------
-    ndarray, shape (k,)
-    """
-    scores = np.asarray(scores, float)
-    if scores.ndim == 1:
-        scores = scores[:, None]
-    k = scores.shape[1]
-    lower = np.broadcast_to(np.asarray(lower, float), (k,))
-    upper = np.broadcast_to(np.asarray(upper, float), (k,))
-    return np.array([_clamped_pair_mean(scores[:, j], lower[j], upper[j]) for j in range(k)])
-
-
-def _clamped_pair_mean(y: np.ndarray, lower: float, upper: float) -> float:
-    n = y.size
-    if upper <= 0:  # every u >= 0 >= upper is clamped to upper
-        return float(upper)
-    lower = max(lower, 0.0)
-    y = np.sort(y - np.median(y))  # shift invariance; centring reduces cancellation
-    s1 = np.concatenate(([0.0], np.cumsum(y)))
-    s2 = np.concatenate(([0.0], np.cumsum(y * y)))
-    j = np.arange(n)
-    # partners i < j with y_j - y_i < sqrt(2 lower) (pair value below `lower`) start at `near`;
-    # those with y_j - y_i > sqrt(2 upper) (above `upper`) end before `far`.
-    near = np.minimum(np.searchsorted(y, y - math.sqrt(2 * lower), side="right"), j)
-    far = np.minimum(np.searchsorted(y, y - math.sqrt(2 * upper), side="left"), near) \
-        if math.isfinite(upper) else np.zeros(n, dtype=np.int64)
-    count = near - far
-    middle = 0.5 * (count * y * y - 2 * y * (s1[near] - s1[far]) + (s2[near] - s2[far]))
-    total = lower * np.sum(j - near) + (upper * np.sum(far) if math.isfinite(upper) else 0.0) \
-        + np.sum(np.maximum(middle, 0.0))
-    return float(total / (n * (n - 1) / 2))
-
-
 def paired_squares(scores, pairs) -> np.ndarray:
     """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y)."""
     scores = np.asarray(scores, float)
@@ -268,14 +221,15 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     -----
     Privacy: each pair term min(u, C_l) / C_l lies in [0, 1], so each normalised U-statistic
     moves by at most 2/n when one row is replaced (module docstring) and the k-vector by at
-    most 2 sqrt(k)/n in L2. The Gaussian mechanism with that sensitivity makes the vector
-    private; multiplying by the (already private or public) C_l is post-processing.
+    most 2 sqrt(k)/n in L2. In floating point the computed statistic moves by at most
+    (2/n) fp_inflation(n) (:mod:`dppca.pair_statistics`: 1 + 1.1e-5 at n = 5,000), which is the
+    sensitivity used. The Gaussian mechanism with that sensitivity makes the vector private;
+    multiplying by the (already private or public) C_l is post-processing.
     """
     scores = _as_columns(scores)
     n, k = scores.shape
     clip = _positive_vector(clip, k, "clip")
-    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step,
-                               sensitivity=2 * math.sqrt(k) / n)
+    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step)
 
 
 def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
@@ -300,7 +254,8 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     Privacy: (clamp(u; L, U) - L) / (U - L) lies in [0, 1], so the normalised U-statistic has
     sensitivity 2/n per component and the vector 2 sqrt(k')/n in L2, k' the number of
     components with U_l > L_l (a component with U_l = L_l releases the constant L_l and
-    needs no noise, as in the R package).
+    needs no noise, as in the R package). In floating point, times the largest
+    fp_inflation(n, L_l/U_l) of the active components (:mod:`dppca.pair_statistics`).
     """
     scores = _as_columns(scores)
     n, k = scores.shape
@@ -309,16 +264,32 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     if not (np.isfinite(lower).all() and np.isfinite(upper).all() and (upper >= lower).all()):
         raise DPPCAValueError(f"winsorization bounds must be finite with lower <= upper; got "
                               f"{lower.tolist()} and {upper.tolist()}")
-    active = int(np.sum(upper > lower))
-    return _release_normalised(scores, lower, upper, noise, rng, ledger, step,
-                               sensitivity=2 * math.sqrt(max(active, 1)) / n)
+    return _release_normalised(scores, lower, upper, noise, rng, ledger, step)
 
 
-def _release_normalised(scores, lower, upper, noise, rng, ledger, step, sensitivity) -> MeanRelease:
+def pair_release_sensitivity(n, lower, upper) -> float:
+    """L2 sensitivity of the normalised clamped pair U-statistics of the active components.
+
+    sqrt(k') (2/n) max_l fp_inflation(n, L_l/U_l) over the k' components with U_l > L_l
+    (sqrt(1) (2/n) when none is active): exact-arithmetic 2 sqrt(k')/n times the rounding slack.
+    """
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    active = upper > lower
+    rho = np.divide(lower, upper, out=np.zeros_like(upper), where=active)[active]
+    inflation = float(np.max(fp_inflation(n, rho))) if rho.size else 1.0
+    return 2 * math.sqrt(max(int(active.sum()), 1)) / n * inflation
+
+
+def normalised_pair_statistic(scores, lower, upper) -> np.ndarray:
+    """The pre-noise statistic of the clipped and winsorized releases: F_l in [0, 1], shape (k,)."""
+    return pair_clamped_fractions(_as_columns(scores), lower, upper)
+
+
+def _release_normalised(scores, lower, upper, noise, rng, ledger, step) -> MeanRelease:
+    n = scores.shape[0]
     width = upper - lower
-    means = pair_clamped_means(scores, lower, upper)
-    unit = np.divide(means - lower, width, out=np.zeros_like(means), where=width > 0)
-    noisy, sigma = noise.release(unit, sensitivity, rng, ledger, step)
+    unit = normalised_pair_statistic(scores, lower, upper)
+    noisy, sigma = noise.release(unit, pair_release_sensitivity(n, lower, upper), rng, ledger, step)
     return MeanRelease(lower + width * noisy, width * sigma, lower.copy(), upper.copy())
 
 
@@ -363,6 +334,13 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     with sensitivity 2 sqrt(k T)/n (Gaussian DP, Dong, Roth and Su 2022, Cor. 3.3), so sigma is
     calibrated for that. The R package splits (eps, delta) evenly over the T steps (basic
     composition, ~sqrt(T) times more noise) and charges the full width 2 tau.
+
+    Floating point: the score is computed as (L - mu) + (U - L) F with F the normalised clamped
+    pair U-statistic of :mod:`dppca.pair_statistics` (L = max(mu - tau, 0), U = mu + tau), so
+    it moves by at most b_tl (2/n) fp_inflation(n, L/U) between neighbours (4u b for the two
+    roundings of the sum are inside fp_inflation's 64 u). Each step's noise is scaled by that
+    inflation, so every step keeps the ratio noise / sensitivity the calibration assumed;
+    the ledger records the exact-arithmetic sensitivity 2 sqrt(kT)/n.
     """
     scores = _as_columns(scores)
     n, k = scores.shape
@@ -371,12 +349,35 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     sensitivity = 2 * math.sqrt(k * steps) / n
     sigma = noise.sigma(sensitivity)
     for _ in range(steps):
-        width = tau + np.minimum(tau, np.maximum(mu, 0.0))
-        gradient = pair_clamped_means(scores, mu - tau, mu + tau) - mu
+        gradient, width = huber_score(scores, mu, tau)
         mu = mu + eta0 * (gradient + width * gaussian_noise(sigma, k, rng))
     noise.record(ledger, f"{step} ({steps} steps, composed)", sensitivity, sigma)
     width = tau + np.minimum(tau, np.maximum(mu, 0.0))
     return MeanRelease(mu, eta0 * width * sigma, np.maximum(mu - tau, 0.0), mu + tau)
+
+
+def huber_score(scores, mu, tau) -> tuple[np.ndarray, np.ndarray]:
+    """Huber score g_l(mu_l) of the pair values and its noise scale b_l x rounding inflation.
+
+    The pre-noise statistic of one step of :func:`dp_huber_mean`: g / scale moves by at most
+    2/n per component between neighbours, in floating point (see its Notes).
+
+    Returns
+    -------
+    (gradient, scale) : ndarrays, shape (k,)
+    """
+    scores = _as_columns(scores)
+    n, k = scores.shape
+    mu = np.broadcast_to(np.asarray(mu, float), (k,))
+    tau = np.broadcast_to(np.asarray(tau, float), (k,))
+    upper = mu + tau
+    lower = np.minimum(np.maximum(mu - tau, 0.0), upper)
+    active = upper > lower
+    rho = np.divide(lower, upper, out=np.zeros(k), where=active)
+    width = np.where(active, upper - lower, 0.0)
+    gradient = (lower - mu) + width * pair_clamped_fractions(scores, lower, upper)
+    bound = tau + np.minimum(tau, np.maximum(mu, 0.0))
+    return gradient, bound * fp_inflation(n, rho)
 
 
 def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
@@ -390,13 +391,22 @@ def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
     Notes
     -----
     Privacy: a replaced row changes one pair value, so the mean of min(t, C)/C in [0, 1]
-    moves by at most 1/m: Gaussian mechanism with sensitivity 1/m, then times C.
+    moves by at most 1/m: Gaussian mechanism with sensitivity (1/m) mean_inflation(m) (the
+    rounding slack of a computed mean, :func:`dppca.pair_statistics.mean_inflation`), then
+    times C. nan values (never produced from finite data) count as C.
     """
     values = np.asarray(values, float)
     clip = float(_positive_vector(clip, 1, "clip")[0])
-    noisy, sigma = noise.release(np.minimum(values, clip).mean() / clip, 1.0 / values.size, rng,
-                                 ledger, step)
+    m = values.size
+    noisy, sigma = noise.release(clipped_paired_statistic(values, clip),
+                                 mean_inflation(m) / m, rng, ledger, step)
     return clip * float(noisy), clip * sigma
+
+
+def clipped_paired_statistic(values, clip) -> float:
+    """The trace's pre-noise statistic mean(min(t_i, C) / C), in [0, 1]."""
+    unit = np.minimum(np.nan_to_num(np.asarray(values, float), nan=clip), clip) / clip
+    return float(np.clip(np.mean(np.maximum(unit, 0.0)), 0.0, 1.0))
 
 
 # --------------------------------------------------------------------------- tuning steps
@@ -460,14 +470,18 @@ def dp_log_scale(w, log_lower, log_upper, noise: GaussianShare, rng, *,
     Notes
     -----
     Privacy: a replaced row changes one pair value per column, so each clamped log-mean moves
-    by at most (b - a)/m and the k-vector by sqrt(k) (b - a)/m in L2: Gaussian mechanism.
+    by at most (b - a)/m and the k-vector by sqrt(k) (b - a)/m in L2 (times mean_inflation(m)
+    for rounding): Gaussian mechanism.
     """
     w = _as_columns(w)
     m, k = w.shape
-    with np.errstate(divide="ignore"):
-        logs = np.clip(np.log(w), log_lower, log_upper)
-    noisy, _ = noise.release(logs.mean(axis=0), math.sqrt(k) * (log_upper - log_lower) / m, rng,
-                             ledger, step)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.clip(np.nan_to_num(np.log(w), nan=log_lower), log_lower, log_upper)
+    sensitivity = math.sqrt(k) * (log_upper - log_lower) / m * mean_inflation(m)
+    # the mean of logs - a (in [0, b - a]) is released, a added back after the noise, so the
+    # rounding slack is relative to b - a, not to |a|
+    noisy, _ = noise.release((logs - log_lower).mean(axis=0), sensitivity, rng, ledger, step)
+    noisy = noisy + log_lower
     return np.exp(noisy)
 
 
