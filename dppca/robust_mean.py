@@ -427,17 +427,21 @@ def dp_log2_centre(values, noise: GaussianShare, rng, *, ledger: Ledger | None =
     Privacy: a replaced row changes one value, hence at most two counts by 1: L2 sensitivity
     sqrt(2); Gaussian mechanism on all bins; the rest is post-processing.
     """
-    values = np.asarray(values, float)
     low, high = LOG2_CENTRE_RANGE
-    edges = 2.0 ** np.arange(low, high + 1)
-    counts = np.histogram(values[values > 0], bins=edges)[0]
-    noisy, _ = noise.release(counts, math.sqrt(2.0), rng, ledger, step)
+    noisy, _ = noise.release(log2_counts(values), math.sqrt(2.0), rng, ledger, step)
     width = LOG2_CENTRE_WINDOW
     start = int(np.argmax(np.convolve(noisy, np.ones(width), mode="valid")))
     window = np.arange(start, start + width)
     weights = np.maximum(noisy[window], 0.0)
     centre = np.average(window + 0.5, weights=weights) if weights.sum() > 0 else start + width / 2
     return float(2.0 ** (low + centre))
+
+
+def log2_counts(values) -> np.ndarray:
+    """Pre-noise statistic of :func:`dp_log2_centre`: counts of the values in its log2 bins."""
+    values = np.asarray(values, float)
+    low, high = LOG2_CENTRE_RANGE
+    return np.histogram(values[values > 0], bins=2.0 ** np.arange(low, high + 1))[0]
 
 
 #: Bins of :func:`dp_log2_centre`: [2^b, 2^(b+1)) for b in [-64, 64), and its window (2^5 = 32x).
@@ -516,14 +520,18 @@ def dp_histogram_quantiles(w, edges, levels, noise: GaussianShare, rng, *,
     noise grows like sqrt(k), not k. A quantile near the top is read from the few bins above
     it, so its rank error is about sigma sqrt(bins above).
     """
-    w = _as_columns(w)
-    m, k = w.shape
-    edges = np.asarray(edges, float)
-    bins = np.clip(np.searchsorted(edges, w, side="right") - 1, 0, edges.size - 2)
-    counts = np.stack([np.bincount(bins[:, j], minlength=edges.size - 1) for j in range(k)])
-    noisy, sigma = noise.release(counts, math.sqrt(2.0 * k), rng, ledger, step)
+    counts = histogram_counts(w, edges)
+    noisy, sigma = noise.release(counts, math.sqrt(2.0 * counts.shape[0]), rng, ledger, step)
     kept = np.where(noisy > HISTOGRAM_THRESHOLD_SD * sigma, noisy, 0.0)
     return np.stack([_histogram_quantiles(row, edges, levels) for row in kept])
+
+
+def histogram_counts(w, edges) -> np.ndarray:
+    """Pre-noise statistic of :func:`dp_histogram_quantiles`: counts (k, B), end bins take the rest."""
+    w = _as_columns(w)
+    edges = np.asarray(edges, float)
+    bins = np.clip(np.searchsorted(edges, w, side="right") - 1, 0, edges.size - 2)
+    return np.stack([np.bincount(bins[:, j], minlength=edges.size - 1) for j in range(w.shape[1])])
 
 
 #: Noisy counts below this many noise sd are set to 0 before reading quantiles: empty bins
