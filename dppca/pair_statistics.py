@@ -21,16 +21,17 @@ Here no quantity ever exceeds a small multiple of the clamp scale:
 1. Row-local cleaning. nan scores become 0 and +-inf become +-DBL_MAX. This acts on each score
    alone, so it is part of the (exact) statistic's definition and costs nothing in sensitivity.
 2. Pairwise classification. After sorting (exact), pair (i, j), i < j, is "above" (t = 1) when
-   y_i < fl(y_j - h), "below" (t = 0) when y_i > fl(y_j - g), else "middle", with
-   h = sqrt(2U), g = sqrt(2L). Found by ``searchsorted``, the class of a pair is a function of
-   (y_i, y_j) alone, so the *reference statistic* F*(y), which uses these classes and the exact
-   clamped value for middle pairs, is a U-statistic with terms in [0, 1]: replacing one score
-   moves F* by at most 2/n, exactly. (F* = F up to the classification of pairs within one ulp
-   of a threshold, which is irrelevant to privacy.) Subtractions never overflow: |h| <= 1.9e154.
+   fl(y_j - y_i) > h, "below" (t = 0) when fl(y_j - y_i) < g, else "middle", with
+   h = sqrt(2U), g = sqrt(2L) (found by a vectorised bisection, as fl(y_j - y_i) is monotone
+   in i). The class of a pair is a function of (y_i, y_j) alone, so the *reference statistic*
+   F*(y), which uses these classes and the exact clamped value for middle pairs, is a
+   U-statistic with terms in [0, 1]: replacing one score moves F* by at most 2/n, exactly.
+   (F* differs from F only for pairs within a relative u of a threshold, by at most 4u per
+   pair, inside the bound of step 4.) A difference that overflows is +inf: "above".
 3. Differences inside blocks. The sorted column is cut into blocks: a block starts at r and
    holds the scores y <= fl(r + h). Each score is stored relative to its block, e_i =
    fl(fl(y_i - r)/h) in [0, 2(1 + 2u)] (u = 2^-53; fl(r + h) - r <= 2h whatever the ulp of r).
-   A middle run y_i >= fl(y_j - h) spans at most 2h, block starts are more than h/2 apart, so a
+   A middle run (fl(y_j - y_i) <= h) spans at most h(1 + u), block starts are more than h/2 apart, so a
    run meets at most 6 blocks; on each piece sum (e_j - e_i)^2 = c e_j^2 - 2 e_j dP1 + dP2
    with |e_j| <= 4(1 + 2u) and dP1, dP2 differences of global prefix sums of values in
    [0, 2.01] and [0, 4.03]. Every term is O(1) in units of U: nothing cancels at the scale of
@@ -175,8 +176,8 @@ def _clamped_pair_fraction_sorted(y: np.ndarray, lower: float, upper: float) -> 
     g = math.sqrt(2.0) * math.sqrt(lower)
     rho = lower / upper
     j = np.arange(n)
-    near = np.minimum(np.searchsorted(y, y - g, side="right"), j)
-    far = np.minimum(np.searchsorted(y, y - h, side="left"), near)
+    near = _first_partner(y, lambda diff: diff < g) if g > 0 else j
+    far = np.minimum(_first_partner(y, lambda diff: diff <= h), near)
     block, starts = _blocks(y, h)
     e = (y - y[starts][block]) / h
     p1 = np.concatenate(([0.0], np.cumsum(e)))
@@ -198,6 +199,22 @@ def _clamped_pair_fraction_sorted(y: np.ndarray, lower: float, upper: float) -> 
     unit = np.clip((middle - count * rho) / (1.0 - rho), 0.0, count)
     total = float(np.sum(far)) + float(np.sum(unit))
     return min(max(total / (n * (n - 1) / 2), 0.0), 1.0)
+
+
+def _first_partner(y: np.ndarray, close) -> np.ndarray:
+    """For each j, the smallest i <= j with close(fl(y_j - y_i)) (j itself satisfies it).
+
+    Vectorised bisection, O(n log n): fl(y_j - y_i) is non-increasing in i for sorted y
+    (rounding is monotone), and may be +inf (overflow), which is never close.
+    """
+    j = np.arange(y.size)
+    low, high = np.zeros_like(j), j.copy()
+    while np.any(low < high):
+        mid = (low + high) // 2
+        ok = close(y - y[mid])
+        high = np.where(ok, mid, high)
+        low = np.where(ok, low, mid + 1)
+    return high
 
 
 def _blocks(y: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:

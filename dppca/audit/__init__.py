@@ -21,6 +21,7 @@ Examples
 >>> bool(result.ratio <= 1 + 1e-9)
 True
 """
+from .attacks import offset_attack, offset_neighbours
 from .distinguishing import DistinguishingResult, distinguishing_audit, eps_lower_bound
 from .neighbours import DATASETS, SearchResult, neighbour_search
 from .registry import REGISTRY, AuditedRelease, distance, register
@@ -29,6 +30,6 @@ from . import releases_scree, releases_other, releases_methods  # noqa: F401,E40
 #: Largest accepted ratio of observed change to claimed sensitivity.
 RATIO_TOLERANCE = 1e-9
 
-__all__ = ["AuditedRelease", "DATASETS", "DistinguishingResult", "REGISTRY", "RATIO_TOLERANCE",
+__all__ = ["offset_attack", "offset_neighbours", "AuditedRelease", "DATASETS", "DistinguishingResult", "REGISTRY", "RATIO_TOLERANCE",
            "SearchResult", "distance", "distinguishing_audit", "eps_lower_bound",
            "neighbour_search", "register"]

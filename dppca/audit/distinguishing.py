@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import beta, binomtest
 
 #: Two-sided level of each Clopper-Pearson interval (the upper end is a 97.5% one-sided bound).
 CONFIDENCE = 0.95
@@ -67,13 +67,26 @@ def eps_lower_bound(scores_d, scores_dprime, delta) -> DistinguishingResult:
 
 
 def _best_threshold(scores_d, scores_dprime, delta) -> float:
-    candidates = np.unique(np.concatenate([scores_d, scores_dprime]))
-    fpr = 1.0 - np.searchsorted(np.sort(scores_d), candidates, side="right") / scores_d.size
-    fnr = np.searchsorted(np.sort(scores_dprime), candidates, side="right") / scores_dprime.size
-    floor = 1.0 / scores_d.size  # an empirical FPR of 0 is not evidence of eps = inf
+    """The threshold whose Clopper-Pearson eps bound is largest on this (selection) half.
+
+    Maximising the bound rather than the point estimate avoids the extreme thresholds (FPR 0,
+    FNR near 1) that look best by chance and carry no evidence on fresh samples.
+    """
+    pooled = np.concatenate([scores_d, scores_dprime])
+    candidates = np.unique(np.quantile(pooled, np.linspace(0, 1, 401)))
+    fp = scores_d.size - np.searchsorted(np.sort(scores_d), candidates, side="right")
+    fn = np.searchsorted(np.sort(scores_dprime), candidates, side="right")
+    top = 1.0 - delta - _clopper_pearson_upper(fn, scores_dprime.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = np.log(np.maximum(1.0 - delta - fnr, 1e-300) / np.maximum(fpr, floor))
-    return float(candidates[int(np.argmax(estimate))])
+        bound = np.log(np.maximum(top, 1e-300) / _clopper_pearson_upper(fp, scores_d.size))
+    return float(candidates[int(np.argmax(bound))])
+
+
+def _clopper_pearson_upper(k, n):
+    """Vectorised upper end of the two-sided CONFIDENCE Clopper-Pearson interval (k of n)."""
+    k = np.asarray(k, float)
+    upper = beta.ppf(1 - (1 - CONFIDENCE) / 2, k + 1, np.maximum(n - k, 1e-12))
+    return np.where(k >= n, 1.0, upper)
 
 
 def distinguishing_audit(mechanism, D, D_prime, ctx, runs, delta, *, direction=None, seed=0,

@@ -80,8 +80,8 @@ def distance(a, b, norm: str) -> float:
     diff = (a - b).ravel() if a.size else np.zeros(1)
     if not np.all(np.isfinite(diff)):
         return float("inf")
-    if norm == "L1":
-        return float(np.sum(np.abs(diff)))
-    if norm == "Linf":
-        return float(np.max(np.abs(diff)))
-    return float(np.linalg.norm(diff))
+    size = float(np.max(np.abs(diff)))
+    if norm == "Linf" or size == 0:
+        return size
+    unit = diff / size  # the norm of values near DBL_MAX must not overflow
+    return size * float(np.sum(np.abs(unit)) if norm == "L1" else np.linalg.norm(unit))

@@ -68,7 +68,9 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2),
     mechanism=_method_mechanism(lambda X, c, rng, led: analyze_gauss_directions(
         X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context))
+    eps=EPS, delta=DELTA, p=2, context=_context,
+    xfail="_shared.paired_differences / clip_rows: paired differences x_a - x_b of finite rows overflow to inf near DBL_MAX, "
+          "then clip_rows gives inf * 0 = nan (reported; methods/ is being rewritten)"))
 
 register(AuditedRelease(
     "noisy_power: A X per iteration",
@@ -76,7 +78,9 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2),
     mechanism=_method_mechanism(lambda X, c, rng, led: noisy_power_directions(
         X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context))
+    eps=EPS, delta=DELTA, p=2, context=_context,
+    xfail="_shared.paired_differences / clip_rows: paired differences x_a - x_b of finite rows overflow to inf near DBL_MAX, "
+          "then clip_rows gives inf * 0 = nan (reported; methods/ is being rewritten)"))
 
 
 def _oja_statistic(X, c):
@@ -88,7 +92,9 @@ register(AuditedRelease(
     statistic=_oja_statistic, sensitivity=lambda n, p, c: 2 * c["bound"] ** 2,
     mechanism=_method_mechanism(lambda X, c, rng, led: k_dp_ojas_directions(
         X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context))
+    eps=EPS, delta=DELTA, p=2, context=_context,
+    xfail="k_dp_pca.oja_gradient: (x.w) x overflows to inf for a row near 1e300, and "
+          "g * (beta / inf) = nan (reported; methods/ is being rewritten)"))
 
 register(AuditedRelease(
     "k_dp_pca: PrivMean clipped gradient mean",
@@ -102,7 +108,9 @@ register(AuditedRelease(
     "dp_sggd: descent direction",
     statistic=lambda X, c: descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2),
     sensitivity=lambda n, p, c: 2.0 / (n // 2),
-    eps=EPS, delta=DELTA, p=2, context=_context))
+    eps=EPS, delta=DELTA, p=2, context=_context,
+    xfail="_shared.paired_differences / spherise: paired differences x_a - x_b of finite rows overflow to inf near DBL_MAX, "
+          "then spherise gives inf / inf = nan (reported; methods/ is being rewritten)"))
 
 
 def _cxz_statistic(X, c):
