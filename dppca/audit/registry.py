@@ -42,6 +42,8 @@ class AuditedRelease:
     kinds : tuple of str
         Which dataset families suit the release (``"all"`` or names in
         :data:`dppca.audit.neighbours.DATASETS`).
+    claim : str
+        The claimed sensitivity in words, for tables (e.g. ``"2 sqrt(k)/n (1 + nE)"``).
     """
 
     name: str
@@ -55,6 +57,7 @@ class AuditedRelease:
     context: Callable = field(default=lambda D, rng: {})
     xfail: str | None = None
     kinds: tuple = ("all",)
+    claim: str = ""
 
     def __post_init__(self):
         if self.norm not in NORMS:

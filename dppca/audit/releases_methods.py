@@ -63,7 +63,7 @@ def _method_mechanism(run):
 _common = dict(calibration="analytic")
 
 register(AuditedRelease(
-    "analyze_gauss: clipped second moment",
+    "analyze_gauss: clipped second moment", claim="sqrt(2) C^2/m (Frob.)",
     statistic=_moment,
     sensitivity=lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2),
     mechanism=_method_mechanism(lambda X, c, rng, led: analyze_gauss_directions(
@@ -73,7 +73,7 @@ register(AuditedRelease(
           "then clip_rows gives inf * 0 = nan (reported; methods/ is being rewritten)"))
 
 register(AuditedRelease(
-    "noisy_power: A X per iteration",
+    "noisy_power: A X per iteration", claim="sqrt(2) C^2/m (Frob.)",
     statistic=lambda X, c: _moment(X, c) @ c["V"],
     sensitivity=lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2),
     mechanism=_method_mechanism(lambda X, c, rng, led: noisy_power_directions(
@@ -88,7 +88,7 @@ def _oja_statistic(X, c):
 
 
 register(AuditedRelease(
-    "k_dp_ojas: clipped Oja gradients",
+    "k_dp_ojas: clipped Oja gradients", claim="2 beta",
     statistic=_oja_statistic, sensitivity=lambda n, p, c: 2 * c["bound"] ** 2,
     mechanism=_method_mechanism(lambda X, c, rng, led: k_dp_ojas_directions(
         X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
@@ -97,7 +97,7 @@ register(AuditedRelease(
           "g * (beta / inf) = nan (reported; methods/ is being rewritten)"))
 
 register(AuditedRelease(
-    "k_dp_pca: PrivMean clipped gradient mean",
+    "k_dp_pca: PrivMean clipped gradient mean", claim="2 half sqrt(p)/B",
     statistic=lambda X, c: clipped_mean(X, c["centres"], c["half"]),
     sensitivity=lambda n, p, c: 2 * c["half"] * math.sqrt(p) / n,
     eps=EPS, delta=DELTA, p=2, context=_context,
@@ -105,7 +105,7 @@ register(AuditedRelease(
           "subtracting c: with |c| >> half the mean's rounding (u |c|) exceeds 2 half/B"))
 
 register(AuditedRelease(
-    "dp_sggd: descent direction",
+    "dp_sggd: descent direction", claim="2/B (Frob.)",
     statistic=lambda X, c: descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2),
     sensitivity=lambda n, p, c: 2.0 / (n // 2),
     eps=EPS, delta=DELTA, p=2, context=_context,
@@ -126,7 +126,7 @@ def _cxz_sensitivity(n, p, c):
 
 
 register(AuditedRelease(
-    "cai_xia_zha: spectral projector (model-conditional)",
+    "cai_xia_zha: spectral projector (model-conditional)", claim="model-conditional",
     statistic=_cxz_statistic, sensitivity=_cxz_sensitivity,
     mechanism=_method_mechanism(lambda X, c, rng, led: cai_xia_zha_directions(
         X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, noise_variance=1.0, spike=1.0,

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..histograms import Grid, additive_histogram, bin_counts, sparse_histogram
+from ..histograms import Grid, additive_histogram, bin_counts, private_frame, sparse_histogram
 from ..kendall import kendall_tau_matrix
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import SCALE_BIN_EDGES, SCALE_CLIP_MULTIPLIER, Matrix, private_column_scales, random_pairs
@@ -44,7 +44,7 @@ def _kendall_mechanism(X, c, rng):
 
 
 register(AuditedRelease(
-    "g-DPPCA: Kendall's tau matrix (spherical sign)",
+    "g-DPPCA: Kendall's tau matrix (spherical sign)", claim="2 sqrt(2)/n (Frob.)",
     statistic=lambda X, c: kendall_tau_matrix(X),
     sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
     mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=3))
@@ -78,7 +78,7 @@ def _scale_mechanism(X, c, rng):
 
 
 register(AuditedRelease(
-    "scale: octave histograms of |paired differences|",
+    "scale: octave histograms of |paired differences|", claim="sqrt(2p)",
     # mirrors preprocessing._private_clip_bounds (being rewritten; no hook added there)
     statistic=lambda X, c: np.stack([np.histogram(col[col > 0], bins=SCALE_BIN_EDGES)[0]
                                      for col in _absdiff(X, c).T]),
@@ -86,7 +86,7 @@ register(AuditedRelease(
     mechanism=_scale_mechanism, eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
 register(AuditedRelease(
-    "scale: clipped variances",
+    "scale: clipped variances", claim="sqrt(p)/(2m)",
     # mirrors preprocessing.private_column_scales step 2 with a public clip C
     statistic=lambda X, c: (np.minimum(_absdiff(X, c), c["clip"]) ** 2 / (2 * c["clip"] ** 2)).mean(axis=0),
     sensitivity=lambda n, p, c: math.sqrt(p) / (2 * (n // 2)),
@@ -118,16 +118,34 @@ def _log_smooth(X, c):
 
 
 register(AuditedRelease(
-    "frame: median (local sensitivity <= smooth bound S(D))",
+    "frame: median (local sensitivity <= smooth bound S(D))", claim="S(D) (smooth, Linf)",
     statistic=_median, sensitivity=lambda n, p, c: c["smooth"], norm="Linf",
     mechanism=lambda X, c, rng: np.atleast_1d(smooth_sensitivity_quantile(
         X[:, 0], 0.5, EPS, DELTA, rng, *c["domain"])),
     eps=EPS, delta=DELTA, p=1, context=_median_context))
 
 register(AuditedRelease(
-    "frame: median's smooth bound (|ln S(D) - ln S(D')| <= beta)",
+    "frame: median's smooth bound (|ln S(D) - ln S(D')| <= beta)", claim="beta on ln S (Linf)",
     statistic=_log_smooth, sensitivity=lambda n, p, c: c["beta"], norm="Linf",
     p=1, context=_median_context))
+
+
+
+def _frame_runs(X, c):
+    """1.0 when private_frame runs on the scores X @ (1, 1)/sqrt(2), X @ (1, -1)/sqrt(2); raises else."""
+    rotation = np.array([[1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = X[:, :2] @ rotation
+    private_frame(scores, EPS, DELTA, np.random.default_rng(c.get("seed", 0)))
+    return np.ones(1)
+
+
+register(AuditedRelease(
+    "frame: private_frame refuses independently of the data", claim="no refusal (Linf 1)",
+    statistic=_frame_runs, sensitivity=lambda n, p, c: 1.0, norm="Linf", p=2,
+    context=lambda D, rng: {"seed": int(rng.integers(2 ** 31))},
+    xfail="histograms.private_frame -> privacy.smooth._finite_values raises when a projected "
+          "score overflows to inf (a finite row near DBL_MAX): a refusal that depends on one row"))
 
 # ----------------------------------------------------------------------------- histograms
 
@@ -144,14 +162,14 @@ def _grid_context(D, rng):
 
 
 register(AuditedRelease(
-    "histograms: additive (Gaussian)",
+    "histograms: additive (Gaussian)", claim="sqrt(2)",
     statistic=lambda X, c: bin_counts(X[:, :2], c["grid"]),
     sensitivity=lambda n, p, c: math.sqrt(2.0),
     mechanism=lambda X, c, rng: additive_histogram(bin_counts(X[:, :2], c["grid"]), EPS, DELTA, rng).prob,
     eps=EPS, delta=DELTA, p=2, context=_grid_context))
 
 register(AuditedRelease(
-    "histograms: sparse (thresholded Laplace)",
+    "histograms: sparse (thresholded Laplace)", claim="2 (L1)",
     statistic=lambda X, c: bin_counts(X[:, :2], c["grid"]),
     sensitivity=lambda n, p, c: 2.0, norm="L1",
     mechanism=lambda X, c, rng: sparse_histogram(bin_counts(X[:, :2], c["grid"]), EPS, DELTA, rng).prob,
@@ -178,11 +196,11 @@ _GROUPS_XFAIL = ("finding 2 of issue 9: the label set is read from the data and 
                  "fixed with levels= and partition selection by another engineer)")
 
 register(AuditedRelease(
-    "histograms: grouped (dp_score_group)",
+    "histograms: grouped (dp_score_group)", claim="sqrt(2)",
     statistic=_grouped_counts, sensitivity=lambda n, p, c: math.sqrt(2.0),
     p=3, context=_grid_context, xfail=_GROUPS_XFAIL))
 
 register(AuditedRelease(
-    "histograms: group sizes (dp_score_group)",
+    "histograms: group sizes (dp_score_group)", claim="sqrt(2)",
     statistic=_group_sizes, sensitivity=lambda n, p, c: math.sqrt(2.0),
     p=3, context=_grid_context, xfail=_GROUPS_XFAIL))

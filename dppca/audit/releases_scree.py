@@ -64,14 +64,14 @@ def _halves(X, pairs):
 
 
 register(AuditedRelease(
-    "scree: clipped pair means",
+    "scree: clipped pair means", claim="2 sqrt(k)/n (1+nE)",
     statistic=lambda X, c: normalised_pair_statistic(X, 0.0, c["clip"]),
     sensitivity=lambda n, p, c: pair_release_sensitivity(n, np.zeros(p), c["clip"]),
     mechanism=lambda X, c, rng: dp_clipped_mean(X, c["clip"], _share(), rng).estimate / c["clip"],
     eps=EPS, delta=DELTA, context=_clip_context))
 
 register(AuditedRelease(
-    "scree: winsorized (pmwm) pair means",
+    "scree: winsorized (pmwm) pair means", claim="2 sqrt(k')/n (1+nE)",
     statistic=lambda X, c: normalised_pair_statistic(X, c["lower"], c["upper"]),
     sensitivity=lambda n, p, c: pair_release_sensitivity(n, c["lower"], c["upper"]),
     mechanism=lambda X, c, rng: dp_winsorized_mean(X, c["lower"], c["upper"], _share(), rng).estimate
@@ -84,7 +84,7 @@ def _huber_statistic(X, c):
 
 
 register(AuditedRelease(
-    "scree: Huber score (one gradient step)",
+    "scree: Huber score (one gradient step)", claim="2 sqrt(k)/n per step",
     statistic=_huber_statistic,
     sensitivity=lambda n, p, c: 2 * math.sqrt(p) / n,
     mechanism=lambda X, c, rng: dp_huber_mean(X, c["tau"], 1, c["mu"], 1.0, _share(), rng).estimate
@@ -96,7 +96,7 @@ def _tuning_edges(c):
 
 
 register(AuditedRelease(
-    "scree tuning: pair-value histograms",
+    "scree tuning: pair-value histograms", claim="sqrt(2k)",
     statistic=lambda X, c: histogram_counts(paired_squares(X, c["pairs"]), _tuning_edges(c)),
     sensitivity=lambda n, p, c: math.sqrt(2 * p),
     mechanism=lambda X, c, rng: dp_histogram_quantiles(paired_squares(X, c["pairs"]), _tuning_edges(c),
@@ -104,7 +104,7 @@ register(AuditedRelease(
     eps=EPS, delta=DELTA, context=_pairs_context))
 
 register(AuditedRelease(
-    "huber tuning: m2 histograms (R's)",
+    "huber tuning: m2 histograms (R's)", claim="2k (L1)",
     statistic=lambda X, c: m2_counts(paired_squares(X, c["pairs"]), -20, 20, 2),
     sensitivity=lambda n, p, c: 2.0 * p, norm="L1",
     mechanism=lambda X, c, rng: dp_m2_histogram(paired_squares(X, c["pairs"]), -20, 20, 2, EPS, rng),
@@ -120,7 +120,7 @@ def _trace_context(D, rng):
 
 
 register(AuditedRelease(
-    "trace: clipped mean of ||x_a - x_b||^2/2",
+    "trace: clipped mean of ||x_a - x_b||^2/2", claim="1/m (1+m(2g_m+4u))",
     statistic=lambda X, c: np.atleast_1d(clipped_paired_statistic(_halves(X, c["pairs"]), c["clip"])),
     sensitivity=lambda n, p, c: dp_clipped_paired_mean_sensitivity(n // 2),
     mechanism=lambda X, c, rng: np.atleast_1d(
@@ -135,7 +135,7 @@ def dp_clipped_paired_mean_sensitivity(m: int) -> float:
 
 
 register(AuditedRelease(
-    "trace tuning: log2 histogram",
+    "trace tuning: log2 histogram", claim="sqrt(2)",
     statistic=lambda X, c: log2_counts(_halves(X, c["pairs"])),
     sensitivity=lambda n, p, c: math.sqrt(2.0),
     mechanism=lambda X, c, rng: np.atleast_1d(dp_log2_centre(_halves(X, c["pairs"]), _share(), rng)),
@@ -149,7 +149,7 @@ def threshold_counts(values, grid=UNBOUNDED_GRID) -> np.ndarray:
 
 
 register(AuditedRelease(
-    "quantile scans: unbounded quantile (pmwm scans, frame bound and radius)",
+    "quantile scans: unbounded quantile (pmwm scans, frame bound and radius)", claim="1 per count (Linf)",
     statistic=lambda X, c: threshold_counts(np.abs(X[:, 0])),
     sensitivity=lambda n, p, c: 1.0, norm="Linf",
     mechanism=lambda X, c, rng: np.atleast_1d(unbounded_quantile(np.abs(X[:, 0]), 0.9, EPS, rng)),
