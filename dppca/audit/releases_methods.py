@@ -54,63 +54,53 @@ def _subspace(fit) -> np.ndarray:
     return fit.vectors @ fit.vectors.T
 
 
-def _method_mechanism(run):
+def _method_mechanism(directions, bounded, options):
+    """Run ``directions`` (k = 1, public norm bound from ctx when ``bounded``): the subspace."""
     def mechanism(X, c, rng):
-        return _subspace(run(X, c, rng, Ledger(EPS, DELTA)))
+        extra = dict(options, norm_bound=c["bound"]) if bounded else options
+        fit = directions(X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=Ledger(EPS, DELTA),
+                         calibration="analytic", **extra)
+        return _subspace(fit)
     return mechanism
 
 
-_common = dict(calibration="analytic")
+def _method_entry(name, claim, statistic, sensitivity, directions=None, bounded=True, xfail=None,
+                  **options):
+    mechanism = None if directions is None else _method_mechanism(directions, bounded, options)
+    register(AuditedRelease(name, claim=claim, statistic=statistic, sensitivity=sensitivity,
+                            mechanism=mechanism, eps=EPS, delta=DELTA, p=2, context=_context,
+                            xfail=xfail))
 
-register(AuditedRelease(
-    "analyze_gauss: clipped second moment", claim="sqrt(2) C^2/m (Frob.)",
-    statistic=_moment,
-    sensitivity=lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2),
-    mechanism=_method_mechanism(lambda X, c, rng, led: analyze_gauss_directions(
-        X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context,
-    xfail="_shared.paired_differences / clip_rows: paired differences x_a - x_b of finite rows overflow to inf near DBL_MAX, "
-          "then clip_rows gives inf * 0 = nan (reported; methods/ is being rewritten)"))
 
-register(AuditedRelease(
-    "noisy_power: A X per iteration", claim="sqrt(2) C^2/m (Frob.)",
-    statistic=lambda X, c: _moment(X, c) @ c["V"],
-    sensitivity=lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2),
-    mechanism=_method_mechanism(lambda X, c, rng, led: noisy_power_directions(
-        X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context,
-    xfail="_shared.paired_differences / clip_rows: paired differences x_a - x_b of finite rows overflow to inf near DBL_MAX, "
-          "then clip_rows gives inf * 0 = nan (reported; methods/ is being rewritten)"))
+_OVERFLOW = ("_shared.paired_differences: x_a - x_b of finite rows overflows to inf near DBL_MAX, "
+             "then {} (reported; methods/ is being rewritten)")
+_moment_sensitivity = lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2)  # noqa: E731
+
+_method_entry("analyze_gauss: clipped second moment", "sqrt(2) C^2/m (Frob.)", _moment,
+              _moment_sensitivity, analyze_gauss_directions,
+              xfail=_OVERFLOW.format("clip_rows gives inf * 0 = nan"))
+_method_entry("noisy_power: A X per iteration", "sqrt(2) C^2/m (Frob.)",
+              lambda X, c: _moment(X, c) @ c["V"], _moment_sensitivity, noisy_power_directions,
+              xfail=_OVERFLOW.format("clip_rows gives inf * 0 = nan"))
 
 
 def _oja_statistic(X, c):
     return np.stack([oja_gradient(x, c["w"], c["bound"] ** 2) for x in _rows(X, c)])
 
 
-register(AuditedRelease(
-    "k_dp_ojas: clipped Oja gradients", claim="2 beta",
-    statistic=_oja_statistic, sensitivity=lambda n, p, c: 2 * c["bound"] ** 2,
-    mechanism=_method_mechanism(lambda X, c, rng, led: k_dp_ojas_directions(
-        X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, norm_bound=c["bound"], **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context,
-    xfail="k_dp_pca.oja_gradient: (x.w) x overflows to inf for a row near 1e300, and "
-          "g * (beta / inf) = nan (reported; methods/ is being rewritten)"))
-
-register(AuditedRelease(
-    "k_dp_pca: PrivMean clipped gradient mean", claim="2 half sqrt(p)/B",
-    statistic=lambda X, c: clipped_mean(X, c["centres"], c["half"]),
-    sensitivity=lambda n, p, c: 2 * c["half"] * math.sqrt(p) / n,
-    eps=EPS, delta=DELTA, p=2, context=_context,
-    xfail="k_dp_pca.clipped_mean averages values clipped to [c - half, c + half] without "
-          "subtracting c: with |c| >> half the mean's rounding (u |c|) exceeds 2 half/B"))
-
-register(AuditedRelease(
-    "dp_sggd: descent direction", claim="2/B (Frob.)",
-    statistic=lambda X, c: descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2),
-    sensitivity=lambda n, p, c: 2.0 / (n // 2),
-    eps=EPS, delta=DELTA, p=2, context=_context,
-    xfail="_shared.paired_differences / spherise: paired differences x_a - x_b of finite rows overflow to inf near DBL_MAX, "
-          "then spherise gives inf / inf = nan (reported; methods/ is being rewritten)"))
+_method_entry("k_dp_ojas: clipped Oja gradients", "2 beta", _oja_statistic,
+              lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions,
+              xfail="k_dp_pca.oja_gradient: (x.w) x overflows to inf for a row near 1e300, and "
+                    "g * (beta / inf) = nan (reported; methods/ is being rewritten)")
+_method_entry("k_dp_pca: PrivMean clipped gradient mean", "2 half sqrt(p)/B",
+              lambda X, c: clipped_mean(X, c["centres"], c["half"]),
+              lambda n, p, c: 2 * c["half"] * math.sqrt(p) / n,
+              xfail="k_dp_pca.clipped_mean averages values clipped to [c - half, c + half] without "
+                    "subtracting c: with |c| >> half the mean's rounding (u |c|) exceeds 2 half/B")
+_method_entry("dp_sggd: descent direction", "2/B (Frob.)",
+              lambda X, c: descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2),
+              lambda n, p, c: 2.0 / (n // 2),
+              xfail=_OVERFLOW.format("spherise gives inf / inf = nan"))
 
 
 def _cxz_statistic(X, c):
@@ -125,12 +115,9 @@ def _cxz_sensitivity(n, p, c):
     return 1.0 * (ratio + math.sqrt(ratio)) * math.sqrt(p * (1 + math.log(m))) / m
 
 
-register(AuditedRelease(
-    "cai_xia_zha: spectral projector (model-conditional)", claim="model-conditional",
-    statistic=_cxz_statistic, sensitivity=_cxz_sensitivity,
-    mechanism=_method_mechanism(lambda X, c, rng, led: cai_xia_zha_directions(
-        X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=led, noise_variance=1.0, spike=1.0,
-        constant=1.0, **_common)),
-    eps=EPS, delta=DELTA, p=2, context=_context,
-    xfail="the sensitivity of Cai, Xia & Zha holds with high probability under the spiked "
-          "Gaussian model only, not for every pair of neighbours (documented as model-conditional)"))
+_method_entry("cai_xia_zha: spectral projector (model-conditional)", "model-conditional",
+              _cxz_statistic, _cxz_sensitivity, cai_xia_zha_directions, bounded=False,
+              noise_variance=1.0, spike=1.0, constant=1.0,
+              xfail="the sensitivity of Cai, Xia & Zha holds with high probability under the spiked "
+                    "Gaussian model only, not for every pair of neighbours (documented as "
+                    "model-conditional)")

@@ -77,6 +77,13 @@ def _gaussian_release(multiplier):
                           p=1)
 
 
+def _zero_one_pair():
+    D = np.zeros((10, 1))
+    D_prime = D.copy()
+    D_prime[0] = 1.0
+    return D, D_prime
+
+
 def test_neighbour_search_catches_an_understated_sensitivity():
     result = neighbour_search(_gaussian_release(0.5), seed=0, sizes=(5,), greedy_steps=5)
     assert result.ratio == pytest.approx(2.0)
@@ -85,9 +92,7 @@ def test_neighbour_search_catches_an_understated_sensitivity():
 def test_distinguishing_catches_a_mechanism_with_too_little_noise():
     # noise for 1/20 of the true sensitivity: the real eps is about 20x the claim of 1
     release = _gaussian_release(0.05)
-    D = np.zeros((10, 1))
-    D_prime = D.copy()
-    D_prime[0] = 1.0
+    D, D_prime = _zero_one_pair()
     result = distinguishing_audit(release.mechanism, D, D_prime, {}, 1000, 1e-5, seed=0)
     assert result.eps_lb > 2.0
 
@@ -97,9 +102,7 @@ def test_distinguishing_is_nearly_tight_for_the_gaussian_mechanism():
     # best threshold separates weakly (point estimate ~0.6 at FPR 2.5%) and the Clopper-Pearson
     # bounds of 2,000 evaluation runs leave ~0.06: positive (the test has power) and <= 1.
     release = _gaussian_release(1.0)
-    D = np.zeros((10, 1))
-    D_prime = D.copy()
-    D_prime[0] = 1.0
+    D, D_prime = _zero_one_pair()
     result = distinguishing_audit(release.mechanism, D, D_prime, {}, 4000, 1e-5, seed=0)
     assert 0.0 < result.eps_lb <= 1.0
 
