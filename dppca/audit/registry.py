@@ -68,7 +68,22 @@ REGISTRY: dict[str, AuditedRelease] = {}
 
 
 def register(release: AuditedRelease) -> AuditedRelease:
-    """Add ``release`` to :data:`REGISTRY` (its name must be new)."""
+    """Add ``release`` to :data:`REGISTRY` (its name must be new); returns it.
+
+    Raises
+    ------
+    ValueError
+        If a release of that name is already registered.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.audit import AuditedRelease, REGISTRY, neighbour_search
+    >>> mean = AuditedRelease("example: clipped mean", lambda X, c: np.clip(X, 0, 1).mean(axis=0),
+    ...                       lambda n, p, c: np.sqrt(p) / n)
+    >>> bool(neighbour_search(mean, sizes=(5,), greedy_steps=3).ratio <= 1 + 1e-9)
+    True
+    """
     if release.name in REGISTRY:
         raise ValueError(f"release {release.name!r} is already registered")
     REGISTRY[release.name] = release

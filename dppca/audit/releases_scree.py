@@ -122,13 +122,13 @@ def _trace_context(D, rng):
 register(AuditedRelease(
     "trace: clipped mean of ||x_a - x_b||^2/2", claim="1/m (1+m(2g_m+4u))",
     statistic=lambda X, c: np.atleast_1d(clipped_paired_statistic(_halves(X, c["pairs"]), c["clip"])),
-    sensitivity=lambda n, p, c: dp_clipped_paired_mean_sensitivity(n // 2),
+    sensitivity=lambda n, p, c: _paired_mean_sensitivity(n // 2),
     mechanism=lambda X, c, rng: np.atleast_1d(
         dp_clipped_paired_mean(_halves(X, c["pairs"]), c["clip"], _share(), rng)[0] / c["clip"]),
     eps=EPS, delta=DELTA, p=3, context=_trace_context))
 
 
-def dp_clipped_paired_mean_sensitivity(m: int) -> float:
+def _paired_mean_sensitivity(m: int) -> float:
     """The sensitivity :func:`dppca.robust_mean.dp_clipped_paired_mean` claims for m pairs."""
     from ..pair_statistics import mean_inflation
     return mean_inflation(m) / m
@@ -142,7 +142,7 @@ register(AuditedRelease(
     eps=EPS, delta=DELTA, p=3, context=_pairs_context))
 
 
-def threshold_counts(values, grid=UNBOUNDED_GRID) -> np.ndarray:
+def _threshold_counts(values, grid=UNBOUNDED_GRID) -> np.ndarray:
     """#{v_i <= t} for each candidate t: the statistic of the AboveThreshold quantile scans."""
     values = np.sort(np.nan_to_num(np.asarray(values, float).ravel(), nan=np.inf))
     return np.searchsorted(values, grid, side="right")
@@ -150,7 +150,7 @@ def threshold_counts(values, grid=UNBOUNDED_GRID) -> np.ndarray:
 
 register(AuditedRelease(
     "quantile scans: unbounded quantile (pmwm scans, frame bound and radius)", claim="1 per count (Linf)",
-    statistic=lambda X, c: threshold_counts(np.abs(X[:, 0])),
+    statistic=lambda X, c: _threshold_counts(np.abs(X[:, 0])),
     sensitivity=lambda n, p, c: 1.0, norm="Linf",
     mechanism=lambda X, c, rng: np.atleast_1d(unbounded_quantile(np.abs(X[:, 0]), 0.9, EPS, rng)),
     eps=EPS, delta=0.0, p=1))
