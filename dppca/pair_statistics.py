@@ -80,8 +80,9 @@ def pair_rounding_error(n: int, rho=0.0):
 
     rho = L / U for the clamp interval [L, U] (0 <= rho < 1); see the module docstring, step 4.
     """
-    rho = np.asarray(rho, float)
-    return (PAIR_ERROR_GAMMAS * gamma(n) + 64 * UNIT_ROUNDOFF) / (1.0 - rho)
+    # 1 - rho >= u for rho = fl(L / U) with L < U: never divide by 0
+    span = np.maximum(1.0 - np.asarray(rho, float), UNIT_ROUNDOFF)
+    return (PAIR_ERROR_GAMMAS * gamma(n) + 64 * UNIT_ROUNDOFF) / span
 
 
 def fp_inflation(n: int, rho=0.0):
@@ -208,6 +209,7 @@ def _clamped_pair_fraction_sorted(y: np.ndarray, lower: float, upper: float) -> 
     h = math.sqrt(2.0) * math.sqrt(upper)
     g = math.sqrt(2.0) * math.sqrt(lower)
     rho = lower / upper
+    span = (upper - lower) / upper  # = 1 - rho, but > 0 whenever lower < upper
     j = np.arange(n)
     near = _first_partner(y, lambda diff: diff < g) if g > 0 else j
     far = np.minimum(_first_partner(y, lambda diff: diff <= h), near)
@@ -229,7 +231,7 @@ def _clamped_pair_fraction_sorted(y: np.ndarray, lower: float, upper: float) -> 
         middle[active] += ((stop - a) * ej * ej - 2.0 * ej * (p1[stop] - p1[a]) + (p2[stop] - p2[a]))
         at[active] = stop
     count = near - far
-    unit = np.clip((middle - count * rho) / (1.0 - rho), 0.0, count)
+    unit = np.clip((middle - count * rho) / span, 0.0, count)
     total = float(np.sum(far)) + float(np.sum(unit))
     return min(max(total / (n * (n - 1) / 2), 0.0), 1.0)
 
