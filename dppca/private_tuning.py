@@ -205,7 +205,8 @@ def m2_counts(w, k_min, k_max, blocks) -> np.ndarray:
     w = _as_columns(w)
     m, k = w.shape
     pairs = m // 2
-    s = (w[0:2 * pairs:2] - w[1:2 * pairs:2]) ** 2 / 2
+    with np.errstate(over="ignore", invalid="ignore"):  # no warning may depend on private data
+        s = (w[0:2 * pairs:2] - w[1:2 * pairs:2]) ** 2 / 2
     blocks = min(int(blocks), pairs)
     size = pairs // blocks
     starts = np.arange(blocks) * size

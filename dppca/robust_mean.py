@@ -196,10 +196,15 @@ class GaussianShare:
 # --------------------------------------------------------------------------- pair statistics
 
 def paired_squares(scores, pairs) -> np.ndarray:
-    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y)."""
+    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y).
+
+    A pair value that overflows is +inf (counted in the top bin, clamped by every mean), silently:
+    a warning would depend on the private data.
+    """
     scores = np.asarray(scores, float)
     first, second = pairs
-    return (scores[first] - scores[second]) ** 2 / 2.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (scores[first] - scores[second]) ** 2 / 2.0
 
 
 # --------------------------------------------------------------------------- mean estimators

@@ -14,7 +14,7 @@ from dppca.audit import REGISTRY, neighbour_search, offset_neighbours
 from dppca.audit.attacks import C_CLIP
 from dppca.kendall import kendall_tau_matrix, kendall_tau_matrix_naive
 from dppca.pair_statistics import pair_clamped_fractions, pair_clamped_means, pair_rounding_error
-from dppca.robust_mean import pair_release_sensitivity
+from dppca.robust_mean import m2_counts, pair_release_sensitivity, paired_squares
 
 BIGGEST = np.finfo(float).max
 
@@ -67,10 +67,14 @@ def test_matches_brute_force_pair_sum_at_extreme_scales(scale, offset):
 
 
 def test_no_overflow_to_nan_near_dbl_max():
+    # and no RuntimeWarning (pytest turns dppca's into errors): a warning would depend on one row
     y = np.array([BIGGEST, -BIGGEST, BIGGEST, 0.0, 1.0, 1.0 + 1e-9])
     values = pair_clamped_fractions(y, 0.0, [1e300])
     assert np.all(np.isfinite(values)) and 0 <= values[0] <= 1
     assert np.isfinite(pair_clamped_means(y, 0.0, 1e308)).all()
+    w = paired_squares(y[:, None], (np.array([0, 2]), np.array([1, 3])))
+    assert np.all(w[:, 0] == np.inf)
+    assert m2_counts(np.r_[w, w], -4, 4, 1).sum() == 1
 
 
 def test_upper_bound_sample_variance_kept():
