@@ -248,10 +248,10 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     X = _check_data(X)
     tile = _check_tile(tile)
     n, d = X.shape
-    X, spec, factor = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
+    X, spec = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
     prep = _prepare(X)
     parts = _accumulate_in_parallel(prep, spec, _strip_tasks(n, tile))
-    return factor * _normalise(_combine(prep, parts), n)
+    return _normalise(_combine(prep, parts), n)
 
 
 def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
@@ -291,12 +291,12 @@ def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
     """
     X = _check_data(X)
     n, d = X.shape
-    X, spec, factor = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
+    X, spec = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
     S = np.zeros((d, d))
     for i in range(n - 1):
         G = _apply_sign((X[i + 1 :] - X[i]) / np.sqrt(2.0), spec)
         S += G.T @ G
-    return factor * _normalise(S, n)
+    return _normalise(S, n)
 
 
 # ---------------------------------------------------------------------------
@@ -332,25 +332,24 @@ _OVERFLOW_GUARD = np.finfo(np.float64).max / 4
 
 
 def _without_overflow(X, spec):
-    """(X / 4, the sign for it, factor) when entries exceed DBL_MAX / 4, else (X, spec, 1).
+    """(X / 4, the same sign in the new units) when entries exceed DBL_MAX / 4, else (X, spec).
 
     Dividing by 4 is exact for normal numbers and rounds each subnormal entry on its own, a
-    per-row map, so the sensitivity argument (one row replaced) is unaffected. K_g of the
-    original data is factor x K of the returned data and sign: the spherical sign is
-    scale-free (factor 1); min(r, ||t||) = 4 min(r/4, ||t/4||), so the winsorized sign uses
-    radius r/4 and factor 16 (exact); a user xi gets the norm in the original units (capped at
-    DBL_MAX, where those overflow), factor 1.
+    per-row map, so the sensitivity argument (one row replaced) is unaffected. g(t) =
+    xi(||t||) t/||t|| keeps its value if xi gets the norm in the original units: the spherical
+    sign is scale-free; the winsorized sign becomes xi(s) = min(r, 4 s) and a user xi gets
+    xi(min(4 s, DBL_MAX)) (the original norm, capped where it overflows).
     """
     if not np.max(np.abs(X), initial=0.0) > _OVERFLOW_GUARD:
-        return X, spec, 1.0
-    factor = 1.0
+        return X, spec
+    biggest = np.finfo(np.float64).max
     if spec.kind == "winsorized":
-        quarter, factor = spec.radius / 4.0, 16.0
-        spec = _SignSpec("winsorized", quarter, lambda s: np.minimum(s, quarter))
+        radius = spec.radius
+        spec = _SignSpec("custom", None, lambda s: np.minimum(radius, _times_four(s, biggest)))
     elif spec.kind == "custom":
-        user, biggest = spec.xi, np.finfo(np.float64).max
+        user = spec.xi
         spec = _SignSpec("custom", None, lambda s: user(_times_four(s, biggest)))
-    return X / 4.0, spec, factor
+    return X / 4.0, spec
 
 
 def _times_four(s, cap):
