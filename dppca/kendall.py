@@ -248,7 +248,7 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     X = _check_data(X)
     tile = _check_tile(tile)
     n, d = X.shape
-    spec = _resolve_sign(sign, radius, xi, d)
+    X, spec = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
     prep = _prepare(X)
     parts = _accumulate_in_parallel(prep, spec, n, tile)
     return _normalise(_combine(prep, parts), n)
@@ -291,7 +291,7 @@ def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
     """
     X = _check_data(X)
     n, d = X.shape
-    spec = _resolve_sign(sign, radius, xi, d)
+    X, spec = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
     S = np.zeros((d, d))
     for i in range(n - 1):
         G = _apply_sign((X[i + 1 :] - X[i]) / np.sqrt(2.0), spec)
@@ -324,6 +324,37 @@ def _resolve_sign(sign, radius, xi, d):
         return _SignSpec("spherical", None, np.ones_like)
     r = float(np.sqrt(d)) if radius is None else radius
     return _SignSpec("winsorized", r, lambda s: np.minimum(s, r))
+
+
+#: Data with an entry above this are divided by 4 first, so that differences of rows and
+#: centring at the medians cannot overflow (|x_i - x_j| <= DBL_MAX / 2).
+_OVERFLOW_GUARD = np.finfo(np.float64).max / 4
+
+
+def _without_overflow(X, spec):
+    """(X / 4, the same sign in the new units) when entries exceed DBL_MAX / 4, else (X, spec).
+
+    Dividing by 4 is exact for normal numbers and rounds each subnormal entry on its own, a
+    per-row map, so the sensitivity argument (one row replaced) is unaffected. g(t) =
+    xi(||t||) t/||t|| keeps its value if xi gets the norm in the original units: the spherical
+    sign is scale-free; the winsorized sign becomes xi(s) = min(r, 4 s) and a user xi gets
+    xi(min(4 s, DBL_MAX)) (the original norm, capped where it overflows).
+    """
+    if not np.max(np.abs(X), initial=0.0) > _OVERFLOW_GUARD:
+        return X, spec
+    biggest = np.finfo(np.float64).max
+    if spec.kind == "winsorized":
+        radius = spec.radius
+        spec = _SignSpec("custom", None, lambda s: np.minimum(radius, _times_four(s, biggest)))
+    elif spec.kind == "custom":
+        user = spec.xi
+        spec = _SignSpec("custom", None, lambda s: user(_times_four(s, biggest)))
+    return X / 4.0, spec
+
+
+def _times_four(s, cap):
+    with np.errstate(over="ignore"):
+        return np.minimum(np.asarray(s, dtype=np.float64) * 4.0, cap)
 
 
 def _check_positive_finite(value, name):

@@ -19,6 +19,12 @@ Neighbours differ in one row (replace-one, n public). Two facts give every sensi
   is drawn from ``rng``, independently of the data), so a mean of w's clamped to an interval
   of width W moves by at most W / m, and each count of a histogram of the w's by at most 1.
 
+Floating point: the pair U-statistics are computed by :mod:`dppca.pair_statistics` from
+differences inside blocks of width sqrt(2 U) (never from prefix sums of squares, which cancel
+at the scale of the data's offset), clamped to their range, and every sensitivity below carries
+the proven rounding slack (``fp_inflation``, ``mean_inflation``: 1 + 1.1e-5 at n = 5,000), so
+the bounds hold for the computed values for every finite input.
+
 The k components are released jointly: each coordinate is normalised to sensitivity
 2/n (or 1/m), so the k-vector has L2 sensitivity sqrt(k) times that, and one Gaussian
 mechanism covers all k (cheaper than splitting (eps, delta) over k releases, which the
@@ -41,8 +47,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import DPPCAValueError
-from .privacy import Ledger, gaussian_sigma, laplace_mechanism
+from .privacy import Ledger, gaussian_sigma
 from .privacy.samplers import gaussian_noise
+from .pair_statistics import (as_columns as _as_columns, fp_inflation, mean_inflation,  # noqa: F401
+                              pair_clamped_fractions, pair_clamped_means)
+from .private_tuning import (HISTOGRAM_THRESHOLD_SD, LOG2_CENTRE_RANGE, LOG2_CENTRE_WINDOW,  # noqa: F401
+                             dp_histogram_quantiles, dp_log2_centre, dp_log_scale, dp_m2_histogram,
+                             histogram_counts, log2_counts, m2_counts, tau_from_m2)
 
 
 @dataclass(frozen=True)
@@ -184,60 +195,16 @@ class GaussianShare:
 
 # --------------------------------------------------------------------------- pair statistics
 
-def pair_clamped_means(scores, lower, upper) -> np.ndarray:
-    """Exact U-statistics 2/(n(n-1)) sum_{i<j} clamp((y_i - y_j)^2 / 2; lower, upper), per column.
+def paired_squares(scores, pairs) -> np.ndarray:
+    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y).
 
-    O(n log n) per column: sort the scores; for each j the partners i < j whose difference
-    falls below, inside or above the clamp interval form three contiguous runs, found with
-    ``searchsorted``; the sum of squared differences over the middle run comes from prefix
-    sums. With ``lower <= 0`` and ``upper = inf`` this is the sample variance (n - 1).
-
-    Parameters
-    ----------
-    scores : ndarray, shape (n, k)
-        Projected scores, n >= 2.
-    lower, upper : float or ndarray of shape (k,)
-        Clamp interval of the pair values (units of scores squared); lower <= upper.
-
-    Returns
-    -------
-    ndarray, shape (k,)
+    A pair value that overflows is +inf (counted in the top bin, clamped by every mean), silently:
+    a warning would depend on the private data.
     """
     scores = np.asarray(scores, float)
-    if scores.ndim == 1:
-        scores = scores[:, None]
-    k = scores.shape[1]
-    lower = np.broadcast_to(np.asarray(lower, float), (k,))
-    upper = np.broadcast_to(np.asarray(upper, float), (k,))
-    return np.array([_clamped_pair_mean(scores[:, j], lower[j], upper[j]) for j in range(k)])
-
-
-def _clamped_pair_mean(y: np.ndarray, lower: float, upper: float) -> float:
-    n = y.size
-    if upper <= 0:  # every u >= 0 >= upper is clamped to upper
-        return float(upper)
-    lower = max(lower, 0.0)
-    y = np.sort(y - np.median(y))  # shift invariance; centring reduces cancellation
-    s1 = np.concatenate(([0.0], np.cumsum(y)))
-    s2 = np.concatenate(([0.0], np.cumsum(y * y)))
-    j = np.arange(n)
-    # partners i < j with y_j - y_i < sqrt(2 lower) (pair value below `lower`) start at `near`;
-    # those with y_j - y_i > sqrt(2 upper) (above `upper`) end before `far`.
-    near = np.minimum(np.searchsorted(y, y - math.sqrt(2 * lower), side="right"), j)
-    far = np.minimum(np.searchsorted(y, y - math.sqrt(2 * upper), side="left"), near) \
-        if math.isfinite(upper) else np.zeros(n, dtype=np.int64)
-    count = near - far
-    middle = 0.5 * (count * y * y - 2 * y * (s1[near] - s1[far]) + (s2[near] - s2[far]))
-    total = lower * np.sum(j - near) + (upper * np.sum(far) if math.isfinite(upper) else 0.0) \
-        + np.sum(np.maximum(middle, 0.0))
-    return float(total / (n * (n - 1) / 2))
-
-
-def paired_squares(scores, pairs) -> np.ndarray:
-    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y)."""
-    scores = np.asarray(scores, float)
     first, second = pairs
-    return (scores[first] - scores[second]) ** 2 / 2.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (scores[first] - scores[second]) ** 2 / 2.0
 
 
 # --------------------------------------------------------------------------- mean estimators
@@ -268,14 +235,15 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     -----
     Privacy: each pair term min(u, C_l) / C_l lies in [0, 1], so each normalised U-statistic
     moves by at most 2/n when one row is replaced (module docstring) and the k-vector by at
-    most 2 sqrt(k)/n in L2. The Gaussian mechanism with that sensitivity makes the vector
-    private; multiplying by the (already private or public) C_l is post-processing.
+    most 2 sqrt(k)/n in L2. In floating point the computed statistic moves by at most
+    (2/n) fp_inflation(n) (:mod:`dppca.pair_statistics`: 1 + 1.1e-5 at n = 5,000), which is the
+    sensitivity used. The Gaussian mechanism with that sensitivity makes the vector private;
+    multiplying by the (already private or public) C_l is post-processing.
     """
     scores = _as_columns(scores)
     n, k = scores.shape
     clip = _positive_vector(clip, k, "clip")
-    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step,
-                               sensitivity=2 * math.sqrt(k) / n)
+    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step)
 
 
 def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
@@ -300,7 +268,8 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     Privacy: (clamp(u; L, U) - L) / (U - L) lies in [0, 1], so the normalised U-statistic has
     sensitivity 2/n per component and the vector 2 sqrt(k')/n in L2, k' the number of
     components with U_l > L_l (a component with U_l = L_l releases the constant L_l and
-    needs no noise, as in the R package).
+    needs no noise, as in the R package). In floating point, times the largest
+    fp_inflation(n, L_l/U_l) of the active components (:mod:`dppca.pair_statistics`).
     """
     scores = _as_columns(scores)
     n, k = scores.shape
@@ -309,16 +278,32 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     if not (np.isfinite(lower).all() and np.isfinite(upper).all() and (upper >= lower).all()):
         raise DPPCAValueError(f"winsorization bounds must be finite with lower <= upper; got "
                               f"{lower.tolist()} and {upper.tolist()}")
-    active = int(np.sum(upper > lower))
-    return _release_normalised(scores, lower, upper, noise, rng, ledger, step,
-                               sensitivity=2 * math.sqrt(max(active, 1)) / n)
+    return _release_normalised(scores, lower, upper, noise, rng, ledger, step)
 
 
-def _release_normalised(scores, lower, upper, noise, rng, ledger, step, sensitivity) -> MeanRelease:
+def pair_release_sensitivity(n, lower, upper) -> float:
+    """L2 sensitivity of the normalised clamped pair U-statistics of the active components.
+
+    sqrt(k') (2/n) max_l fp_inflation(n, L_l/U_l) over the k' components with U_l > L_l
+    (sqrt(1) (2/n) when none is active): exact-arithmetic 2 sqrt(k')/n times the rounding slack.
+    """
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    active = upper > lower
+    rho = np.divide(lower, upper, out=np.zeros_like(upper), where=active)[active]
+    inflation = float(np.max(fp_inflation(n, rho))) if rho.size else 1.0
+    return 2 * math.sqrt(max(int(active.sum()), 1)) / n * inflation
+
+
+def normalised_pair_statistic(scores, lower, upper) -> np.ndarray:
+    """The pre-noise statistic of the clipped and winsorized releases: F_l in [0, 1], shape (k,)."""
+    return pair_clamped_fractions(_as_columns(scores), lower, upper)
+
+
+def _release_normalised(scores, lower, upper, noise, rng, ledger, step) -> MeanRelease:
+    n = scores.shape[0]
     width = upper - lower
-    means = pair_clamped_means(scores, lower, upper)
-    unit = np.divide(means - lower, width, out=np.zeros_like(means), where=width > 0)
-    noisy, sigma = noise.release(unit, sensitivity, rng, ledger, step)
+    unit = normalised_pair_statistic(scores, lower, upper)
+    noisy, sigma = noise.release(unit, pair_release_sensitivity(n, lower, upper), rng, ledger, step)
     return MeanRelease(lower + width * noisy, width * sigma, lower.copy(), upper.copy())
 
 
@@ -363,6 +348,13 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     with sensitivity 2 sqrt(k T)/n (Gaussian DP, Dong, Roth and Su 2022, Cor. 3.3), so sigma is
     calibrated for that. The R package splits (eps, delta) evenly over the T steps (basic
     composition, ~sqrt(T) times more noise) and charges the full width 2 tau.
+
+    Floating point: the score is computed as (L - mu) + (U - L) F with F the normalised clamped
+    pair U-statistic of :mod:`dppca.pair_statistics` (L = max(mu - tau, 0), U = mu + tau), so
+    it moves by at most b_tl (2/n) fp_inflation(n, L/U) between neighbours (4u b for the two
+    roundings of the sum are inside fp_inflation's 64 u). Each step's noise is scaled by that
+    inflation, so every step keeps the ratio noise / sensitivity the calibration assumed;
+    the ledger records the exact-arithmetic sensitivity 2 sqrt(kT)/n.
     """
     scores = _as_columns(scores)
     n, k = scores.shape
@@ -371,12 +363,35 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     sensitivity = 2 * math.sqrt(k * steps) / n
     sigma = noise.sigma(sensitivity)
     for _ in range(steps):
-        width = tau + np.minimum(tau, np.maximum(mu, 0.0))
-        gradient = pair_clamped_means(scores, mu - tau, mu + tau) - mu
+        gradient, width = huber_score(scores, mu, tau)
         mu = mu + eta0 * (gradient + width * gaussian_noise(sigma, k, rng))
     noise.record(ledger, f"{step} ({steps} steps, composed)", sensitivity, sigma)
     width = tau + np.minimum(tau, np.maximum(mu, 0.0))
     return MeanRelease(mu, eta0 * width * sigma, np.maximum(mu - tau, 0.0), mu + tau)
+
+
+def huber_score(scores, mu, tau) -> tuple[np.ndarray, np.ndarray]:
+    """Huber score g_l(mu_l) of the pair values and its noise scale b_l x rounding inflation.
+
+    The pre-noise statistic of one step of :func:`dp_huber_mean`: g / scale moves by at most
+    2/n per component between neighbours, in floating point (see its Notes).
+
+    Returns
+    -------
+    (gradient, scale) : ndarrays, shape (k,)
+    """
+    scores = _as_columns(scores)
+    n, k = scores.shape
+    mu = np.broadcast_to(np.asarray(mu, float), (k,))
+    tau = np.broadcast_to(np.asarray(tau, float), (k,))
+    upper = mu + tau
+    lower = np.minimum(np.maximum(mu - tau, 0.0), upper)
+    active = upper > lower
+    rho = np.divide(lower, upper, out=np.zeros(k), where=active)
+    width = np.where(active, upper - lower, 0.0)
+    gradient = (lower - mu) + width * pair_clamped_fractions(scores, lower, upper)
+    bound = tau + np.minimum(tau, np.maximum(mu, 0.0))
+    return gradient, bound * fp_inflation(n, rho)
 
 
 def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
@@ -390,217 +405,22 @@ def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
     Notes
     -----
     Privacy: a replaced row changes one pair value, so the mean of min(t, C)/C in [0, 1]
-    moves by at most 1/m: Gaussian mechanism with sensitivity 1/m, then times C.
+    moves by at most 1/m: Gaussian mechanism with sensitivity (1/m) mean_inflation(m) (the
+    rounding slack of a computed mean, :func:`dppca.pair_statistics.mean_inflation`), then
+    times C. nan values (never produced from finite data) count as C.
     """
     values = np.asarray(values, float)
     clip = float(_positive_vector(clip, 1, "clip")[0])
-    noisy, sigma = noise.release(np.minimum(values, clip).mean() / clip, 1.0 / values.size, rng,
-                                 ledger, step)
+    m = values.size
+    noisy, sigma = noise.release(clipped_paired_statistic(values, clip),
+                                 mean_inflation(m) / m, rng, ledger, step)
     return clip * float(noisy), clip * sigma
 
 
-# --------------------------------------------------------------------------- tuning steps
-
-def dp_log2_centre(values, noise: GaussianShare, rng, *, ledger: Ledger | None = None,
-                   step="log2 histogram") -> float:
-    """Private rough centre of the bulk of positive ``values``, with no reference scale.
-
-    Counts in the log2 bins [2^b, 2^(b+1)), b = -64..63 (every double a dataset is likely to
-    hold; non-positive values are not counted) are released with Gaussian noise. The window of
-    ``LOG2_CENTRE_WINDOW`` adjacent bins with the largest noisy total is taken (a window holds
-    the bulk even of spread-out data such as chi2_1, while its noise grows only like the root of
-    its width), and the result is 2^c, c the mean bin midpoint inside it weighted by the positive
-    noisy counts. Good to a factor of a few: used to anchor finer steps.
-
-    Notes
-    -----
-    Privacy: a replaced row changes one value, hence at most two counts by 1: L2 sensitivity
-    sqrt(2); Gaussian mechanism on all bins; the rest is post-processing.
-    """
-    values = np.asarray(values, float)
-    low, high = LOG2_CENTRE_RANGE
-    edges = 2.0 ** np.arange(low, high + 1)
-    counts = np.histogram(values[values > 0], bins=edges)[0]
-    noisy, _ = noise.release(counts, math.sqrt(2.0), rng, ledger, step)
-    width = LOG2_CENTRE_WINDOW
-    start = int(np.argmax(np.convolve(noisy, np.ones(width), mode="valid")))
-    window = np.arange(start, start + width)
-    weights = np.maximum(noisy[window], 0.0)
-    centre = np.average(window + 0.5, weights=weights) if weights.sum() > 0 else start + width / 2
-    return float(2.0 ** (low + centre))
-
-
-#: Bins of :func:`dp_log2_centre`: [2^b, 2^(b+1)) for b in [-64, 64), and its window (2^5 = 32x).
-LOG2_CENTRE_RANGE = (-64, 64)
-LOG2_CENTRE_WINDOW = 5
-
-
-def dp_log_scale(w, log_lower, log_upper, noise: GaussianShare, rng, *,
-                 ledger: Ledger | None = None, step="scree tuning: pilot log-scales") -> np.ndarray:
-    """Private geometric means exp(mean_i clamp(log w_il; a, b)) of the columns of ``w``, jointly.
-
-    A scale-free pilot for clipping thresholds: log w is a location family in the scale of w,
-    so one window [a, b] (anchored at a private or public reference scale) serves every
-    component.
-
-    Parameters
-    ----------
-    w : ndarray, shape (m, k)
-        Non-negative disjoint-pair values (zeros are clamped to ``a``).
-    log_lower, log_upper : float
-        Public window [a, b] of log w (natural log), a < b.
-    noise, rng, ledger, step
-        As in :func:`dp_clipped_mean`.
-
-    Returns
-    -------
-    ndarray, shape (k,)
-        Private geometric means (units of w).
-
-    Notes
-    -----
-    Privacy: a replaced row changes one pair value per column, so each clamped log-mean moves
-    by at most (b - a)/m and the k-vector by sqrt(k) (b - a)/m in L2: Gaussian mechanism.
-    """
-    w = _as_columns(w)
-    m, k = w.shape
-    with np.errstate(divide="ignore"):
-        logs = np.clip(np.log(w), log_lower, log_upper)
-    noisy, _ = noise.release(logs.mean(axis=0), math.sqrt(k) * (log_upper - log_lower) / m, rng,
-                             ledger, step)
-    return np.exp(noisy)
-
-
-def dp_histogram_quantiles(w, edges, levels, noise: GaussianShare, rng, *,
-                           ledger: Ledger | None = None,
-                           step="scree tuning: quantile histograms") -> np.ndarray:
-    """Private quantiles of each column of ``w`` from one joint noisy histogram.
-
-    Counts of each column in the bins [e_0, e_1), ..., [e_{B-1}, e_B] (values outside are put
-    in the end bins) are released jointly with Gaussian noise. Each column's noisy cumulative
-    counts (unbiased: negative counts are kept) are made non-decreasing by a running maximum
-    and divided by the noisy total, and each quantile is read off by linear interpolation.
-
-    Parameters
-    ----------
-    w : ndarray, shape (m, k)
-    edges : ndarray, shape (B + 1,)
-        Public increasing bin edges (finite).
-    levels : sequence of float in (0, 1)
-    noise, rng, ledger, step
-        As in :func:`dp_clipped_mean`.
-
-    Returns
-    -------
-    ndarray, shape (k, len(levels))
-
-    Notes
-    -----
-    Privacy: a replaced row changes one value per column, so each column's counts change in
-    at most two bins by 1: L2 sensitivity sqrt(2 k) for the k histograms; Gaussian mechanism,
-    the quantiles are post-processing. Unlike k x 2 separate quantile searches (R's PMWM), the
-    noise grows like sqrt(k), not k. A quantile near the top is read from the few bins above
-    it, so its rank error is about sigma sqrt(bins above).
-    """
-    w = _as_columns(w)
-    m, k = w.shape
-    edges = np.asarray(edges, float)
-    bins = np.clip(np.searchsorted(edges, w, side="right") - 1, 0, edges.size - 2)
-    counts = np.stack([np.bincount(bins[:, j], minlength=edges.size - 1) for j in range(k)])
-    noisy, sigma = noise.release(counts, math.sqrt(2.0 * k), rng, ledger, step)
-    kept = np.where(noisy > HISTOGRAM_THRESHOLD_SD * sigma, noisy, 0.0)
-    return np.stack([_histogram_quantiles(row, edges, levels) for row in kept])
-
-
-#: Noisy counts below this many noise sd are set to 0 before reading quantiles: empty bins
-#: above the data would otherwise carry phantom mass (~0.4 sd each) into the upper tail.
-HISTOGRAM_THRESHOLD_SD = 2.0
-
-
-def _histogram_quantiles(counts, edges, levels) -> np.ndarray:
-    cumulative = np.maximum.accumulate(np.concatenate(([0.0], np.cumsum(counts))))
-    total = cumulative[-1]
-    if not total > 0:
-        return np.full(len(levels), edges[-1])  # no signal: the widest choice
-    cdf = np.minimum(np.maximum(cumulative, 0.0) / total, 1.0)
-    # side="left": the first edge at which the CDF reaches q, interpolated inside its bin.
-    index = np.clip(np.searchsorted(cdf, levels, side="left"), 1, edges.size - 1)
-    low, high = cdf[index - 1], cdf[index]
-    fraction = np.divide(np.asarray(levels) - low, high - low, out=np.ones(len(levels)),
-                         where=high > low)
-    return edges[index - 1] + np.clip(fraction, 0.0, 1.0) * (edges[index] - edges[index - 1])
-
-
-def dp_m2_histogram(w, k_min, k_max, blocks, eps, rng, *, ledger: Ledger | None = None,
-                    step="scree tuning: Huber m2 histograms") -> np.ndarray:
-    """The R package's private scale proxy m2 (``dp_m2``), with the replace-one noise fixed.
-
-    Per column: s_j = (w_{2j-1} - w_{2j})^2 / 2 for j = 1..floor(m/2); the medians u_b of M
-    consecutive blocks of the s_j (the last block takes the remainder); counts of
-    clamp(floor(log2 u_b); k_min, k_max) over the bins k_min..k_max (u_b = 0 goes to k_min);
-    Laplace noise on every count; m2 = 2^(first bin with the largest noisy count).
-
-    Parameters
-    ----------
-    w : ndarray, shape (m, k)
-        Disjoint-pair values, m >= 4.
-    k_min, k_max : int
-        Public log2 bin range, k_min < k_max.
-    blocks : int
-        Number of blocks M >= 1 (capped at floor(m/2)).
-    eps : float
-        Budget of the k histograms together (pure eps-DP).
-    rng, ledger, step
-        As in :func:`dp_clipped_mean`.
-
-    Returns
-    -------
-    ndarray, shape (k,)
-
-    Notes
-    -----
-    Privacy: a replaced row changes one w per column, hence one s_j, one block median and
-    at most two counts (one down, one up): L1 sensitivity 2 per column and 2k for the k
-    histograms, so Laplace noise of scale 2k/eps makes them eps-DP. (The R package adds
-    Laplace(1/eps) per histogram, which is 2 eps-DP under replace-one, §15.1 item 4.)
-    """
-    counts = m2_counts(w, k_min, k_max, blocks)
-    noisy, _ = laplace_mechanism(counts, 2.0 * counts.shape[0], eps, rng, ledger=ledger, step=step,
-                                 norm="L1")
-    return 2.0 ** (k_min + np.argmax(noisy, axis=1))
-
-
-def m2_counts(w, k_min, k_max, blocks) -> np.ndarray:
-    """Counts (k, k_max - k_min + 1) of the log2 bins of the block medians (see :func:`dp_m2_histogram`)."""
-    w = _as_columns(w)
-    m, k = w.shape
-    pairs = m // 2
-    s = (w[0:2 * pairs:2] - w[1:2 * pairs:2]) ** 2 / 2
-    blocks = min(int(blocks), pairs)
-    size = pairs // blocks
-    starts = np.arange(blocks) * size
-    stops = np.append(starts[1:], pairs)
-    medians = np.stack([np.median(s[a:b], axis=0) for a, b in zip(starts, stops)])
-    positive = np.where(medians > 0, medians, 1.0)
-    bins = np.where(medians > 0, np.floor(np.log2(positive)), k_min)
-    bins = np.clip(bins, k_min, k_max).astype(int) - k_min
-    return np.stack([np.bincount(bins[:, j], minlength=k_max - k_min + 1) for j in range(k)])
-
-
-def tau_from_m2(m2, eps, n) -> np.ndarray:
-    """Huber threshold tau = sqrt(m2) sqrt(eps n / D), D = sqrt((1 + ln n) ln n) (R's ``tau_from_m2``).
-
-    The theoretical tau ~ sqrt(m2) (eps n / sqrt((d + ln n) ln n))^(1/2) of Yu, Ren and Zhou
-    (2024) with d = 1; post-processing of m2.
-    """
-    log_n = math.log(n)
-    scale = math.sqrt((1 + log_n) * log_n) if n > 2 else 1.0
-    return np.sqrt(np.maximum(np.asarray(m2, float), 0.0)) * math.sqrt(eps * n / scale)
-
-
-def _as_columns(values) -> np.ndarray:
-    values = np.asarray(values, float)
-    return values[:, None] if values.ndim == 1 else values
+def clipped_paired_statistic(values, clip) -> float:
+    """The trace's pre-noise statistic mean(min(t_i, C) / C), in [0, 1]."""
+    unit = np.minimum(np.nan_to_num(np.asarray(values, float), nan=clip), clip) / clip
+    return float(np.clip(np.mean(np.maximum(unit, 0.0)), 0.0, 1.0))
 
 
 def _positive_vector(value, k, name) -> np.ndarray:

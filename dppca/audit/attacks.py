@@ -1,0 +1,56 @@
+"""End-to-end attacks through the public API (finding 1 of issue 9: the offset-data attack)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .distinguishing import DistinguishingResult, eps_lower_bound
+
+#: The offset data of finding 1: one column at offset 6.22e8 with sd 4.28, n = 43; the
+#: neighbour replaces row 0 by 0. Seed 178 is a draw on which the old prefix-sum code read
+#: 65.2 for a statistic that must lie in [0, 1].
+OFFSET, SPREAD, N_ROWS, SEED = 6.22e8, 4.28, 43, 178
+#: Public clip and budget of the attacked call.
+C_CLIP, EPS, DELTA = 6e-4, 1.0, 1e-5
+
+
+def offset_neighbours() -> tuple[np.ndarray, np.ndarray]:
+    """(D, D'): the offset column and the same with row 0 replaced by 0, shape (43, 1)."""
+    D = (OFFSET + SPREAD * np.random.default_rng(SEED).standard_normal(N_ROWS))[:, None]
+    D_prime = D.copy()
+    D_prime[0] = 0.0
+    return D, D_prime
+
+
+def offset_attack(runs: int = 2000, seed: int = 0) -> DistinguishingResult:
+    """eps_lb of ``dp_scree(X, 1, "clipped", clipped_control(C_clip=6e-4), eps=1, delta=1e-5)``.
+
+    The directions are fixed and public: with p = 1 the only direction is (1), passed as a
+    :class:`PCDirections` from ``dp_pc_dir`` so that no budget goes to them. ``runs`` releases
+    per neighbour, raw (``mono=False``) scree value as the test statistic (the threshold half
+    orients it), Clopper-Pearson bounds on the other half.
+
+    Returns
+    -------
+    DistinguishingResult
+        eps_lb was 5.60 before the block-relative pair statistics (commit e9b978e), 0 after.
+
+    Examples
+    --------
+    >>> offset_attack(runs=100).eps_lb <= 1
+    True
+    """
+    from .. import dp_pc_dir, dp_scree
+    from ..scree import clipped_control
+
+    control = clipped_control(C_clip=C_CLIP)
+    outputs = []
+    for side, X in enumerate(offset_neighbours()):
+        directions = dp_pc_dir(X, 1, g_dppca=False)
+        outputs.append(np.array([
+            dp_scree(X, 1, method="clipped", control=control, eps=EPS, delta=DELTA, mono=False,
+                     rng=seed * 1_000_003 + side * runs + r, directions=directions).scree.iloc[0, 0]
+            for r in range(runs)]))
+    out_d, out_p = outputs
+    half = runs // 2
+    sign = 1.0 if np.mean(out_p[:half]) >= np.mean(out_d[:half]) else -1.0
+    return eps_lower_bound(sign * out_d, sign * out_p, DELTA)

@@ -1,0 +1,217 @@
+"""Adversarial neighbour search: max ||f(D) - f(D')|| / claimed sensitivity over replace-one pairs.
+
+Three searches, all with fixed seeds:
+
+* random: base datasets of several families, a random row replaced by random rows;
+* structured: base datasets and replacement rows at the edges of floating point (magnitudes
+  1e-300..1e300, offsets to 1e15, spreads to 1e-12, duplicates, rows at the origin);
+* greedy: hill-climbing on the replaced row from the worst pair found, multiplying or shifting
+  its coordinates while the ratio grows.
+
+A statistic that raises on exactly one of two neighbours is a refusal that depends on private
+data: its ratio is inf. So is a change of shape (e.g. a label set read from the data) and a
+non-finite value.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .registry import AuditedRelease, distance
+
+#: Sizes n of the base datasets (public n from 5 to 50).
+SIZES = (5, 12, 50)
+
+
+def _gaussian(n, p, rng):
+    return rng.standard_normal((n, p))
+
+
+def _heavy(n, p, rng):
+    return rng.standard_t(2, size=(n, p))
+
+
+def _offset(n, p, rng):  # finding 1: offset 6.22e8, sd 4.28
+    return 6.22e8 + 4.28 * rng.standard_normal((n, p))
+
+
+def _offset_1e15(n, p, rng):
+    return 1e15 + 8.0 * rng.standard_normal((n, p))
+
+
+def _tiny_spread(n, p, rng):
+    return 1.0 + 1e-12 * rng.standard_normal((n, p))
+
+
+def _huge(n, p, rng):
+    return 1e300 * rng.standard_normal((n, p)) / 8
+
+
+def _tiny(n, p, rng):
+    return 1e-300 * rng.standard_normal((n, p))
+
+
+def _duplicates(n, p, rng):
+    X = np.repeat(rng.standard_normal((1, p)), n, axis=0)
+    X[: n // 3] = rng.standard_normal((n // 3, p))
+    return X
+
+
+def _origin(n, p, rng):
+    X = rng.standard_normal((n, p))
+    X[: max(1, n // 2)] = 0.0
+    return X
+
+
+def _mixed_magnitudes(n, p, rng):
+    return rng.standard_normal((n, p)) * 10.0 ** rng.uniform(-300, 300, size=(n, 1))
+
+
+#: Base dataset families: name -> generator (n, p, rng) -> ndarray (n, p).
+DATASETS = {"gaussian": _gaussian, "heavy": _heavy, "offset": _offset, "offset_1e15": _offset_1e15,
+            "tiny_spread": _tiny_spread, "huge": _huge, "tiny": _tiny, "duplicates": _duplicates,
+            "origin": _origin, "mixed_magnitudes": _mixed_magnitudes}
+
+
+def replacement_rows(D, r, rng, count=6) -> list:
+    """Candidate rows for row r of D: structured extremes plus ``count`` random ones."""
+    n, p = D.shape
+    row = D[r]
+    other = D[(r + 1) % n]
+    scale = float(np.max(np.abs(D))) or 1.0
+    spread = float(np.max(np.std(D / scale, axis=0))) * scale or 1.0
+    biggest = np.finfo(float).max
+    rows = [np.zeros(p), other.copy(), np.full(p, 1e15), np.full(p, -1e15), np.full(p, 1e300),
+            np.full(p, -1e300), np.full(p, 1e-300), np.full(p, biggest),
+            np.where(np.arange(p) % 2 == 0, biggest, -biggest), np.nextafter(row, np.inf),
+            row * (1 + 1e-12), row + spread * 100, np.median(D, axis=0),
+            np.where(np.arange(p) == 0, 1e300, -1e300), np.eye(p)[-1] * scale]
+    rows += [row + spread * 10.0 ** rng.uniform(-3, 3) * rng.standard_normal(p) for _ in range(count)]
+    rows += [rng.standard_normal(p) * 10.0 ** rng.uniform(-300, 300) for _ in range(count // 2)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = [np.asarray(z, float) for z in rows]
+    return [z for z in rows if np.all(np.isfinite(z))]  # data are finite (validated on input)
+
+
+@dataclass
+class SearchResult:
+    """Worst neighbouring pair found for one release."""
+
+    name: str
+    ratio: float
+    D: np.ndarray | None = None
+    D_prime: np.ndarray | None = None
+    ctx: dict | None = None
+    where: str = ""
+    pairs: int = 0
+
+
+class _Search:
+    def __init__(self, release: AuditedRelease):
+        self.release = release
+        self.best = SearchResult(release.name, 0.0)
+
+    def evaluate(self, D, ctx, base, Dp, where) -> float:
+        try:
+            other = self.release.statistic(Dp, ctx)
+        except Exception:  # a refusal on one neighbour only
+            other = None
+        if base is None and other is None:
+            ratio = 0.0
+        elif base is None or other is None:
+            ratio = float("inf")
+        else:
+            change = distance(base, other, self.release.norm)
+            bound = self.release.sensitivity(D.shape[0], D.shape[1], ctx)
+            ratio = change / bound if change > 0 else 0.0
+        self.best.pairs += 1
+        if ratio > self.best.ratio:
+            self.best = SearchResult(self.release.name, ratio, D, Dp, ctx, where, self.best.pairs)
+        return ratio
+
+
+def _statistic_or_none(release, D, ctx):
+    try:
+        return release.statistic(D, ctx)
+    except Exception:
+        return None
+
+
+def neighbour_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_dataset=2,
+                     random_rows=6, greedy_steps=60) -> SearchResult:
+    """Largest observed ||f(D) - f(D')|| / claimed sensitivity for ``release``.
+
+    Parameters
+    ----------
+    release : AuditedRelease
+    seed : int
+        Seed of every random choice (datasets, rows, contexts).
+    sizes : sequence of int
+        Public sizes n of the base datasets.
+    rows_per_dataset : int
+        Rows of each base dataset that get replaced (the first and random others).
+    random_rows : int
+        Random replacement rows per replaced row (besides the structured ones).
+    greedy_steps : int
+        Hill-climbing steps from the worst pair found.
+
+    Returns
+    -------
+    SearchResult
+        ``ratio`` <= 1 + 1e-9 means no violation was found.
+    """
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # extreme inputs overflow on purpose
+        return _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greedy_steps)
+
+
+def _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greedy_steps):
+    rng = np.random.default_rng(seed)
+    search = _Search(release)
+    kinds = DATASETS if "all" in release.kinds else {k: DATASETS[k] for k in release.kinds}
+    for n in sizes:
+        for kind, make in kinds.items():
+            D = make(n, release.p, rng)
+            ctx = release.context(D, rng)
+            base = _statistic_or_none(release, D, ctx)
+            for r in [0, *rng.choice(n, size=rows_per_dataset - 1, replace=False)]:
+                for z in replacement_rows(D, r, rng, random_rows):
+                    Dp = D.copy()
+                    Dp[r] = z
+                    search.evaluate(D, ctx, base, Dp, f"{kind}, n={n}, row {r}")
+    _greedy(search, rng, greedy_steps)
+    return search.best
+
+
+def _greedy(search: _Search, rng, steps) -> None:
+    best = search.best
+    if best.D is None or not np.isfinite(best.ratio):
+        return
+    D, ctx = best.D, best.ctx
+    base = _statistic_or_none(search.release, D, ctx)
+    r = int(np.flatnonzero(np.any(best.D_prime != D, axis=1))[0])
+    current, score = best.D_prime[r].copy(), best.ratio
+    for _ in range(steps):
+        z = current.copy()
+        j = rng.integers(z.size)
+        move = rng.integers(3)
+        if move == 0:
+            z[j] *= 10.0 ** rng.normal(0, 1)
+        elif move == 1:
+            z[j] += rng.normal() * (abs(z[j]) * 1e-3 + _spread(D[:, j]) + 1e-300)
+        else:
+            z[j] = D[rng.integers(D.shape[0]), j]
+        if not np.all(np.isfinite(z)):
+            continue
+        Dp = D.copy()
+        Dp[r] = z
+        ratio = search.evaluate(D, ctx, base, Dp, best.where + ", greedy")
+        if ratio >= score:
+            current, score = z, ratio
+
+
+def _spread(column) -> float:
+    scale = float(np.max(np.abs(column))) or 1.0
+    return float(np.std(column / scale)) * scale
