@@ -181,26 +181,45 @@ def _labels(X):
     return np.where(X[:, 2] > 1, "C", np.where(X[:, 2] > 0, "B", "A"))
 
 
+#: The public label domain of the grouped audits (declared with ``levels=``).
+_LEVELS = ["A", "B", "C"]
+
+
 def _grouped_counts(X, c):
-    from ..score import _group_codes  # the label set as dp_score_group reads it today
-    names, codes = _group_codes(_labels(X), X.shape[0])
-    return bin_counts(X[:, :2], c["grid"], codes, len(names))
+    from ..groups import declared_groups, label_series  # the label set as dp_score_group reads it
+    groups = declared_groups(label_series(_labels(X), X.shape[0]), levels=_LEVELS)
+    return bin_counts(X[:, :2], c["grid"], groups.codes, len(groups.names))
 
 
 def _group_sizes(X, c):
     return _grouped_counts(X, c).sum(axis=1)
 
 
-_GROUPS_XFAIL = ("finding 2 of issue 9: the label set is read from the data and groups with < 2 "
-                 "rows are refused, so neighbours give different shapes or a refusal (being "
-                 "fixed with levels= and partition selection by another engineer)")
-
 register(AuditedRelease(
-    "histograms: grouped (dp_score_group)", claim="sqrt(2)",
+    "histograms: grouped (dp_score_group, levels=)", claim="sqrt(2)",
     statistic=_grouped_counts, sensitivity=lambda n, p, c: math.sqrt(2.0),
-    p=3, context=_grid_context, xfail=_GROUPS_XFAIL))
+    p=3, context=_grid_context))
 
 register(AuditedRelease(
-    "histograms: group sizes (dp_score_group)", claim="sqrt(2)",
+    "histograms: group sizes (dp_score_group, levels=)", claim="sqrt(2)",
     statistic=_group_sizes, sensitivity=lambda n, p, c: math.sqrt(2.0),
-    p=3, context=_grid_context, xfail=_GROUPS_XFAIL))
+    p=3, context=_grid_context))
+
+
+def _label_counts(X, c):
+    return np.array([np.sum(_labels(X) == level) for level in _LEVELS], dtype=float)
+
+
+def _selected_labels(X, c, rng):
+    """Which of A, B, C private partition selection releases (a 0/1 vector)."""
+    from ..privacy.partition import select_partitions
+    counts = _label_counts(X, c)
+    mask, present = np.zeros(len(_LEVELS)), counts > 0
+    mask[present] = select_partitions(counts[present].astype(np.int64), EPS, DELTA, rng)
+    return mask
+
+
+register(AuditedRelease(
+    "groups: partition selection (labels present)", claim="2 partitions touched (L1 2)",
+    statistic=_label_counts, sensitivity=lambda n, p, c: 2.0, norm="L1",
+    mechanism=_selected_labels, eps=EPS, delta=DELTA, p=3))
