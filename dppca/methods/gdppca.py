@@ -11,6 +11,13 @@ from ._base import DirectionFit, top_eigen
 #: Frobenius sensitivity of K_g is this constant times ||g||_inf^2 / n (proof in gdppca_directions).
 GDPPCA_SENSITIVITY_CONSTANT = 2.0 * np.sqrt(2.0)
 
+#: The one sentence every docstring, summary and document uses for the g-DPPCA sensitivity.
+GDPPCA_SENSITIVITY_SENTENCE = (
+    "g-DPPCA releases the generalized Kendall's tau matrix K_g plus symmetric Gaussian noise; "
+    "its Frobenius sensitivity under replace-one neighbours is 2 sqrt(2) ||g||_inf^2 / n "
+    "(2 sqrt(2)/n for the spherical sign; Kim & Jung 2025, Prop. 2.1, with the tight constant "
+    "proved in dppca.methods.gdppca.gdppca_directions)")
+
 
 def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     """Top-k eigenvectors of the sample covariance (denominator n - 1). NON-PRIVATE.
@@ -23,6 +30,38 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     eigenvalues, vectors = top_eigen(np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1), k)
     return DirectionFit(vectors, eigenvalues, notes=["Eigenvalues are those of the sample covariance "
                                                      "(denominator n - 1)."])
+
+
+def bounded_xi(xi, xi_bound: float):
+    """The user scale function clipped into [0, xi_bound], so that ||g(t)|| <= xi_bound.
+
+    The declared bound sets the noise, so it is enforced on both sides: a value above the
+    bound, or below zero (|xi| = 10 for xi = -10), would make ||g|| exceed ``xi_bound``
+    and the release would not be private. NaN values become 0 (``np.clip`` keeps NaN, so
+    they are replaced explicitly).
+
+    Parameters
+    ----------
+    xi : callable
+        Vectorised scale function of the norms, ndarray -> ndarray of the same shape.
+    xi_bound : float, > 0
+        The declared bound sup_s xi(s).
+
+    Returns
+    -------
+    callable
+        s -> clip(xi(s), 0, xi_bound).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bounded_xi(lambda s: -10 * s, 1.0)(np.array([1.0, 2.0]))
+    array([0., 0.])
+    """
+    def clipped(s):
+        return np.nan_to_num(np.clip(xi(s), 0.0, xi_bound), nan=0.0)
+
+    return clipped
 
 
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
@@ -68,8 +107,7 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                                           xi_bound=xi_bound, xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
-        # The declared bound sets the noise, so enforce it: a user xi above it would break privacy.
-        user_xi, xi = xi, (lambda s: np.minimum(user_xi(s), xi_bound))
+        xi = bounded_xi(xi, xi_bound)
     released = kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi) \
         + symmetric_gaussian_noise(p, sigma, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
