@@ -177,7 +177,7 @@ def test_public_c_clip_noise_matches_the_ledger(wide):
 
 
 def test_g_dppca_false_is_labelled_not_private_end_to_end(wide):
-    res = dp_scree(wide, 2, rng=0, **BUDGET)
+    res = dp_scree(wide, 2, g_dppca=False, rng=0, **BUDGET)
     assert not res.private_directions
     assert "NOT PRIVATE END TO END" in str(res)
     assert res.ledger["clipped"].spent_eps == pytest.approx(2.0)  # all of it on the scree
@@ -201,7 +201,7 @@ def test_directions_can_be_reused(wide):
     assert a.ledger["clipped"].releases[0].step == "directions: Kendall's tau matrix"
     assert a.ledger["clipped"].spent_eps == pytest.approx(2.0)
     with pytest.raises(DPPCAValueError, match="must match"):
-        dp_scree(wide, 2, directions=dirs, rng=0, **BUDGET)  # g_dppca=False but private directions
+        dp_scree(wide, 2, g_dppca=False, directions=dirs, rng=0, **BUDGET)  # private directions
     with pytest.raises(DPPCAValueError, match="same X"):
         dp_scree(wide.iloc[:200], 2, g_dppca=True, directions=dirs, rng=0, **BUDGET)
     with pytest.raises(DPPCATypeError, match="PCDirections"):

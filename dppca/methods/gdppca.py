@@ -1,6 +1,9 @@
 """g-DPPCA (Kim & Jung 2025) and the non-private reference (sample covariance)."""
 from __future__ import annotations
 
+import re
+import textwrap
+
 import numpy as np
 
 from ..kendall import kendall_tau_matrix, sign_bound
@@ -16,7 +19,48 @@ GDPPCA_SENSITIVITY_SENTENCE = (
     "g-DPPCA releases the generalized Kendall's tau matrix K_g plus symmetric Gaussian noise; "
     "its Frobenius sensitivity under replace-one neighbours is 2 sqrt(2) ||g||_inf^2 / n "
     "(2 sqrt(2)/n for the spherical sign; Kim & Jung 2025, Prop. 2.1, with the tight constant "
-    "proved in dppca.methods.gdppca.gdppca_directions)")
+    "proved in dppca.methods.gdppca.gdppca_directions).")
+
+#: What a docstring writes where it states the g-DPPCA sensitivity (see states_gdppca_sensitivity).
+SENSITIVITY_PLACEHOLDER = "{gdppca_sensitivity}"
+
+
+def states_gdppca_sensitivity(func):
+    """Decorator: write :data:`GDPPCA_SENSITIVITY_SENTENCE` where ``func``'s docstring says
+    ``{gdppca_sensitivity}``, wrapped at 96 columns with that line's indentation and prefix.
+
+    One sentence, one constant: every public docstring that states the g-DPPCA sensitivity
+    takes it from here, so it cannot go stale (issue 9, finding 5).
+
+    Parameters
+    ----------
+    func : callable
+        A function whose docstring holds the placeholder on a line of its own (after an
+        optional prefix such as ``"* directions: "``).
+
+    Returns
+    -------
+    callable
+        ``func`` itself, with the sentence in its docstring.
+
+    Examples
+    --------
+    >>> @states_gdppca_sensitivity
+    ... def f():
+    ...     '''Notes: {gdppca_sensitivity}'''
+    >>> "2 sqrt(2)" in f.__doc__
+    True
+    """
+    def wrap(match):
+        indent, prefix = match.group(1), match.group(2)
+        hanging = " " * len(prefix) if prefix.startswith(("* ", "- ")) else ""
+        text = (prefix + GDPPCA_SENSITIVITY_SENTENCE).replace("2 sqrt(2)", "2\u00a0sqrt(2)")
+        return textwrap.fill(text, width=96, initial_indent=indent,
+                             subsequent_indent=indent + hanging).replace("\u00a0", " ")
+
+    pattern = r"^([ \t]*)(.*?)" + re.escape(SENSITIVITY_PLACEHOLDER) + r"[ \t]*$"
+    func.__doc__ = re.sub(pattern, wrap, func.__doc__, flags=re.M)
+    return func
 
 
 def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:

@@ -61,6 +61,7 @@ class PCDirections(DPResult):
         self.method = method
         self.mechanism = fit.mechanism
         self.private = method != "nonprivate"
+        self.directions_private = self.private  # read by summaries and plots (NON-PRIVATE label)
         self.ledger = ledger
         self.n_obs, self.n_features, self.k = int(n_obs), len(columns), k
         self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed

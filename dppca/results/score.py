@@ -67,6 +67,7 @@ class ScoreResult(DPResult):
         self.n_obs, self.n_features = int(n_obs), directions.n_features
         self.center, self.standardize, self.g_dppca = center, standardize, g_dppca
         self.private = bool(g_dppca)
+        self.directions_private = self.private  # read by summaries and plots (NON-PRIVATE label)
         self.scores = scores
         self._nonprivate_counts = nonprivate_counts
         self.nonprivate_histogram = None if nonprivate_counts is None else histogram_frame(

@@ -132,6 +132,7 @@ class ScreeResult(DPResult):
         self.combined_ledger = _combined(ledgers, shared_releases, eps, delta)
         self.directions = directions
         self.private_directions = bool(private_directions)
+        self.directions_private = self.private_directions  # read by summaries and plots
         self.scale_source = scale_source
         self.n_obs, self.n_features = int(n_obs), directions.shape[0]
         self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
