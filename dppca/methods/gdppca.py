@@ -7,7 +7,8 @@ import textwrap
 import numpy as np
 
 from ..kendall import kendall_tau_matrix, sign_bound
-from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
+from ..privacy import Ledger, gaussian_sigma
+from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 
 
@@ -144,7 +145,10 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     The noise vecd^-1(xi), xi ~ N(0, sigma^2 I_{p(p+1)/2}), is the Gaussian mechanism
     on vecd(K_g) (vecd is an isometry), so the matrix, and its eigenvectors by
     post-processing, are (eps, delta)-DP. ||g||_inf = 1 (spherical), radius (winsorized,
-    default sqrt(p)), or the user's ``xi_bound``.
+    default sqrt(p)), or the user's ``xi_bound``. The noise is drawn by
+    :func:`dppca.privacy.samplers.add_symmetric_gaussian_noise`, which keeps the guarantee in
+    floating point (snapping to a power-of-two grid, exact rounded-Gaussian draws; its sigma is
+    the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma).
     """
     n, p = values.shape
     sensitivity = GDPPCA_SENSITIVITY_CONSTANT * sign_bound(p, sign=sign, radius=radius,
@@ -152,8 +156,8 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         xi = bounded_xi(xi, xi_bound)
-    released = kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi) \
-        + symmetric_gaussian_noise(p, sigma, rng)
+    released, sigma = add_symmetric_gaussian_noise(
+        kendall_tau_matrix(values, sign=sign, radius=radius, xi=xi), sigma, sensitivity, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
                   "Frobenius", sigma, eps, delta)
     eigenvalues, vectors = top_eigen(released, k)

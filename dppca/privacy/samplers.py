@@ -1,41 +1,424 @@
-"""Noise samplers: the one place where the package draws privacy noise.
+"""Noise samplers: the one place where the package draws privacy noise, safe in floating point.
 
-Every mechanism in the package takes its noise from here, so that the sampler that
-resists floating-point attacks (Mironov 2012) is swapped in once for every release.
+Why
+---
+Adding ``numpy`` Laplace or Gaussian draws to a float statistic is open to Mironov's (2012)
+floating-point attack: the set of floats that ``x + noise`` can take depends on ``x`` (the
+noise is computed from a 53-bit uniform through ``log``/ziggurat tables, so it has gaps, and
+the sum keeps the low bits of ``x``), so the low-order bits of a release can identify the
+input exactly although the textbook proof holds in real arithmetic.
 
-Functions
----------
-gaussian_noise(sigma, size, rng)
-    Draws of N(0, sigma^2), array of shape ``size``.
-laplace_noise(scale, size, rng)
-    Draws of Laplace(0, scale), array of shape ``size``.
-exponential_noise(scale, size, rng)
-    Draws of Exponential(scale) (the sparse vector technique's one-sided noise).
-gumbel_noise(size, rng)
-    Standard Gumbel draws (the exponential mechanism's Gumbel-max trick).
+What (the default, ``"exact"`` sampler)
+---------------------------------------
+A release of a statistic ``x`` (m coordinates, sensitivity ``Delta``) is
+
+    y = fl( gamma * (round(x / gamma) + k) ),       k integer noise drawn exactly,
+
+with ``gamma`` a power of two far below the noise scale (2^-46 sigma for the Gaussian,
+2^-40 b for the Laplace). Every step is exact in floating point: dividing by and
+multiplying with a power of two is exact, ``round`` is exact, ``gamma * k`` is exact for
+|k| < 2^53, and the final addition is a single correctly rounded IEEE operation of the exact
+real ``gamma * (round(x/gamma) + k)``, i.e. a post-processing of the integer release
+``round(x/gamma) + k`` (rare |k| >= 2^53 are summed exactly with ``fractions``).
+
+* Gaussian: k has the *rounded Gaussian* law R(k) = P(round(s Z) = k), Z ~ N(0, 1),
+  s = sigma'/gamma >= 2^46. Then ``round(x/gamma) + k = round(round(x/gamma) + s Z)`` is a
+  post-processing of the continuous Gaussian mechanism on the integer vector
+  a = round(x/gamma), whose L2 sensitivity is at most Delta/gamma + sqrt(m) (each coordinate
+  that changes moves by at most one more grid step through rounding). With
+  sigma' = sigma (1 + sqrt(m) gamma / Delta) the ratio sensitivity / noise is exactly the
+  caller's Delta / sigma, so every calibration that depends on that ratio alone (Balle &
+  Wang's analytic one, the classic one, mu-GDP) gives the caller's guarantee unchanged.
+* Laplace: k has the discrete Laplace law P(k) proportional to exp(-|k| / t), t an integer
+  with t gamma >= b' = b (1 + m gamma / Delta_1). The ratio P(k) / P(k + d) <= exp(|d| / t) for
+  integer shifts, so the release of a (L1 sensitivity Delta_1/gamma + m) is
+  (Delta_1 + m gamma)/(t gamma) <= Delta_1 / b = eps -DP (Canonne, Kamath & Steinke 2020, §2).
+
+Exact sampling, vectorised and seeded by the numpy Generator
+------------------------------------------------------------
+Canonne, Kamath & Steinke (2020), Algorithms 2 and 3: a discrete Laplace from a uniform
+integer U < t, Bernoulli(exp(-U/t)) and a geometric count of Bernoulli(exp(-1)), then a
+rejection step to the target. Every Bernoulli(p) is decided exactly by comparing a 64-bit
+uniform integer with a float estimate p_hat whose error is rigorously below
+2^-30 p_hat + 2^-1000 (a few correctly-rounded operations and one ``exp``, each within
+2^-50 relative); a draw that falls inside that band (probability about 2^-29) is decided
+again with more random bits against p computed by ``mpmath`` at 384+ bits, extended until
+decided. So the draws follow the target law exactly, all randomness comes from ``rng``
+(same seed, same output), and the common path is a few numpy calls per batch. The
+Gaussian rejection step targets R(k) directly: acceptance R(k) / (M L(k)) with L the
+discrete Laplace of scale t = floor(s) + 1 and the envelope
+M = (1 + q) exp(s^2/(2 t^2) + 1/(2t)) / ((1 - q) s sqrt(2 pi)), q = exp(-1/t), valid because
+R(k) <= phi((|k| - 1/2)_+ / s) / s; its float estimate exp(-(|k| - s^2/t)^2/(2 s^2) - 1/(2t))
+differs from it by a factor within 2^-70 of 1 for |k| <= 40 s, and both are below 2^-1000
+beyond.
+
+``exponential_noise`` and ``gumbel_noise`` feed comparisons and an argmax (sparse vector,
+exponential mechanism): only an index is released, never a noisy float, so the low-bit
+attack does not apply; they stay numpy draws.
+
+``set_sampler("numpy")`` (or ``with use_sampler("numpy"):``) switches to plain numpy draws,
+kept for comparison (``benchmarks/bench_samplers.py``) and NOT floating-point safe.
+
+References
+----------
+Mironov, I. (2012). On significance of the least significant bits for differential privacy. CCS.
+Canonne, C., Kamath, G. and Steinke, T. (2020). The discrete Gaussian for differential
+privacy. NeurIPS (arXiv:2004.00010), Algorithms 1-3.
+Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for differential privacy.
 """
 from __future__ import annotations
 
+import contextlib
+import math
+from fractions import Fraction
+
 import numpy as np
 
-__all__ = ["exponential_noise", "gaussian_noise", "gumbel_noise", "laplace_noise"]
+__all__ = ["MAX_RELEASE_SIZE", "SAMPLERS", "add_gaussian_noise", "add_laplace_noise",
+           "add_symmetric_gaussian_noise", "discrete_gaussian", "discrete_laplace",
+           "exponential_noise", "gaussian_noise", "grid_width", "gumbel_noise", "laplace_noise",
+           "set_sampler", "snap", "use_sampler"]
 
+#: Gaussian grid: gamma = 2^(floor(log2 sigma) - 46), so s = sigma / gamma is in [2^46, 2^47).
+GAUSSIAN_GRID_BITS = 46
+#: Laplace grid: gamma = 2^(floor(log2 b) - 40); heavier tails need more headroom below 2^53.
+LAPLACE_GRID_BITS = 40
+#: Largest number of coordinates of one release (a public limit of the sampler).
+MAX_RELEASE_SIZE = 2 ** 30
+SAMPLERS = ("exact", "numpy")
+_STATE = {"sampler": "exact"}
+_TWO64 = float(2 ** 64)
+_EXACT_INT = 2 ** 53
+
+
+# ----------------------------------------------------------------------------- choice of sampler
+
+def set_sampler(name: str) -> None:
+    """Choose the sampler of every later draw: ``"exact"`` (default, floating-point safe) or
+    ``"numpy"`` (plain numpy draws, NOT safe against Mironov's attack; for comparisons)."""
+    if name not in SAMPLERS:
+        raise ValueError(f"`sampler` must be one of {SAMPLERS}; got {name!r}")
+    _STATE["sampler"] = name
+
+
+@contextlib.contextmanager
+def use_sampler(name: str):
+    """Context manager: draw with sampler ``name`` inside the block, restore the previous one."""
+    previous = _STATE["sampler"]
+    set_sampler(name)
+    try:
+        yield
+    finally:
+        _STATE["sampler"] = previous
+
+
+def _exact() -> bool:
+    return _STATE["sampler"] == "exact"
+
+
+# ----------------------------------------------------------------------------- grid
+
+def grid_width(scale: float, bits: int = GAUSSIAN_GRID_BITS) -> float:
+    """The power of two 2^(floor(log2 scale) - bits), so that scale / gamma is in [2^bits, 2^(bits+1))."""
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale >= 2.0 ** -900):
+        raise ValueError(f"noise scale must be finite and at least 2^-900; got {scale!r}")
+    return math.ldexp(1.0, math.frexp(scale)[1] - 1 - bits)
+
+
+def snap(value, gamma: float) -> np.ndarray:
+    """Round each entry to the nearest multiple of the power of two ``gamma`` (ties to even), exactly.
+
+    Entries with |x| >= 2^52 gamma are multiples of gamma already; non-finite entries pass through.
+    """
+    value = np.asarray(value, dtype=float)
+    small = np.abs(value) < 2.0 ** 52 * gamma
+    scaled = np.divide(value, gamma, out=np.zeros_like(value), where=small)
+    return np.where(small, np.rint(scaled) * gamma, value)
+
+
+def _check_size(shape) -> int:
+    m = int(np.prod(shape, dtype=np.int64)) if shape is not None else 1
+    if m > MAX_RELEASE_SIZE:
+        raise ValueError(f"a release has at most {MAX_RELEASE_SIZE} coordinates; got {m}")
+    return m
+
+
+def _exact_sum(snapped: np.ndarray, k: np.ndarray, gamma: float) -> np.ndarray:
+    """fl(snapped + k gamma), the correctly rounded exact sum (snapped on the gamma grid)."""
+    k = np.asarray(k)
+    if k.dtype != object and np.all(np.abs(k) < _EXACT_INT):
+        return snapped + k.astype(float) * gamma
+    out = np.empty(snapped.shape, dtype=float)
+    for idx in np.ndindex(snapped.shape):
+        v = snapped[idx]
+        out[idx] = v if not math.isfinite(v) else float(Fraction(v) + int(k[idx]) * Fraction(gamma))
+    return out
+
+
+# ----------------------------------------------------------------------------- exact Bernoulli
+
+def _bernoulli(p_hat: np.ndarray, exact, rng: np.random.Generator) -> np.ndarray:
+    """Bernoulli(p_i) draws, exactly, from float estimates with |p - p_hat| <= 2^-30 p_hat + 2^-1000.
+
+    ``exact(i, prec)`` returns p_i as an mpmath number with relative error below 2^-(prec - 128);
+    it is called only for draws inside the error band (probability about 2^-29 each).
+    """
+    p_hat = np.asarray(p_hat, dtype=float)
+    u = rng.integers(0, 2 ** 64, size=p_hat.shape, dtype=np.uint64)
+    low = np.clip(p_hat * (1 - 2.0 ** -29) - 2.0 ** -999, 0.0, 1.0) * _TWO64
+    high = (p_hat * (1 + 2.0 ** -29) + 2.0 ** -999) * _TWO64
+    low_int = np.floor(np.minimum(low, 2.0 ** 64 - 2048)).astype(np.uint64)
+    accept = u < low_int
+    never_reject = high >= _TWO64
+    high_int = np.ceil(np.where(never_reject, 0.0, high)).astype(np.uint64)
+    reject = ~never_reject & (u >= high_int)
+    out = accept.copy()
+    for i in np.flatnonzero(~accept & ~reject):
+        out.flat[i] = _resolve(int(u.flat[i]), lambda prec, i=i: exact(i, prec), rng)
+    return out
+
+
+def _resolve(numerator: int, exact, rng) -> bool:
+    """Decide u < p for u = numerator / 2^64 + (fresh random bits), p from ``exact(prec)``."""
+    from mpmath import mp, mpf
+
+    bits, prec = 64, 384
+    while True:
+        with mp.workprec(prec):
+            p = exact(prec)
+            man, exp = mpf(p).man_exp if p != 0 else (0, 0)
+        value = Fraction(int(man)) * Fraction(2) ** int(exp) if man else Fraction(0)
+        slack = value / 2 ** (prec - 128)
+        lower = Fraction(numerator, 2 ** bits)
+        if lower + Fraction(1, 2 ** bits) <= value - slack:
+            return True
+        if lower >= value + slack:
+            return False
+        numerator = numerator * 2 ** 64 + int(rng.integers(0, 2 ** 64, dtype=np.uint64))
+        bits += 64
+        if bits + 64 > prec - 128:
+            prec *= 2
+
+
+def _exp_minus(x_float: np.ndarray, x_exact, rng) -> np.ndarray:
+    """Bernoulli(exp(-x)) for x >= 0 given as floats within 2^-50 relative error."""
+    def exact(i, prec):
+        from mpmath import exp
+        return exp(-x_exact(i))
+
+    return _bernoulli(np.exp(-x_float), exact, rng)
+
+
+# ----------------------------------------------------------------------------- discrete laws
+
+def discrete_laplace(t: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Exact draws with P(k) proportional to exp(-|k| / t), t a positive integer (< 2^52).
+
+    Canonne, Kamath & Steinke (2020), Algorithm 2 (with s = 1), vectorised over ``size`` draws.
+    """
+    from mpmath import mpf
+
+    t = int(t)
+    out = np.zeros(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        n = todo.size
+        u = rng.integers(0, t, size=n, dtype=np.int64)
+        keep = _exp_minus(u / t, lambda i: mpf(int(u[i])) / t, rng)
+        u = u[keep]
+        v = np.zeros(u.size, dtype=np.int64)
+        going = np.ones(u.size, dtype=bool)
+        while going.any():
+            step = _exp_minus(np.ones(int(going.sum())), lambda i: mpf(1), rng)
+            idx = np.flatnonzero(going)
+            v[idx[step]] += 1
+            going[idx[~step]] = False
+        if v.size and int(v.max()) >= (2 ** 62) // t:
+            raise OverflowError("discrete Laplace draw beyond 2^62 (probability below 2^-1000)")
+        x = u + t * v
+        sign = rng.integers(0, 2, size=x.size)
+        ok = ~((sign == 1) & (x == 0))
+        done = todo[keep][ok]
+        out[done] = np.where(sign[ok] == 1, -x[ok], x[ok])
+        todo = np.setdiff1d(todo, done, assume_unique=True)
+    return out
+
+
+def discrete_gaussian(s: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Exact draws of the rounded Gaussian R(k) = P(round(s Z) = k), Z ~ N(0, 1), s >= 1.
+
+    Rejection from the discrete Laplace of scale t = floor(s) + 1 (Canonne, Kamath & Steinke
+    2020, Algorithm 3, retargeted from exp(-k^2/(2 s^2)) to R; envelope in the module docstring).
+    """
+    from mpmath import erf, erfc, exp, mpf, pi, sqrt
+
+    s_exact = mpf(float(s))
+    t = math.floor(s) + 1
+    centre = s * s / t
+    out = np.zeros(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        y = discrete_laplace(t, todo.size, rng)
+        k = np.abs(y).astype(float)
+        z = (k - centre) ** 2 / (2 * s * s) + 1 / (2 * t)
+
+        def accept_prob(i, prec, y=y):
+            a = abs(int(y[i]))
+            scale = s_exact * sqrt(2)
+            if a == 0:
+                mass = erf(mpf(1) / (2 * scale))
+            else:
+                mass = (erfc((a - mpf(1) / 2) / scale) - erfc((a + mpf(1) / 2) / scale)) / 2
+            return mass * s_exact * sqrt(2 * pi) * exp(mpf(a) / t - s_exact ** 2 / (2 * mpf(t) ** 2)
+                                                        - mpf(1) / (2 * t))
+
+        keep = _bernoulli(np.exp(-z), accept_prob, rng)
+        out[todo[keep]] = y[keep]
+        todo = todo[~keep]
+    return out
+
+
+# ----------------------------------------------------------------------------- noise and releases
 
 def gaussian_noise(sigma: float, size, rng: np.random.Generator) -> np.ndarray:
-    """N(0, sigma^2) noise of shape ``size`` (``None`` for a scalar)."""
-    return rng.normal(0.0, sigma, size=size)
+    """N(0, sigma^2)-like noise of shape ``size`` (``None`` for a scalar).
+
+    Exact sampler: gamma k with k rounded-Gaussian of scale sigma/gamma (variance
+    sigma^2 + gamma^2/12, gamma = 2^-46 sigma or less). Added to an unsnapped float it is not
+    floating-point safe: release statistics with :func:`add_gaussian_noise`.
+    """
+    if not _exact():
+        return rng.normal(0.0, sigma, size=size)
+    _check_size(size)
+    gamma = grid_width(sigma)
+    shape = () if size is None else size
+    draws = discrete_gaussian(sigma / gamma, int(np.prod(shape, dtype=np.int64)), rng)
+    noise = draws.reshape(shape).astype(float) * gamma
+    return float(noise) if size is None else noise
 
 
 def laplace_noise(scale: float, size, rng: np.random.Generator) -> np.ndarray:
-    """Laplace(0, scale) noise of shape ``size`` (``None`` for a scalar)."""
-    return rng.laplace(0.0, scale, size=size)
+    """Laplace(0, scale)-like noise of shape ``size``; see :func:`add_laplace_noise` for releases.
+
+    Exact sampler: gamma k, k discrete Laplace with integer scale t = ceil(scale / gamma).
+    """
+    if not _exact():
+        return rng.laplace(0.0, scale, size=size)
+    _check_size(size)
+    gamma = grid_width(scale, LAPLACE_GRID_BITS)
+    shape = () if size is None else size
+    draws = discrete_laplace(math.ceil(scale / gamma), int(np.prod(shape, dtype=np.int64)), rng)
+    noise = draws.reshape(shape).astype(float) * gamma
+    return float(noise) if size is None else noise
+
+
+def _inflated(scale: float, slack: float, sensitivity: float) -> float:
+    """scale (1 + slack / sensitivity), rounded up (so the sensitivity-to-noise ratio never grows)."""
+    if not (math.isfinite(sensitivity) and sensitivity > 0):
+        raise ValueError(f"`sensitivity` must be finite and positive; got {sensitivity!r}")
+    return scale * (1.0 + slack / sensitivity) * (1.0 + 2.0 ** -50)
+
+
+def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.Generator):
+    """Release ``value`` with Gaussian noise, safe in floating point (module docstring).
+
+    Parameters
+    ----------
+    value : float or ndarray
+        The statistic, any shape (m coordinates).
+    sigma : float
+        Noise standard deviation calibrated by the caller for L2 sensitivity ``sensitivity``.
+    sensitivity : float
+        The statistic's L2 sensitivity Delta (> 0), in its units.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (noisy, sigma_used)
+        ``noisy`` has the shape of ``value``; ``sigma_used`` = sigma (1 + sqrt(m) gamma / Delta)
+        (relative increase below 2^-40 for realistic budgets) absorbs the snapping, so the
+        release has the caller's (eps, delta) exactly.
+    """
+    value = np.asarray(value, dtype=float)
+    if not _exact():
+        return value + rng.normal(0.0, sigma, size=value.shape), float(sigma)
+    m = _check_size(value.shape)
+    gamma = grid_width(sigma)
+    used = _inflated(sigma, math.sqrt(m) * gamma, sensitivity)
+    k = discrete_gaussian(used / gamma, m, rng).reshape(value.shape)
+    return _exact_sum(snap(value, gamma), k, gamma), used
+
+
+def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.Generator):
+    """Release a symmetric matrix with vecd^-1 of N(0, sigma^2 I) noise, safe in floating point.
+
+    The diagonal gets noise of sd sigma, each off-diagonal pair one draw of sd sigma/sqrt(2)
+    (vecd is an isometry, Schwartzman 2016); only the upper triangle and diagonal of ``value``
+    are read. Snapping every entry to one grid gamma moves the rescaled vector
+    (diag, sqrt(2) upper) by at most gamma sqrt(p + 2 p(p-1)/2) = p gamma, absorbed as in
+    :func:`add_gaussian_noise` by sigma_used = sigma (1 + p gamma / Delta).
+
+    Returns
+    -------
+    (noisy, sigma_used) : ndarray (p, p) symmetric, float
+    """
+    value = np.asarray(value, dtype=float)
+    p = value.shape[0]
+    if not _exact():
+        upper = np.triu(rng.normal(0.0, sigma / math.sqrt(2.0), size=(p, p)), k=1)
+        return np.triu(value) + np.triu(value, k=1).T + upper + upper.T \
+            + np.diag(rng.normal(0.0, sigma, size=p)), float(sigma)
+    _check_size((p * (p + 1) // 2,))
+    gamma = grid_width(sigma / math.sqrt(2.0))
+    used = _inflated(sigma, p * gamma, sensitivity)
+    rows, cols = np.triu_indices(p, k=1)
+    off_scale = used / math.sqrt(2.0) * (1.0 + 2.0 ** -50)  # rounded up
+    k_off = discrete_gaussian(off_scale / gamma, rows.size, rng)
+    k_diag = discrete_gaussian(used / gamma, p, rng)
+    out = np.empty((p, p))
+    out[rows, cols] = _exact_sum(snap(value[rows, cols], gamma), k_off, gamma)
+    out[cols, rows] = out[rows, cols]
+    out[np.diag_indices(p)] = _exact_sum(snap(np.diag(value), gamma), k_diag, gamma)
+    return out, used
+
+
+def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Generator):
+    """Release ``value`` with Laplace noise of scale >= ``scale``, safe in floating point.
+
+    Parameters
+    ----------
+    value : float or ndarray
+        The statistic (m coordinates).
+    scale : float
+        b = Delta_1 / eps, calibrated by the caller.
+    sensitivity : float
+        The statistic's L1 sensitivity Delta_1 (> 0).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (noisy, scale_used)
+        scale_used = t gamma >= b (1 + m gamma / Delta_1): the release is eps-DP exactly.
+    """
+    value = np.asarray(value, dtype=float)
+    if not _exact():
+        return value + rng.laplace(0.0, scale, size=value.shape), float(scale)
+    m = _check_size(value.shape)
+    gamma = grid_width(scale, LAPLACE_GRID_BITS)
+    t = math.ceil(_inflated(scale, m * gamma, sensitivity) / gamma)
+    k = discrete_laplace(t, m, rng).reshape(value.shape)
+    return _exact_sum(snap(value, gamma), k, gamma), t * gamma
 
 
 def exponential_noise(scale: float, size, rng: np.random.Generator) -> np.ndarray:
-    """Exponential noise with mean ``scale``, shape ``size`` (``None`` for a scalar)."""
+    """Exponential noise with mean ``scale``, shape ``size`` (``None`` for a scalar).
+
+    Feeds the sparse vector technique's comparisons only (an index is released).
+    """
     return rng.exponential(scale, size=size)
 
 
 def gumbel_noise(size, rng: np.random.Generator) -> np.ndarray:
-    """Standard Gumbel noise of shape ``size``."""
+    """Standard Gumbel noise of shape ``size`` (the exponential mechanism's argmax; an index is released)."""
     return rng.gumbel(size=size)
