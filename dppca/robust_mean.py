@@ -42,7 +42,7 @@ import numpy as np
 
 from ._validation import DPPCAValueError
 from .privacy import Ledger, gaussian_sigma, laplace_mechanism
-from .privacy.samplers import gaussian_noise
+from .privacy.samplers import add_gaussian_noise
 
 
 @dataclass(frozen=True)
@@ -169,8 +169,7 @@ class GaussianShare:
     def release(self, value, sensitivity, rng, ledger, step):
         """``value + N(0, sigma^2 I)``, recorded on ``ledger``; returns (noisy, sigma)."""
         sigma = self.sigma(sensitivity)
-        value = np.asarray(value, dtype=float)
-        noisy = value + gaussian_noise(sigma, value.shape, rng)
+        noisy, sigma = add_gaussian_noise(value, sigma, sensitivity, rng)
         self.record(ledger, step, sensitivity, sigma)
         return noisy, sigma
 
@@ -373,7 +372,8 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     for _ in range(steps):
         width = tau + np.minimum(tau, np.maximum(mu, 0.0))
         gradient = pair_clamped_means(scores, mu - tau, mu + tau) - mu
-        mu = mu + eta0 * (gradient + width * gaussian_noise(sigma, k, rng))
+        step_noisy = add_gaussian_noise(gradient / width, sigma, 2 * math.sqrt(k) / n, rng)[0]
+        mu = mu + eta0 * width * step_noisy
     noise.record(ledger, f"{step} ({steps} steps, composed)", sensitivity, sigma)
     width = tau + np.minimum(tau, np.maximum(mu, 0.0))
     return MeanRelease(mu, eta0 * width * sigma, np.maximum(mu - tau, 0.0), mu + tau)

@@ -52,9 +52,14 @@ R(k) <= phi((|k| - 1/2)_+ / s) / s; its float estimate exp(-(|k| - s^2/t)^2/(2 s
 differs from it by a factor within 2^-70 of 1 for |k| <= 40 s, and both are below 2^-1000
 beyond.
 
-``exponential_noise`` and ``gumbel_noise`` feed comparisons and an argmax (sparse vector,
-exponential mechanism): only an index is released, never a noisy float, so the low-bit
-attack does not apply; they stay numpy draws.
+Noise only: ``gaussian_noise``, ``laplace_noise``, ``exponential_noise`` and ``gumbel_noise``
+are plain numpy draws for noise that is never released as a float (comparisons of the sparse
+vector technique, the exponential mechanism's argmax, a stable histogram's winning bin: only
+an index leaves, so the low-bit attack has nothing to read) or whose scale is data-dependent
+(smooth sensitivity: a grid chosen from a private scale would itself leak it; such a release
+needs a grid fixed by public facts, not done yet). Grid-valued noise
+added to an unsnapped float would be worse than numpy noise (the sum keeps the float's low
+bits exactly), so every released statistic goes through ``add_*`` or ``GaussianSteps``.
 
 ``set_sampler("numpy")`` (or ``with use_sampler("numpy"):``) switches to plain numpy draws,
 kept for comparison (``benchmarks/bench_samplers.py``) and NOT floating-point safe.
@@ -74,7 +79,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["MAX_RELEASE_SIZE", "SAMPLERS", "add_gaussian_noise", "add_laplace_noise",
+__all__ = ["GaussianSteps", "MAX_RELEASE_SIZE", "SAMPLERS", "add_gaussian_noise", "add_laplace_noise",
            "add_symmetric_gaussian_noise", "discrete_gaussian", "discrete_laplace",
            "exponential_noise", "gaussian_noise", "grid_width", "gumbel_noise", "laplace_noise",
            "set_sampler", "snap", "use_sampler"]
@@ -282,35 +287,20 @@ def discrete_gaussian(s: float, size: int, rng: np.random.Generator) -> np.ndarr
 # ----------------------------------------------------------------------------- noise and releases
 
 def gaussian_noise(sigma: float, size, rng: np.random.Generator) -> np.ndarray:
-    """N(0, sigma^2)-like noise of shape ``size`` (``None`` for a scalar).
+    """N(0, sigma^2) numpy draws of shape ``size`` (``None`` for a scalar). NOT floating-point safe.
 
-    Exact sampler: gamma k with k rounded-Gaussian of scale sigma/gamma (variance
-    sigma^2 + gamma^2/12, gamma = 2^-46 sigma or less). Added to an unsnapped float it is not
-    floating-point safe: release statistics with :func:`add_gaussian_noise`.
+    Noise only, for callers whose noisy values are never released (comparisons, argmax) or
+    whose scale is data-dependent (no fixed grid exists). Release a statistic with
+    :func:`add_gaussian_noise`, which snaps it to the noise grid; grid-valued noise added to an
+    unsnapped float would expose the float's low bits exactly.
     """
-    if not _exact():
-        return rng.normal(0.0, sigma, size=size)
-    _check_size(size)
-    gamma = grid_width(sigma)
-    shape = () if size is None else size
-    draws = discrete_gaussian(sigma / gamma, int(np.prod(shape, dtype=np.int64)), rng)
-    noise = draws.reshape(shape).astype(float) * gamma
-    return float(noise) if size is None else noise
+    return rng.normal(0.0, sigma, size=size)
 
 
 def laplace_noise(scale: float, size, rng: np.random.Generator) -> np.ndarray:
-    """Laplace(0, scale)-like noise of shape ``size``; see :func:`add_laplace_noise` for releases.
-
-    Exact sampler: gamma k, k discrete Laplace with integer scale t = ceil(scale / gamma).
-    """
-    if not _exact():
-        return rng.laplace(0.0, scale, size=size)
-    _check_size(size)
-    gamma = grid_width(scale, LAPLACE_GRID_BITS)
-    shape = () if size is None else size
-    draws = discrete_laplace(math.ceil(scale / gamma), int(np.prod(shape, dtype=np.int64)), rng)
-    noise = draws.reshape(shape).astype(float) * gamma
-    return float(noise) if size is None else noise
+    """Laplace(0, scale) numpy draws of shape ``size``. NOT floating-point safe (see
+    :func:`gaussian_noise`); release a statistic with :func:`add_laplace_noise`."""
+    return rng.laplace(0.0, scale, size=size)
 
 
 def _inflated(scale: float, slack: float, sensitivity: float) -> float:
@@ -348,6 +338,38 @@ def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.G
     used = _inflated(sigma, math.sqrt(m) * gamma, sensitivity)
     k = discrete_gaussian(used / gamma, m, rng).reshape(value.shape)
     return _exact_sum(snap(value, gamma), k, gamma), used
+
+
+class GaussianSteps:
+    """Pre-drawn noise for T Gaussian releases of the same shape (iterative algorithms).
+
+    ``GaussianSteps(sigma, sensitivity, (T, *shape), rng).add(t, value)`` releases the t-th
+    statistic exactly as :func:`add_gaussian_noise` would (one grid, slack sqrt(m) gamma per
+    release of m = prod(shape) coordinates), drawing all T x m integers in one vectorised call.
+
+    Attributes
+    ----------
+    sigma : float
+        The noise sd used (calibrated sigma times 1 + sqrt(m) gamma / Delta).
+    """
+
+    def __init__(self, sigma: float, sensitivity: float, shape, rng: np.random.Generator):
+        shape = tuple(int(d) for d in shape)
+        m = _check_size(shape[1:])
+        if not _exact():
+            self._noise, self.gamma, self.sigma = rng.normal(0.0, sigma, size=shape), None, float(sigma)
+            return
+        self.gamma = grid_width(sigma)
+        self.sigma = _inflated(sigma, math.sqrt(m) * self.gamma, sensitivity)
+        total = int(np.prod(shape, dtype=np.int64))
+        self._noise = discrete_gaussian(self.sigma / self.gamma, total, rng).reshape(shape)
+
+    def add(self, t: int, value) -> np.ndarray:
+        """The t-th release: ``value`` (shape ``shape[1:]``) plus its noise, safe in floating point."""
+        value = np.asarray(value, dtype=float)
+        if self.gamma is None:
+            return value + self._noise[t]
+        return _exact_sum(snap(value, self.gamma), self._noise[t], self.gamma)
 
 
 def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.Generator):
