@@ -74,6 +74,7 @@ Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for different
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from fractions import Fraction
 
@@ -91,6 +92,8 @@ LAPLACE_GRID_BITS = 40
 #: Largest number of coordinates of one release (a public limit of the sampler).
 MAX_RELEASE_SIZE = 2 ** 30
 SAMPLERS = ("exact", "numpy")
+#: Candidates per needed rounded-Gaussian draw (the rejection step accepts about 1/1.25).
+ACCEPT_OVERSAMPLING = 1.5
 _STATE = {"sampler": "exact"}
 _TWO64 = float(2 ** 64)
 _EXACT_INT = 2 ** 53
@@ -186,23 +189,32 @@ def _bernoulli(p_hat: np.ndarray, exact, rng: np.random.Generator) -> np.ndarray
 
 def _resolve(numerator: int, exact, rng) -> bool:
     """Decide u < p for u = numerator / 2^64 + (fresh random bits), p from ``exact(prec)``."""
+    return _compare([numerator, 64], exact, rng)
+
+
+def _compare(state: list, exact, rng) -> bool:
+    """Decide U < p exactly for U = state[0] / 2^state[1] + (bits not drawn yet).
+
+    More random bits are appended to ``state`` (kept, so later comparisons see the same U)
+    until the interval of U lies on one side of p; p = ``exact(prec)`` with relative error
+    below 2^-(prec - 128), the precision doubling as the interval shrinks.
+    """
     from mpmath import mp, mpf
 
-    bits, prec = 64, 384
+    prec = 384
     while True:
         with mp.workprec(prec):
-            p = exact(prec)
-            man, exp = mpf(p).man_exp if p != 0 else (0, 0)
+            man, exp = mpf(exact(prec)).man_exp
         value = Fraction(int(man)) * Fraction(2) ** int(exp) if man else Fraction(0)
         slack = value / 2 ** (prec - 128)
-        lower = Fraction(numerator, 2 ** bits)
-        if lower + Fraction(1, 2 ** bits) <= value - slack:
+        lower = Fraction(state[0], 2 ** state[1])
+        if lower + Fraction(1, 2 ** state[1]) <= value - slack:
             return True
         if lower >= value + slack:
             return False
-        numerator = numerator * 2 ** 64 + int(rng.integers(0, 2 ** 64, dtype=np.uint64))
-        bits += 64
-        if bits + 64 > prec - 128:
+        state[0] = state[0] * 2 ** 64 + int(rng.integers(0, 2 ** 64, dtype=np.uint64))
+        state[1] += 64
+        if state[1] + 64 > prec - 128:
             prec *= 2
 
 
@@ -217,36 +229,62 @@ def _exp_minus(x_float: np.ndarray, x_exact, rng) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- discrete laws
 
+@functools.lru_cache(maxsize=1)
+def _geometric_thresholds() -> np.ndarray:
+    """floor(e^-v 2^64) for v = 1..64, ascending in the array (exact, from mpmath at 256 bits)."""
+    from mpmath import exp, floor, mp
+
+    with mp.workprec(256):
+        values = [int(floor(exp(-v) * 2 ** 64)) for v in range(1, 65)]
+    return np.array(values[::-1], dtype=np.uint64)
+
+
+def _geometric_e1(n: int, rng: np.random.Generator) -> np.ndarray:
+    """n exact draws of V with P(V >= v) = e^-v (the count of Bernoulli(exp(-1)) successes).
+
+    Inversion of one uniform U: V = #{v >= 1 : U < e^-v}. With U = (u + more bits) / 2^64 and
+    T_v = floor(e^-v 2^64), u < T_v decides U < e^-v and u > T_v decides the opposite; u = T_v
+    (probability 2^-64 per v) is resolved exactly with more bits, like any Bernoulli here.
+    """
+    from mpmath import exp, mpf
+
+    thresholds = _geometric_thresholds()
+    u = rng.integers(0, 2 ** 64, size=n, dtype=np.uint64)
+    above = np.searchsorted(thresholds, u, side="right")
+    v = (thresholds.size - above).astype(np.int64)  # thresholds strictly above u
+    for i in np.flatnonzero(above != np.searchsorted(thresholds, u, side="left")):
+        state, count = [int(u[i]), 64], 0  # u equals some T_v: count the levels one by one
+        while _compare(state, lambda prec, level=count + 1: exp(-mpf(level)), rng):
+            count += 1
+        v[i] = count
+    return v
+
+
 def discrete_laplace(t: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Exact draws with P(k) proportional to exp(-|k| / t), t a positive integer (< 2^52).
 
-    Canonne, Kamath & Steinke (2020), Algorithm 2 (with s = 1), vectorised over ``size`` draws.
+    Canonne, Kamath & Steinke (2020), Algorithm 2 (with s = 1), vectorised: candidates are
+    drawn in batches a little larger than needed and the accepted ones, in order, fill the output
+    (accepted draws of a rejection sampler are independent draws of its target).
     """
     from mpmath import mpf
 
     t = int(t)
     out = np.zeros(size, dtype=np.int64)
-    todo = np.arange(size)
-    while todo.size:
-        n = todo.size
-        u = rng.integers(0, t, size=n, dtype=np.int64)
-        keep = _exp_minus(u / t, lambda i: mpf(int(u[i])) / t, rng)
-        u = u[keep]
-        v = np.zeros(u.size, dtype=np.int64)
-        going = np.ones(u.size, dtype=bool)
-        while going.any():
-            step = _exp_minus(np.ones(int(going.sum())), lambda i: mpf(1), rng)
-            idx = np.flatnonzero(going)
-            v[idx[step]] += 1
-            going[idx[~step]] = False
+    filled = 0
+    while filled < size:
+        need = size - filled
+        u = rng.integers(0, t, size=int(need * 1.7) + 8, dtype=np.int64)
+        u = u[_exp_minus(u / t, lambda i, u=u: mpf(int(u[i])) / t, rng)]
+        v = _geometric_e1(u.size, rng)
         if v.size and int(v.max()) >= (2 ** 62) // t:
             raise OverflowError("discrete Laplace draw beyond 2^62 (probability below 2^-1000)")
         x = u + t * v
-        sign = rng.integers(0, 2, size=x.size)
-        ok = ~((sign == 1) & (x == 0))
-        done = todo[keep][ok]
-        out[done] = np.where(sign[ok] == 1, -x[ok], x[ok])
-        todo = np.setdiff1d(todo, done, assume_unique=True)
+        negative = rng.integers(0, 2, size=x.size).astype(bool)
+        ok = ~(negative & (x == 0))
+        values = np.where(negative, -x, x)[ok][:need]
+        out[filled:filled + values.size] = values
+        filled += values.size
     return out
 
 
@@ -262,9 +300,10 @@ def discrete_gaussian(s: float, size: int, rng: np.random.Generator) -> np.ndarr
     t = math.floor(s) + 1
     centre = s * s / t
     out = np.zeros(size, dtype=np.int64)
-    todo = np.arange(size)
-    while todo.size:
-        y = discrete_laplace(t, todo.size, rng)
+    filled = 0
+    while filled < size:
+        need = size - filled
+        y = discrete_laplace(t, int(need * ACCEPT_OVERSAMPLING) + 8, rng)
         k = np.abs(y).astype(float)
         z = (k - centre) ** 2 / (2 * s * s) + 1 / (2 * t)
 
@@ -278,9 +317,9 @@ def discrete_gaussian(s: float, size: int, rng: np.random.Generator) -> np.ndarr
             return mass * s_exact * sqrt(2 * pi) * exp(mpf(a) / t - s_exact ** 2 / (2 * mpf(t) ** 2)
                                                         - mpf(1) / (2 * t))
 
-        keep = _bernoulli(np.exp(-z), accept_prob, rng)
-        out[todo[keep]] = y[keep]
-        todo = todo[~keep]
+        values = y[_bernoulli(np.exp(-z), accept_prob, rng)][:need]
+        out[filled:filled + values.size] = values
+        filled += values.size
     return out
 
 
