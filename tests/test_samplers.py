@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from mpmath import exp, mpf
 
+from dppca.privacy import discrete as D
 from dppca.privacy import samplers as S
 
 N = 200_000
@@ -17,7 +18,7 @@ def test_rounded_gaussian_has_the_moments_and_tails_of_n_0_s2():
     # With N draws: sd of the mean 1/sqrt(N), of the sample variance sqrt(2/N), of a tail
     # frequency sqrt(p(1-p)/N); 5 sds keeps a false alarm below 1e-6 per check.
     s = 2.0 ** 46 * 1.37
-    z = S.discrete_gaussian(s, N, np.random.default_rng(5)) / s
+    z = D.discrete_gaussian(s, N, np.random.default_rng(5)) / s
     assert abs(z.mean()) < 5 / math.sqrt(N)
     assert abs(z.var() - 1) < 5 * math.sqrt(2 / N)
     for c in (1.0, 2.0, 3.0):
@@ -29,7 +30,7 @@ def test_discrete_laplace_has_the_moments_and_tails_of_laplace_t():
     # Laplace(t): variance 2 t^2 (the discrete law's 2q/(1-q)^2 differs by 1/(6t^2), negligible),
     # kurtosis 6, so the sample variance has sd 2 t^2 sqrt(5/N); P(|k| > c t) = exp(-c).
     t = 2 ** 40 + 12_345
-    x = S.discrete_laplace(t, N, np.random.default_rng(6)) / t
+    x = D.discrete_laplace(t, N, np.random.default_rng(6)) / t
     assert abs(x.mean()) < 5 * math.sqrt(2 / N)
     assert abs(x.var() - 2) < 5 * 2 * math.sqrt(5 / N)
     for c in (1.0, 3.0):
@@ -40,7 +41,7 @@ def test_discrete_laplace_has_the_moments_and_tails_of_laplace_t():
 def test_small_integer_scales_follow_the_exact_pmf():
     # t = 2: P(k) = (1 - q)/(1 + q) q^|k|, q = exp(-1/2); a chi-square style check per cell.
     q = math.exp(-0.5)
-    x = S.discrete_laplace(2, N, np.random.default_rng(7))
+    x = D.discrete_laplace(2, N, np.random.default_rng(7))
     for k in range(-3, 4):
         p = (1 - q) / (1 + q) * q ** abs(k)
         assert abs((x == k).mean() - p) < 5 * math.sqrt(p * (1 - p) / N)
@@ -105,15 +106,15 @@ def test_exact_bernoulli_resolves_the_band_with_more_bits():
         scaled = exp(-1) * 2 ** 64
         floor, frac = int(mp.floor(scaled)), float(scaled - mp.floor(scaled))
     rng = np.random.default_rng(0)
-    assert S._resolve(floor - 3, lambda prec: exp(-1), rng) is True
-    assert S._resolve(floor + 3, lambda prec: exp(-1), rng) is False
-    hits = np.mean([S._resolve(floor, lambda prec: exp(-1), rng) for _ in range(4000)])
+    assert D._resolve(floor - 3, lambda prec: exp(-1), rng) is True
+    assert D._resolve(floor + 3, lambda prec: exp(-1), rng) is False
+    hits = np.mean([D._resolve(floor, lambda prec: exp(-1), rng) for _ in range(4000)])
     assert abs(hits - frac) < 5 * math.sqrt(frac * (1 - frac) / 4000)
 
 
 def test_bernoulli_matches_its_probability_inside_and_outside_the_band():
     p = np.array([0.0, 1e-3, 0.5, 1.0])
-    draws = np.stack([S._bernoulli(p, lambda i, prec: mpf(p[i]), np.random.default_rng(seed))
+    draws = np.stack([D._bernoulli(p, lambda i, prec: mpf(p[i]), np.random.default_rng(seed))
                       for seed in range(4000)])
     freq = draws.mean(axis=0)
     assert freq[0] == 0 and freq[3] == 1
@@ -138,6 +139,6 @@ def test_a_lazily_extended_uniform_answers_consistently():
     rng = np.random.default_rng(4)
     for _ in range(50):
         state = [0, 64]  # U < 2^-64: below e^-44, so at least 44 levels hold
-        answers = [S._compare(state, lambda prec, v=v: exp(-mpf(v)), rng) for v in range(1, 60)]
+        answers = [D._compare(state, lambda prec, v=v: exp(-mpf(v)), rng) for v in range(1, 60)]
         assert all(answers[:44])
         assert answers == sorted(answers, reverse=True)  # True... then False..., never back

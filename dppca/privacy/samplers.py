@@ -34,8 +34,8 @@ real ``gamma * (round(x/gamma) + k)``, i.e. a post-processing of the integer rel
   integer shifts, so the release of a (L1 sensitivity Delta_1/gamma + m) is
   (Delta_1 + m gamma)/(t gamma) <= Delta_1 / b = eps -DP (Canonne, Kamath & Steinke 2020, §2).
 
-Exact sampling, vectorised and seeded by the numpy Generator
-------------------------------------------------------------
+Exact sampling, vectorised and seeded by the numpy Generator (:mod:`dppca.privacy.discrete`)
+-------------------------------------------------------------------------------------------
 Canonne, Kamath & Steinke (2020), Algorithms 2 and 3: a discrete Laplace from a uniform
 integer U < t, Bernoulli(exp(-U/t)) and a geometric count of Bernoulli(exp(-1)), then a
 rejection step to the target. Every Bernoulli(p) is decided exactly by comparing a 64-bit
@@ -74,11 +74,12 @@ Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian mechanism for different
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 from fractions import Fraction
 
 import numpy as np
+
+from .discrete import discrete_gaussian, discrete_laplace
 
 __all__ = ["GaussianSteps", "MAX_RELEASE_SIZE", "SAMPLERS", "add_gaussian_noise", "add_laplace_noise",
            "add_symmetric_gaussian_noise", "discrete_gaussian", "discrete_laplace",
@@ -92,18 +93,25 @@ LAPLACE_GRID_BITS = 40
 #: Largest number of coordinates of one release (a public limit of the sampler).
 MAX_RELEASE_SIZE = 2 ** 30
 SAMPLERS = ("exact", "numpy")
-#: Candidates per needed rounded-Gaussian draw (the rejection step accepts about 1/1.25).
-ACCEPT_OVERSAMPLING = 1.5
 _STATE = {"sampler": "exact"}
-_TWO64 = float(2 ** 64)
 _EXACT_INT = 2 ** 53
 
 
 # ----------------------------------------------------------------------------- choice of sampler
 
 def set_sampler(name: str) -> None:
-    """Choose the sampler of every later draw: ``"exact"`` (default, floating-point safe) or
-    ``"numpy"`` (plain numpy draws, NOT safe against Mironov's attack; for comparisons)."""
+    """Choose the sampler of every later release: ``"exact"`` (default, floating-point safe) or
+    ``"numpy"`` (plain numpy draws, NOT safe against Mironov's attack; for comparisons).
+
+    Raises
+    ------
+    ValueError
+        For another name.
+
+    Examples
+    --------
+    >>> set_sampler("exact")
+    """
     if name not in SAMPLERS:
         raise ValueError(f"`sampler` must be one of {SAMPLERS}; got {name!r}")
     _STATE["sampler"] = name
@@ -111,7 +119,16 @@ def set_sampler(name: str) -> None:
 
 @contextlib.contextmanager
 def use_sampler(name: str):
-    """Context manager: draw with sampler ``name`` inside the block, restore the previous one."""
+    """Context manager: draw with sampler ``name`` inside the block, restore the previous one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with use_sampler("numpy"):
+    ...     old = add_gaussian_noise(0.0, 1.0, 1.0, np.random.default_rng(0))[0]
+    >>> float(old) == np.random.default_rng(0).normal()
+    True
+    """
     previous = _STATE["sampler"]
     set_sampler(name)
     try:
@@ -127,7 +144,13 @@ def _exact() -> bool:
 # ----------------------------------------------------------------------------- grid
 
 def grid_width(scale: float, bits: int = GAUSSIAN_GRID_BITS) -> float:
-    """The power of two 2^(floor(log2 scale) - bits), so that scale / gamma is in [2^bits, 2^(bits+1))."""
+    """The power of two 2^(floor(log2 scale) - bits), so that scale / gamma is in [2^bits, 2^(bits+1)).
+
+    Examples
+    --------
+    >>> grid_width(1.5, 10) == 2.0 ** -10
+    True
+    """
     scale = float(scale)
     if not (math.isfinite(scale) and scale >= 2.0 ** -900):
         raise ValueError(f"noise scale must be finite and at least 2^-900; got {scale!r}")
@@ -138,6 +161,11 @@ def snap(value, gamma: float) -> np.ndarray:
     """Round each entry to the nearest multiple of the power of two ``gamma`` (ties to even), exactly.
 
     Entries with |x| >= 2^52 gamma are multiples of gamma already; non-finite entries pass through.
+
+    Examples
+    --------
+    >>> snap([0.3, -1.2], 0.25)
+    array([ 0.25, -1.25])
     """
     value = np.asarray(value, dtype=float)
     small = np.abs(value) < 2.0 ** 52 * gamma
@@ -161,165 +189,6 @@ def _exact_sum(snapped: np.ndarray, k: np.ndarray, gamma: float) -> np.ndarray:
     for idx in np.ndindex(snapped.shape):
         v = snapped[idx]
         out[idx] = v if not math.isfinite(v) else float(Fraction(v) + int(k[idx]) * Fraction(gamma))
-    return out
-
-
-# ----------------------------------------------------------------------------- exact Bernoulli
-
-def _bernoulli(p_hat: np.ndarray, exact, rng: np.random.Generator) -> np.ndarray:
-    """Bernoulli(p_i) draws, exactly, from float estimates with |p - p_hat| <= 2^-30 p_hat + 2^-1000.
-
-    ``exact(i, prec)`` returns p_i as an mpmath number with relative error below 2^-(prec - 128);
-    it is called only for draws inside the error band (probability about 2^-29 each).
-    """
-    p_hat = np.asarray(p_hat, dtype=float)
-    u = rng.integers(0, 2 ** 64, size=p_hat.shape, dtype=np.uint64)
-    low = np.clip(p_hat * (1 - 2.0 ** -29) - 2.0 ** -999, 0.0, 1.0) * _TWO64
-    high = (p_hat * (1 + 2.0 ** -29) + 2.0 ** -999) * _TWO64
-    low_int = np.floor(np.minimum(low, 2.0 ** 64 - 2048)).astype(np.uint64)
-    accept = u < low_int
-    never_reject = high >= _TWO64
-    high_int = np.ceil(np.where(never_reject, 0.0, high)).astype(np.uint64)
-    reject = ~never_reject & (u >= high_int)
-    out = accept.copy()
-    for i in np.flatnonzero(~accept & ~reject):
-        out.flat[i] = _resolve(int(u.flat[i]), lambda prec, i=i: exact(i, prec), rng)
-    return out
-
-
-def _resolve(numerator: int, exact, rng) -> bool:
-    """Decide u < p for u = numerator / 2^64 + (fresh random bits), p from ``exact(prec)``."""
-    return _compare([numerator, 64], exact, rng)
-
-
-def _compare(state: list, exact, rng) -> bool:
-    """Decide U < p exactly for U = state[0] / 2^state[1] + (bits not drawn yet).
-
-    More random bits are appended to ``state`` (kept, so later comparisons see the same U)
-    until the interval of U lies on one side of p; p = ``exact(prec)`` with relative error
-    below 2^-(prec - 128), the precision doubling as the interval shrinks.
-    """
-    from mpmath import mp, mpf
-
-    prec = 384
-    while True:
-        with mp.workprec(prec):
-            man, exp = mpf(exact(prec)).man_exp
-        value = Fraction(int(man)) * Fraction(2) ** int(exp) if man else Fraction(0)
-        slack = value / 2 ** (prec - 128)
-        lower = Fraction(state[0], 2 ** state[1])
-        if lower + Fraction(1, 2 ** state[1]) <= value - slack:
-            return True
-        if lower >= value + slack:
-            return False
-        state[0] = state[0] * 2 ** 64 + int(rng.integers(0, 2 ** 64, dtype=np.uint64))
-        state[1] += 64
-        if state[1] + 64 > prec - 128:
-            prec *= 2
-
-
-def _exp_minus(x_float: np.ndarray, x_exact, rng) -> np.ndarray:
-    """Bernoulli(exp(-x)) for x >= 0 given as floats within 2^-50 relative error."""
-    def exact(i, prec):
-        from mpmath import exp
-        return exp(-x_exact(i))
-
-    return _bernoulli(np.exp(-x_float), exact, rng)
-
-
-# ----------------------------------------------------------------------------- discrete laws
-
-@functools.lru_cache(maxsize=1)
-def _geometric_thresholds() -> np.ndarray:
-    """floor(e^-v 2^64) for v = 1..64, ascending in the array (exact, from mpmath at 256 bits)."""
-    from mpmath import exp, floor, mp
-
-    with mp.workprec(256):
-        values = [int(floor(exp(-v) * 2 ** 64)) for v in range(1, 65)]
-    return np.array(values[::-1], dtype=np.uint64)
-
-
-def _geometric_e1(n: int, rng: np.random.Generator) -> np.ndarray:
-    """n exact draws of V with P(V >= v) = e^-v (the count of Bernoulli(exp(-1)) successes).
-
-    Inversion of one uniform U: V = #{v >= 1 : U < e^-v}. With U = (u + more bits) / 2^64 and
-    T_v = floor(e^-v 2^64), u < T_v decides U < e^-v and u > T_v decides the opposite; u = T_v
-    (probability 2^-64 per v) is resolved exactly with more bits, like any Bernoulli here.
-    """
-    from mpmath import exp, mpf
-
-    thresholds = _geometric_thresholds()
-    u = rng.integers(0, 2 ** 64, size=n, dtype=np.uint64)
-    above = np.searchsorted(thresholds, u, side="right")
-    v = (thresholds.size - above).astype(np.int64)  # thresholds strictly above u
-    for i in np.flatnonzero(above != np.searchsorted(thresholds, u, side="left")):
-        state, count = [int(u[i]), 64], 0  # u equals some T_v: count the levels one by one
-        while _compare(state, lambda prec, level=count + 1: exp(-mpf(level)), rng):
-            count += 1
-        v[i] = count
-    return v
-
-
-def discrete_laplace(t: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Exact draws with P(k) proportional to exp(-|k| / t), t a positive integer (< 2^52).
-
-    Canonne, Kamath & Steinke (2020), Algorithm 2 (with s = 1), vectorised: candidates are
-    drawn in batches a little larger than needed and the accepted ones, in order, fill the output
-    (accepted draws of a rejection sampler are independent draws of its target).
-    """
-    from mpmath import mpf
-
-    t = int(t)
-    out = np.zeros(size, dtype=np.int64)
-    filled = 0
-    while filled < size:
-        need = size - filled
-        u = rng.integers(0, t, size=int(need * 1.7) + 8, dtype=np.int64)
-        u = u[_exp_minus(u / t, lambda i, u=u: mpf(int(u[i])) / t, rng)]
-        v = _geometric_e1(u.size, rng)
-        if v.size and int(v.max()) >= (2 ** 62) // t:
-            raise OverflowError("discrete Laplace draw beyond 2^62 (probability below 2^-1000)")
-        x = u + t * v
-        negative = rng.integers(0, 2, size=x.size).astype(bool)
-        ok = ~(negative & (x == 0))
-        values = np.where(negative, -x, x)[ok][:need]
-        out[filled:filled + values.size] = values
-        filled += values.size
-    return out
-
-
-def discrete_gaussian(s: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Exact draws of the rounded Gaussian R(k) = P(round(s Z) = k), Z ~ N(0, 1), s >= 1.
-
-    Rejection from the discrete Laplace of scale t = floor(s) + 1 (Canonne, Kamath & Steinke
-    2020, Algorithm 3, retargeted from exp(-k^2/(2 s^2)) to R; envelope in the module docstring).
-    """
-    from mpmath import erf, erfc, exp, mpf, pi, sqrt
-
-    s_exact = mpf(float(s))
-    t = math.floor(s) + 1
-    centre = s * s / t
-    out = np.zeros(size, dtype=np.int64)
-    filled = 0
-    while filled < size:
-        need = size - filled
-        y = discrete_laplace(t, int(need * ACCEPT_OVERSAMPLING) + 8, rng)
-        k = np.abs(y).astype(float)
-        z = (k - centre) ** 2 / (2 * s * s) + 1 / (2 * t)
-
-        def accept_prob(i, prec, y=y):
-            a = abs(int(y[i]))
-            scale = s_exact * sqrt(2)
-            if a == 0:
-                mass = erf(mpf(1) / (2 * scale))
-            else:
-                mass = (erfc((a - mpf(1) / 2) / scale) - erfc((a + mpf(1) / 2) / scale)) / 2
-            return mass * s_exact * sqrt(2 * pi) * exp(mpf(a) / t - s_exact ** 2 / (2 * mpf(t) ** 2)
-                                                        - mpf(1) / (2 * t))
-
-        values = y[_bernoulli(np.exp(-z), accept_prob, rng)][:need]
-        out[filled:filled + values.size] = values
-        filled += values.size
     return out
 
 
@@ -368,6 +237,18 @@ def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.G
         ``noisy`` has the shape of ``value``; ``sigma_used`` = sigma (1 + sqrt(m) gamma / Delta)
         (relative increase below 2^-40 for realistic budgets) absorbs the snapping, so the
         release has the caller's (eps, delta) exactly.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive sensitivity, a sigma below 2^-900 or more than 2^30 coordinates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy, sigma = add_gaussian_noise([1.0, 2.0], 0.5, 0.1, np.random.default_rng(0))
+    >>> noisy.shape, 0.5 < sigma < 0.5 * (1 + 1e-12)
+    ((2,), True)
     """
     value = np.asarray(value, dtype=float)
     if not _exact():
@@ -390,6 +271,13 @@ class GaussianSteps:
     ----------
     sigma : float
         The noise sd used (calibrated sigma times 1 + sqrt(m) gamma / Delta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> steps = GaussianSteps(0.2, 0.05, (10, 3), np.random.default_rng(0))
+    >>> steps.add(0, np.ones(3)).shape
+    (3,)
     """
 
     def __init__(self, sigma: float, sensitivity: float, shape, rng: np.random.Generator):
@@ -423,6 +311,13 @@ def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: n
     Returns
     -------
     (noisy, sigma_used) : ndarray (p, p) symmetric, float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy, _ = add_symmetric_gaussian_noise(np.eye(3), 0.1, 0.01, np.random.default_rng(0))
+    >>> bool((noisy == noisy.T).all())
+    True
     """
     value = np.asarray(value, dtype=float)
     p = value.shape[0]
@@ -461,6 +356,13 @@ def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Ge
     -------
     (noisy, scale_used)
         scale_used = t gamma >= b (1 + m gamma / Delta_1): the release is eps-DP exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy, b = add_laplace_noise(np.zeros(3), 2.0, 2.0, np.random.default_rng(0))
+    >>> noisy.shape, 2.0 <= b < 2.0 * (1 + 1e-9)
+    ((3,), True)
     """
     value = np.asarray(value, dtype=float)
     if not _exact():
