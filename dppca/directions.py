@@ -2,8 +2,8 @@
 
 Mirrors the R package's ``dp_pc_dir`` (reference/r-dppca-scree.md §4): with
 ``g_dppca=False`` the non-private top-k eigenvectors of the sample covariance,
-with ``g_dppca=True`` g-DPPCA (Kim & Jung 2025). ``method=`` selects any registered
-method (``dppca.methods.METHODS``).
+with ``g_dppca=True`` g-DPPCA (Kim & Jung 2025); the default (None) is g-DPPCA whenever a
+budget is given. ``method=`` selects any registered method (``dppca.methods.METHODS``).
 """
 from __future__ import annotations
 
