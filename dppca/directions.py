@@ -2,8 +2,8 @@
 
 Mirrors the R package's ``dp_pc_dir`` (reference/r-dppca-scree.md §4): with
 ``g_dppca=False`` the non-private top-k eigenvectors of the sample covariance,
-with ``g_dppca=True`` g-DPPCA (Kim & Jung 2025). ``method=`` selects any registered
-method (``dppca.methods.METHODS``).
+with ``g_dppca=True`` g-DPPCA (Kim & Jung 2025); the default (None) is g-DPPCA whenever a
+budget is given. ``method=`` selects any registered method (``dppca.methods.METHODS``).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
                           int_arg, option_arg, rng_arg, seed_of)
 from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
-from .methods.gdppca import NOISES
+from .methods.gdppca import NOISES, states_gdppca_sensitivity
 from .preprocessing import as_matrix, private_column_scales, public_scale, sample_scale
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results import PCDirections
@@ -20,7 +20,8 @@ from .results import PCDirections
 SCALE_SHARE = 0.2
 
 
-def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, delta=None, *,
+@states_gdppca_sensitivity
+def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delta=None, *,
               method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
               design="auto", pairs_per_row=None, scale=None, scale_share=SCALE_SHARE,
               calibration="analytic", noise="tight", rng=None, nonprivate=False,
@@ -42,8 +43,12 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
         Divide each column by a scale before PCA. Private calls never use the sample SD:
         the scales come from ``scale=`` (public) or from
         :func:`dppca.preprocessing.private_column_scales` with ``scale_share`` of the budget.
-    g_dppca : bool
-        R's switch: False = non-private PCA, True = g-DPPCA. Ignored when ``method`` is given.
+    g_dppca : bool or None
+        R's switch: False = NON-PRIVATE PCA, True = g-DPPCA. None (default): g-DPPCA when
+        ``eps`` or ``delta`` is given (private by default; R would silently ignore them and
+        return the non-private PCA), the NON-PRIVATE PCA when neither is (R's
+        ``dp_pc_dir(X, k)``). ``result.directions_private`` says which. Ignored when
+        ``method`` is given.
     eps : float, > 0
         Privacy budget (required for private methods).
     delta : float in (0, 1)
@@ -107,10 +112,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
 
     Notes
     -----
-    Privacy: g-DPPCA releases K_g + vecd^-1(xi), with Frobenius sensitivity
-    2 sqrt(2) ||g||_inf^2 / n under replace-one neighbours (Kim & Jung 2025, Prop. 2.1 with the
-    tight constant; the paper and R use 4; proof in
-    :func:`dppca.methods.gdppca.gdppca_directions`); the directions are post-processing.
+    Privacy: {gdppca_sensitivity}
+    The directions are post-processing.
     With private standardization the scales are a separate release (basic composition):
     (scale_share eps, scale_share delta) for the scales, the rest for the directions.
     The ledger lists every release and sums to (eps, delta).
@@ -131,6 +134,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
     k = int_arg(k, "k", 1, mat.p)
     bool_arg(center, "center")
     standardize, nonprivate = bool_arg(standardize, "standardize"), bool_arg(nonprivate, "nonprivate")
+    if g_dppca is None:
+        g_dppca = eps is not None or delta is not None
     method = _resolve_method(method, bool_arg(g_dppca, "g_dppca"))
     option_arg(calibration, "calibration", CALIBRATIONS)
     options = _method_options(method, dict(sign=sign, radius=radius, xi=xi, xi_bound=xi_bound,

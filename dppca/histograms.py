@@ -24,7 +24,7 @@ from ._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg, op
 from .privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
 from .privacy.smooth import smooth_sensitivity_quantile
 from .quantiles import unbounded_quantile
-from .privacy.samplers import gaussian_noise, laplace_noise
+from .privacy.samplers import add_gaussian_noise, add_laplace_noise
 
 #: Histogram mechanisms, in the order results list them.
 HISTOGRAM_METHODS = ("add", "sparse")
@@ -295,7 +295,7 @@ def additive_histogram(counts, eps, delta, rng, calibration="analytic",
     by default; R uses the classic sigma, proven only for eps < 1, its Observation P4).
     """
     sigma = gaussian_sigma(math.sqrt(2.0), eps, delta, calibration)
-    noisy = counts + gaussian_noise(sigma, counts.shape, rng)
+    noisy, sigma = add_gaussian_noise(counts, sigma, math.sqrt(2.0), rng)
     if ledger is not None:
         ledger.record("histogram: add", f"Gaussian ({calibration})", math.sqrt(2.0), "L2", sigma,
                       eps, delta)
@@ -313,10 +313,12 @@ def sparse_histogram(counts, eps, delta, rng, calibration="analytic",
     Empty cells get no noise and no draw (as in R). ``calibration`` is unused (Laplace).
     """
     scale = laplace_scale(2.0, eps)
-    threshold = 1.0 + 2.0 * math.log(2.0 / delta) / eps
     kept = np.zeros_like(counts)
     nonzero = counts > 0
-    noisy = counts[nonzero] + laplace_noise(scale, int(nonzero.sum()), rng)
+    noisy, scale = add_laplace_noise(counts[nonzero], scale, 2.0, rng)
+    # 1 + b ln(2/delta) with the discrete Laplace's scale b = t gamma >= 2/eps; + 2^-39 b covers its
+    # tail P(Z >= z) = q^ceil(z/gamma) / (1 + q) <= exp(-z/b) / (2 - 1/t), t >= 2^40.
+    threshold = 1.0 + scale * (math.log(2.0 / delta) + 2.0 ** -39)
     kept[nonzero] = np.where(noisy >= threshold, noisy, 0.0)
     if ledger is not None:
         ledger.record("histogram: sparse", "Laplace (thresholded)", 2.0, "L1", scale, eps, delta)

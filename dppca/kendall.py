@@ -164,10 +164,10 @@ def sign_bound(d, sign="spherical", radius=None, xi_bound=None, *, xi=None):
 
     Notes
     -----
-    The bound sets the privacy noise: the Frobenius sensitivity of K_g under
-    replace-one adjacency is at most ``2 sqrt(2) ||g||_inf^2 / n`` (Kim & Jung 2025,
-    Proposition 2.1 states 4; see :func:`dppca.methods.gdppca.gdppca_directions`). A user
-    `xi` is not checked against `xi_bound` here; ``dp_pc_dir`` clips it at the bound.
+    The bound sets the privacy noise: the Frobenius sensitivity of K_g is a constant times
+    ``||g||_inf^2 / n`` (``dppca.methods.gdppca.GDPPCA_SENSITIVITY_SENTENCE`` states it; the
+    proof is in :func:`dppca.methods.gdppca.gdppca_directions`). A user `xi` is not checked
+    against `xi_bound` here; ``gdppca_directions`` clips it into [0, xi_bound].
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
         raise ValueError(f"`d` must be a positive integer; got {d!r}")

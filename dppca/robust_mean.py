@@ -48,7 +48,7 @@ import numpy as np
 
 from ._validation import DPPCAValueError
 from .privacy import Ledger, gaussian_sigma
-from .privacy.samplers import gaussian_noise
+from .privacy.samplers import add_gaussian_noise
 from .pair_statistics import (as_columns as _as_columns, fp_inflation, mean_inflation,  # noqa: F401
                               pair_clamped_fractions, pair_clamped_means)
 from .private_tuning import (HISTOGRAM_THRESHOLD_SD, LOG2_CENTRE_RANGE, LOG2_CENTRE_WINDOW,  # noqa: F401
@@ -180,8 +180,7 @@ class GaussianShare:
     def release(self, value, sensitivity, rng, ledger, step):
         """``value + N(0, sigma^2 I)``, recorded on ``ledger``; returns (noisy, sigma)."""
         sigma = self.sigma(sensitivity)
-        value = np.asarray(value, dtype=float)
-        noisy = value + gaussian_noise(sigma, value.shape, rng)
+        noisy, sigma = add_gaussian_noise(value, sigma, sensitivity, rng)
         self.record(ledger, step, sensitivity, sigma)
         return noisy, sigma
 
@@ -364,7 +363,8 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     sigma = noise.sigma(sensitivity)
     for _ in range(steps):
         gradient, width = huber_score(scores, mu, tau)
-        mu = mu + eta0 * (gradient + width * gaussian_noise(sigma, k, rng))
+        step_noisy = add_gaussian_noise(gradient / width, sigma, 2 * math.sqrt(k) / n, rng)[0]
+        mu = mu + eta0 * width * step_noisy
     noise.record(ledger, f"{step} ({steps} steps, composed)", sensitivity, sigma)
     width = tau + np.minimum(tau, np.maximum(mu, 0.0))
     return MeanRelease(mu, eta0 * width * sigma, np.maximum(mu - tau, 0.0), mu + tau)

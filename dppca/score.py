@@ -1,7 +1,7 @@
 """Private PC score plots: ``dp_score``, ``dp_score_group`` and their plotting versions.
 
 Mirrors the R package's score functions (reference r-dppca-score.md §6-§12), private end to
-end when ``g_dppca=True``:
+end when ``g_dppca=True`` (the default):
 
     X --dp_pc_dir--> V --scores X V[:, axes]--> private frame --bins--> private histograms
       [--> synthetic samples --> panel grid]
@@ -25,6 +25,7 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import dp_pc_dir
 from .groups import declared_groups, label_series, selected_groups
+from .methods.gdppca import states_gdppca_sensitivity
 from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
                          private_frame, private_histograms)
 from .plotting.score import ScorePlotControl
@@ -46,8 +47,9 @@ sampling_control = SamplingControl
 score_plot_control = ScorePlotControl
 
 
+@states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
-             g_dppca=False, axes=(1, 2), *, calibration="analytic", rng=None,
+             g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
              nonprivate=False) -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
@@ -73,10 +75,10 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         Scale the columns before PCA: private scales when ``g_dppca=True`` (part of the
         directions' budget, see :func:`dppca.dp_pc_dir`), sample SDs (NON-PRIVATE) otherwise.
     g_dppca : bool
-        **False (default, as in R): the PC directions are the NON-PRIVATE sample-covariance
+        True (default; R's default is False): g-DPPCA directions, everything released is
+        (eps, delta)-DP. **False: the PC directions are the NON-PRIVATE sample-covariance
         eigenvectors, so the plot is NOT end-to-end differentially private** (the frame and
-        histograms are private given the directions). True: g-DPPCA directions; everything
-        released is (eps, delta)-DP. Prefer True.
+        histograms are private given the directions); ``result.directions_private`` is False.
     axes : (int, int)
         1-based PC numbers for x and y, distinct, each in [1, p].
     calibration : {"analytic", "classic"}
@@ -106,9 +108,10 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
 
     * budget: without g-DPPCA half for the frame and half for the histograms; with it a
       third each for directions, frame and histograms (as in R);
-    * directions (g_dppca=True): Frobenius sensitivity 2 sqrt(2)/n of the Kendall's tau matrix
-      (Kim & Jung 2025, Prop. 2.1, tight constant; see :mod:`dppca.methods.gdppca`); the scores X V are then a fixed map of each row, so
-      replacing a row changes one score pair and nothing else (no sample mean);
+    * directions (g_dppca=True):
+      {gdppca_sensitivity}
+      The scores X V are then a fixed map of each row, so replacing a row changes one score
+      pair and nothing else (no sample mean);
     * frame: :func:`dppca.histograms.private_frame` (counts of sensitivity 1 for the bound and
       the radius, smooth sensitivity for the medians);
     * histograms: :func:`dppca.histograms.private_histograms` (L2 sensitivity sqrt(2) for
@@ -132,7 +135,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
-                   standardize=False, g_dppca=False, axes=(1, 2), *, levels=None,
+                   standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
                    nonprivate=False) -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
@@ -226,7 +229,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
 
 
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
-                  sampling_control=None, center=True, standardize=False, g_dppca=False, axes=(1, 2),
+                  sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
                   nonprivate=False) -> ScoreResult:
     """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
@@ -268,7 +271,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
 
 def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
-                        standardize=False, g_dppca=False, axes=(1, 2), plot_control=None, *,
+                        standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
                         levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
                         rng=None, nonprivate=False) -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.

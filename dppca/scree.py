@@ -4,7 +4,7 @@ Mirrors the R package's ``dp_scree`` family (reference/r-dppca-scree.md §5-13),
 end and self-tuning (Kim & Jung 2025, Remark 2.1: estimate the directions privately, then the
 variance of the projected scores privately). The pipeline of one call:
 
-1. directions: g-DPPCA (``g_dppca=True``, private, ``DIRECTION_SHARE`` of the budget) or the
+1. directions: g-DPPCA (``g_dppca=True``, the default, private, ``DIRECTION_SHARE`` of the budget) or the
    NON-PRIVATE sample-covariance eigenvectors (``g_dppca=False``, as in R; then the scree values
    are private only *given* the directions, and the result says so);
 2. the total variance tr(S) from disjoint random pairs of rows (``TRACE_SHARE`` of what is left);
@@ -31,6 +31,7 @@ import numpy as np
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import dp_pc_dir
+from .methods.gdppca import states_gdppca_sensitivity
 from .preprocessing import as_matrix, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
 from .quantiles import unbounded_quantile_between
@@ -272,8 +273,9 @@ def _bounds_pair(low, high, low_name, high_name, integer):
 
 # ----------------------------------------------------------------------------- dp_scree
 
+@states_gdppca_sensitivity
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
-             standardize=False, g_dppca=False, mono=True, *, calibration="analytic", rng=None,
+             standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None) -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
@@ -300,8 +302,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         Divide columns by scales first: private scales (part of the direction budget) when
         g_dppca=True, the NON-PRIVATE sample SD when g_dppca=False (as R).
     g_dppca : bool
-        True: private g-DPPCA directions (recommended). False (R's default): NON-PRIVATE
-        directions; the scree values are then NOT private end to end (see Notes).
+        True (default; R's default is False): private g-DPPCA directions. False: NON-PRIVATE
+        directions; the scree values are then NOT private end to end (see Notes) and
+        ``result.directions_private`` is False.
     mono : bool
         True: clip at 0 and fit the non-increasing sequence (PAVA), as R. False: the raw,
         unbiased noisy estimates (possibly negative or not ordered).
@@ -338,8 +341,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     tuning steps (pmwm scans with a and b, huber m2 with k_min_m2 and k_max_m2) are pure eps-DP
     and compose with the group by basic composition.
 
-    * Directions (g_dppca=True): g-DPPCA, Frobenius sensitivity 4/n (Kim & Jung 2025, Prop. 2.1),
-      with ``DIRECTION_SHARE`` of the group (20% of that on private scales if standardize).
+    * Directions (g_dppca=True), ``DIRECTION_SHARE`` of the group (20% of that on private
+      scales if standardize):
+      {gdppca_sensitivity}
     * Trace: t_i = ||x_a - x_b||^2 / 2 over m = floor(n/2) random disjoint pairs (E t = tr S);
       a noisy log2 histogram of the t_i (L2 sensitivity sqrt 2) locates C_T, then mean(min(t, C_T))
       (sensitivity C_T / m); ``TRACE_SHARE`` of the rest.
@@ -407,7 +411,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 
 
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
-                  standardize=False, g_dppca=False, mono=True, type="pve", plot_control=None, *,
+                  standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 

@@ -129,7 +129,7 @@ def test_to_dict_mirrors_r_value(clusters):
 
 
 def test_summary_warns_loudly_without_private_directions(clusters):
-    text = str(dp_score(_numeric(clusters), 3.0, 1e-5, rng=11).summary())
+    text = str(dp_score(_numeric(clusters), 3.0, 1e-5, g_dppca=False, rng=11).summary())
     assert "NON-PRIVATE covariance" in text and "NOT differentially private" in text
     private = str(dp_score(_numeric(clusters), 3.0, 1e-5, g_dppca=True, rng=11).summary())
     assert "g-DPPCA (private)" in private and "NON-PRIVATE" not in private

@@ -55,7 +55,8 @@ def test_private_panels_only_by_default(grouped):
 
 def test_nonprivate_panels_are_labelled_and_laid_out_like_r(grouped):
     res = dp_score_plot(grouped.drop(columns="kind"), 3.0, 1e-5, method="add",
-                        sampling_control={"method": ("uniform", "center")}, nonprivate=True, rng=2)
+                        sampling_control={"method": ("uniform", "center")}, nonprivate=True,
+                        g_dppca=False, rng=2)
     axes = np.array(_panels(res.figure)).reshape(3, 3)
     assert not axes[0, 0].axison  # R's spacer above the scatter
     assert axes[1, 0].get_title() == "NON-PRIVATE Scatter"

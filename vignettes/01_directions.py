@@ -19,16 +19,19 @@
 # tau matrix* K = E[g((X - X')/sqrt 2) g((X - X')/sqrt 2)^T], where g is a bounded
 # spatial sign (by default g(t) = t / ||t||). K has the same eigenvectors as the
 # covariance of an elliptical distribution, and changing one row moves its sample
-# version by at most 2 sqrt(2)/n in Frobenius norm (the paper states 4/n, from a looser
-# triangle inequality), so symmetric Gaussian noise makes it
-# (eps, delta)-differentially private.
+# version by a bounded amount in Frobenius norm (the paper's bound is 4/n, from a
+# triangle inequality; the package uses a tighter one, stated below in the sentence every
+# docstring uses), so symmetric Gaussian noise makes it (eps, delta)-differentially private.
 
 # %%
 import numpy as np
 import pandas as pd
 
 from dppca import dp_pc_dir, load_adult, load_gau
+from dppca.methods.gdppca import GDPPCA_SENSITIVITY_SENTENCE
 from dppca.metrics import sin_theta
+
+print(GDPPCA_SENSITIVITY_SENTENCE)
 
 gau = load_gau()
 gau.shape
@@ -36,8 +39,9 @@ gau.shape
 # %% [markdown]
 # ## Non-private directions
 #
-# `g_dppca=False` (the default, as in R) gives the top eigenvectors of the sample
-# covariance. This is **NON-PRIVATE**: it is the reference we compare against.
+# Without a budget, `dp_pc_dir(X, k)` (as in R) gives the top eigenvectors of the sample
+# covariance. This is **NON-PRIVATE** (`directions_private` is False): it is the reference
+# we compare against. Given `eps` and `delta`, `dp_pc_dir` is private (g-DPPCA) by default.
 
 # %%
 reference = dp_pc_dir(gau, k=2)
@@ -47,7 +51,7 @@ reference.directions.round(3).head(12)
 # ## Private directions
 #
 # `g_dppca=True` with a budget `eps`, `delta`. The summary shows the mechanism,
-# its sensitivity (2 sqrt(2)/n for the spherical sign), the noise standard deviation from
+# its sensitivity (the sentence printed above), the noise standard deviation from
 # the analytic Gaussian calibration (Balle & Wang, 2018), and the seed.
 
 # %%

@@ -143,12 +143,13 @@ readme.scree.round(2)
 #
 # ## Non-private directions (`g_dppca=False`)
 #
-# R's default computes the directions without noise. The scree values are then private
+# R's default (`g_dppca = FALSE`; here `g_dppca=True` is the default, so ask for it)
+# computes the directions without noise. The scree values are then private
 # only *given* those directions, which depend on every row: the result is **not**
 # differentially private end to end, and the summary says so.
 
 # %%
-text = str(dp_scree(gau, 2, eps=1, delta=1e-5, rng=0))
+text = str(dp_scree(gau, 2, eps=1, delta=1e-5, g_dppca=False, rng=0))
 print(text[text.index("[1]"):text.index("[2]")])
 
 # %% [markdown]

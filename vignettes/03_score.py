@@ -84,14 +84,15 @@ res.figure
 # %% [markdown]
 # ### Why `g_dppca=True`?
 #
-# As in R, the default `g_dppca=False` takes the **non-private** sample-covariance directions:
+# `g_dppca=True` is the default here (R's default is `FALSE`). `g_dppca=False` takes the
+# **non-private** sample-covariance directions:
 # the frame and histograms are private given the directions, but the directions themselves
 # come from the data without noise, so the plot as a whole is not differentially private. The
 # summary, the notes and the figure title say so:
 
 # %%
-res = dp_score(gau, eps=3, delta=1e-5, rng=1)
-print(res.summary().extra_txt[0])
+res = dp_score(gau, eps=3, delta=1e-5, g_dppca=False, rng=1)
+print(res.directions_private, res.summary().extra_txt[0])
 
 # %% [markdown]
 # ## Grouped score plots

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
+from ..privacy import Ledger, gaussian_sigma
+from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, paired_differences,
                       resolve_norm_bound, second_moment_sensitivity)
@@ -91,7 +92,7 @@ def noisy_second_moment(rows, bound, eps, delta, rng, calibration, ledger: Ledge
     m, p = rows.shape
     sensitivity = second_moment_sensitivity(bound, m)
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
-    released = rows.T @ rows / m + symmetric_gaussian_noise(p, sigma, rng)
+    released, sigma = add_symmetric_gaussian_noise(rows.T @ rows / m, sigma, sensitivity, rng)
     ledger.record(step, f"Gaussian ({calibration})", sensitivity, "Frobenius", sigma, eps, delta)
     return released, sensitivity, sigma
 

@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 from .._validation import DPPCAValueError, float_arg
-from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
+from ..privacy import Ledger, gaussian_sigma
+from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 from ._shared import paired_differences
 
@@ -87,7 +88,7 @@ def cai_xia_zha_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     ratio = sigma2 / lam
     sensitivity = constant * (ratio + math.sqrt(ratio)) * math.sqrt(p * (k + math.log(m))) / m
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
-    released = basis @ basis.T + symmetric_gaussian_noise(p, sigma, rng)
+    released, sigma = add_symmetric_gaussian_noise(basis @ basis.T, sigma, sensitivity, rng)
     mechanism = f"Gaussian ({calibration}), model-conditional"
     ledger.record("directions: spectral projector (Cai-Xia-Zha; sensitivity holds only under "
                   "the spiked Gaussian model)", mechanism, sensitivity, "Frobenius", sigma, eps, delta)

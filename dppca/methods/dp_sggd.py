@@ -10,7 +10,7 @@ from ..privacy import Ledger, gaussian_sigma, split_budget
 from ._base import DirectionFit, orient, top_eigen
 from ._shared import paired_differences, spherise
 from .analyze_gauss import noisy_second_moment
-from ..privacy.samplers import gaussian_noise
+from ..privacy.samplers import add_gaussian_noise
 
 #: Default number of descent iterations T (see the docstring for why it is small).
 ITERATIONS = 50
@@ -125,8 +125,8 @@ def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     V = top_eigen(start, k)[1]
     for t, batch in enumerate(batches):
         step = eta0 / 2 ** (t // HALVING)
-        noise = gaussian_noise(sigma, (p, k), rng)
-        V = _polar(V + step * (descent_direction(signs[batch], V, B) + noise))
+        direction = add_gaussian_noise(descent_direction(signs[batch], V, B), sigma, 2.0 / B, rng)[0]
+        V = _polar(V + step * direction)
     eigenvalues, rotation = top_eigen(V.T @ start @ V, k)
     return DirectionFit(orient(V @ rotation), eigenvalues, f"Gaussian ({calibration})",
                         sensitivity, sigma,

@@ -1,11 +1,15 @@
 """g-DPPCA (Kim & Jung 2025) and the non-private reference (sample covariance)."""
 from __future__ import annotations
 
+import re
+import textwrap
+
 import numpy as np
 
 from ..kendall import sign_bound
 from ..pair_design import kendall_statistic, resolve_design
-from ..privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
+from ..privacy import Ledger, gaussian_sigma
+from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 
 
@@ -17,6 +21,54 @@ R_DPPCA_SENSITIVITY_CONSTANT = 4.0
 
 #: ``noise=`` choices: the tight constant, or the R package's noise reproduced exactly.
 NOISES = ("tight", "r_dppca")
+
+#: The one sentence every docstring, summary and document uses for the g-DPPCA sensitivity.
+GDPPCA_SENSITIVITY_SENTENCE = (
+    "g-DPPCA releases the generalized Kendall's tau matrix K_g plus symmetric Gaussian noise; "
+    "its Frobenius sensitivity under replace-one neighbours is 2 sqrt(2) ||g||_inf^2 / n "
+    "(2 sqrt(2)/n for the spherical sign; Kim & Jung 2025, Prop. 2.1, with the tight constant "
+    "proved in dppca.methods.gdppca.gdppca_directions).")
+
+#: What a docstring writes where it states the g-DPPCA sensitivity (see states_gdppca_sensitivity).
+SENSITIVITY_PLACEHOLDER = "{gdppca_sensitivity}"
+
+
+def states_gdppca_sensitivity(func):
+    """Decorator: write :data:`GDPPCA_SENSITIVITY_SENTENCE` where ``func``'s docstring says
+    ``{gdppca_sensitivity}``, wrapped at 96 columns with that line's indentation and prefix.
+
+    One sentence, one constant: every public docstring that states the g-DPPCA sensitivity
+    takes it from here, so it cannot go stale (issue 9, finding 5).
+
+    Parameters
+    ----------
+    func : callable
+        A function whose docstring holds the placeholder on a line of its own (after an
+        optional prefix such as ``"* directions: "``).
+
+    Returns
+    -------
+    callable
+        ``func`` itself, with the sentence in its docstring.
+
+    Examples
+    --------
+    >>> @states_gdppca_sensitivity
+    ... def f():
+    ...     '''Notes: {gdppca_sensitivity}'''
+    >>> "2 sqrt(2)" in f.__doc__
+    True
+    """
+    def wrap(match):
+        indent, prefix = match.group(1), match.group(2)
+        hanging = " " * len(prefix) if prefix.startswith(("* ", "- ")) else ""
+        text = (prefix + GDPPCA_SENSITIVITY_SENTENCE).replace("2 sqrt(2)", "2\u00a0sqrt(2)")
+        return textwrap.fill(text, width=96, initial_indent=indent,
+                             subsequent_indent=indent + hanging).replace("\u00a0", " ")
+
+    pattern = r"^([ \t]*)(.*?)" + re.escape(SENSITIVITY_PLACEHOLDER) + r"[ \t]*$"
+    func.__doc__ = re.sub(pattern, wrap, func.__doc__, flags=re.M)
+    return func
 
 
 def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
@@ -30,6 +82,38 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     eigenvalues, vectors = top_eigen(np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1), k)
     return DirectionFit(vectors, eigenvalues, notes=["Eigenvalues are those of the sample covariance "
                                                      "(denominator n - 1)."])
+
+
+def bounded_xi(xi, xi_bound: float):
+    """The user scale function clipped into [0, xi_bound], so that ||g(t)|| <= xi_bound.
+
+    The declared bound sets the noise, so it is enforced on both sides: a value above the
+    bound, or below zero (|xi| = 10 for xi = -10), would make ||g|| exceed ``xi_bound``
+    and the release would not be private. NaN values become 0 (``np.clip`` keeps NaN, so
+    they are replaced explicitly).
+
+    Parameters
+    ----------
+    xi : callable
+        Vectorised scale function of the norms, ndarray -> ndarray of the same shape.
+    xi_bound : float, > 0
+        The declared bound sup_s xi(s).
+
+    Returns
+    -------
+    callable
+        s -> clip(xi(s), 0, xi_bound).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bounded_xi(lambda s: -10 * s, 1.0)(np.array([1.0, 2.0]))
+    array([0., 0.])
+    """
+    def clipped(s):
+        return np.nan_to_num(np.clip(xi(s), 0.0, xi_bound), nan=0.0)
+
+    return clipped
 
 
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
@@ -80,7 +164,10 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     The noise vecd^-1(xi), xi ~ N(0, sigma^2 I_{p(p+1)/2}), is the Gaussian mechanism
     on vecd(K_g) (vecd is an isometry), so the matrix, and its eigenvectors by
     post-processing, are (eps, delta)-DP. ||g||_inf = 1 (spherical), radius (winsorized,
-    default sqrt(p)), or the user's ``xi_bound``.
+    default sqrt(p)), or the user's ``xi_bound``. The noise is drawn by
+    :func:`dppca.privacy.samplers.add_symmetric_gaussian_noise`, which keeps the guarantee in
+    floating point (snapping to a power-of-two grid, exact rounded-Gaussian draws; its sigma is
+    the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma).
     """
     n, p = values.shape
     constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else GDPPCA_SENSITIVITY_CONSTANT
@@ -88,11 +175,10 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                         xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
-        # The declared bound sets the noise, so enforce it: a user xi above it would break privacy.
-        user_xi, xi = xi, (lambda s: np.minimum(user_xi(s), xi_bound))
+        xi = bounded_xi(xi, xi_bound)
     r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
     statistic, design_note = kendall_statistic(values, r, rng, sign=sign, radius=radius, xi=xi)
-    released = statistic + symmetric_gaussian_noise(p, sigma, rng)
+    released, sigma = add_symmetric_gaussian_noise(statistic, sigma, sensitivity, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
                   "Frobenius", sigma, eps, delta)
     eigenvalues, vectors = top_eigen(released, k)

@@ -29,7 +29,7 @@ from ..privacy import Ledger, gaussian_sigma
 from ._base import DirectionFit, orient
 from ._shared import (BOUND_QUANTILE, BOUND_SHARE, paired_differences,
                       resolve_norm_bound)
-from ..privacy.samplers import gaussian_noise, laplace_noise
+from ..privacy.samplers import GaussianSteps, add_gaussian_noise, laplace_noise
 
 #: Constant C_1 of PrivRange's number of groups, ceil(C_1 (1 + ln(1/(delta tau)) / eps)); the
 #: paper has C_1 ln(1/(delta tau)) / eps with C_1 unspecified. The fullest bin must beat the
@@ -234,9 +234,9 @@ def _dp_oja(chunk, U, beta, sigma, eta0, rng) -> np.ndarray:
     """Algorithm 3 on one chunk: w <- P(w + eta_t (clip_beta(g_t) + noise)), normalised."""
     w = _random_start(U, rng)
     projected = chunk - (chunk @ U) @ U.T
-    noise = gaussian_noise(sigma, projected.shape, rng)
+    noise = GaussianSteps(sigma, 2 * beta, projected.shape, rng)
     for t, x in enumerate(projected, start=1):
-        w = _project(w + eta0 / (1 + t) * (oja_gradient(x, w, beta) + noise[t - 1]), U)
+        w = _project(w + eta0 / (1 + t) * noise.add(t - 1, oja_gradient(x, w, beta)), U)
         w /= math.sqrt(w @ w)
     return w
 
@@ -325,7 +325,7 @@ def _private_gradient_mean(G, plan, rng, calibration, outcome):
     sigma = gaussian_sigma(sensitivity, *plan["mean"], calibration)
     outcome["sigmas"].append(sigma)
     outcome["sensitivities"].append(sensitivity)
-    return clipped_mean(G, centres, half) + gaussian_noise(sigma, p, rng)
+    return add_gaussian_noise(clipped_mean(G, centres, half), sigma, sensitivity, rng)[0]
 
 
 def clipped_mean(G: np.ndarray, centres: np.ndarray, half: float) -> np.ndarray:

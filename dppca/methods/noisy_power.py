@@ -10,7 +10,7 @@ from ..privacy import Ledger, gaussian_sigma
 from ._base import DirectionFit, orient
 from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, paired_differences,
                       resolve_norm_bound, second_moment_sensitivity)
-from ..privacy.samplers import gaussian_noise
+from ..privacy.samplers import add_gaussian_noise
 
 METHOD = "noisy_power"
 
@@ -84,7 +84,7 @@ def noisy_power_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
                   sigma, eps_m, delta_m)
     X = np.linalg.qr(rng.standard_normal((p, k)))[0]
     for _ in range(L):
-        X = np.linalg.qr(moment @ X + gaussian_noise(sigma, (p, k), rng))[0]
+        X = np.linalg.qr(add_gaussian_noise(moment @ X, sigma, step_sensitivity, rng)[0])[0]
     return DirectionFit(orient(X), np.full(k, np.nan), f"Gaussian ({calibration})",
                         step_sensitivity, sigma,
                         notes=[f"Noisy power method: {L} iterations on {m} paired differences "

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import delta_arg, eps_arg, float_arg, option_arg
 from .budget import Ledger
-from .samplers import gaussian_noise, gumbel_noise, laplace_noise
+from .samplers import add_gaussian_noise, add_laplace_noise, gaussian_noise, gumbel_noise
 
 CALIBRATIONS = ("analytic", "classic")
 
@@ -85,10 +85,11 @@ def gaussian_mechanism(value, sensitivity, eps, delta, rng, *, calibration="anal
     -------
     (noisy value, sigma)
         Same shape as ``value``; (eps, delta)-DP when ``sensitivity`` bounds the L2 change.
+        Drawn by :func:`dppca.privacy.samplers.add_gaussian_noise` (floating-point safe;
+        sigma is the one it used, larger than the calibrated one by a relative 2^-40 or less).
     """
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
-    value = np.asarray(value, dtype=float)
-    noisy = value + gaussian_noise(sigma, value.shape, rng)
+    noisy, sigma = add_gaussian_noise(value, sigma, sensitivity, rng)
     if ledger is not None:
         ledger.record(step, f"Gaussian ({calibration})", sensitivity, norm, sigma, eps, delta)
     return noisy, sigma
@@ -105,9 +106,16 @@ def symmetric_gaussian_noise(d: int, sigma: float, rng: np.random.Generator) -> 
     Returns
     -------
     ndarray, shape (d, d), symmetric.
+
+    Notes
+    -----
+    Noise only: added to an unsnapped float matrix it is not floating-point safe. Release a
+    matrix with :func:`dppca.privacy.samplers.add_symmetric_gaussian_noise` instead.
     """
-    upper = np.triu(gaussian_noise(sigma / math.sqrt(2.0), (d, d), rng), k=1)
-    return upper + upper.T + np.diag(gaussian_noise(sigma, d, rng))
+    rows, cols = np.triu_indices(d, k=1)
+    noise = np.zeros((d, d))
+    noise[rows, cols] = gaussian_noise(sigma / math.sqrt(2.0), rows.size, rng)
+    return noise + noise.T + np.diag(gaussian_noise(sigma, d, rng))
 
 
 def laplace_scale(sensitivity: float, eps: float) -> float:
@@ -122,10 +130,11 @@ def laplace_mechanism(value, sensitivity, eps, rng, *, ledger: Ledger | None = N
     Returns
     -------
     (noisy value, scale)
+        Drawn by :func:`dppca.privacy.samplers.add_laplace_noise` (floating-point safe; the
+        scale it used, at least Delta_1/eps).
     """
     scale = laplace_scale(sensitivity, eps)
-    value = np.asarray(value, dtype=float)
-    noisy = value + laplace_noise(scale, value.shape, rng)
+    noisy, scale = add_laplace_noise(value, scale, sensitivity, rng)
     if ledger is not None:
         ledger.record(step, "Laplace", sensitivity, norm, scale, eps, 0.0)
     return noisy, scale
