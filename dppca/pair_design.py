@@ -160,7 +160,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     Extra variance: each block is a complete U-statistic of b rows, so
     Var = 4 sigma_1^2 / n + 2 sigma_2^2 / (n b) against 4 sigma_1^2 / n + 2 sigma_2^2 / n^2
     for the complete statistic (Hoeffding 1948; Lee 1990, §4.3): the loss is at most
-    2 G^4 / (n b) in Frobenius norm.
+    2 G^4 / (b n) in Frobenius norm.
 
     References
     ----------

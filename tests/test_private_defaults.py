@@ -34,7 +34,7 @@ def test_private_by_default_and_false_is_flagged_nonprivate(small):
     group = np.repeat(["u", "v"], 100)
     defaults = [dp_pc_dir(small, 2, rng=0, **budget), dp_scree(small, 2, rng=0, **budget),
                 dp_score(small, method="add", rng=0, **budget),
-                dp_score_group(small, group, method="add", rng=0, **budget)]
+                dp_score_group(small, group, method="add", rng=0, levels=["u", "v"], **budget)]
     assert all(r.directions_private for r in defaults)
     assert defaults[0].method == "gdppca"
     # dp_pc_dir(X, k) without a budget is R's non-private PCA, flagged as such.
@@ -42,7 +42,8 @@ def test_private_by_default_and_false_is_flagged_nonprivate(small):
     explicit = [dp_pc_dir(small, 2, g_dppca=False, **budget),
                 dp_scree(small, 2, g_dppca=False, rng=0, **budget),
                 dp_score(small, method="add", g_dppca=False, rng=0, **budget),
-                dp_score_group(small, group, method="add", g_dppca=False, rng=0, **budget)]
+                dp_score_group(small, group, method="add", g_dppca=False, rng=0, levels=["u", "v"],
+                               **budget)]
     assert not any(r.directions_private for r in explicit)
 
 

@@ -140,7 +140,8 @@ def test_summary_warns_loudly_without_private_directions(clusters):
 
 # ----------------------------------------------------------------------------- groups
 def test_group_histograms_share_the_frame_and_hide_exact_sizes(clusters):
-    res = dp_score_group(clusters, "label", 3.0, 1e-5, bins=6, g_dppca=True, rng=12)
+    res = dp_score_group(clusters, "label", 3.0, 1e-5, bins=6, g_dppca=True, rng=12,
+                         levels=["a", "b", "c"])
     assert res.groups == ["a", "b", "c"] and res.n_features == 3  # the label column is not a feature
     hist = res.histograms["add"]
     assert list(hist.columns) == ["xmin", "xmax", "ymin", "ymax", "prob", "group"] and len(hist) == 3 * 36

@@ -114,9 +114,9 @@ def test_result_plot_draws_default_samples(grouped):
 
     res = dp_score(grouped.drop(columns="kind"), 3.0, 1e-5, rng=7)
     fig = res.plot()
-    # The figure shows default samples; the result is left as it was (no samples, no figure).
-    assert _titles(fig)[2:] == ["Add Sample (Uniform)\n(NON-PRIVATE directions)",
-                                "Sparse Sample (Uniform)\n(NON-PRIVATE directions)"]
+    # The figure shows default samples (private directions by default); the result is left as
+    # it was (no samples, no figure).
+    assert _titles(fig)[2:] == ["Add Sample (Uniform)", "Sparse Sample (Uniform)"]
     assert res.samples == {} and res.figure is None
 
 

@@ -48,6 +48,7 @@ def offset_attack(runs: int = 2000, seed: int = 0) -> DistinguishingResult:
         directions = dp_pc_dir(X, 1, g_dppca=False)
         outputs.append(np.array([
             dp_scree(X, 1, method="clipped", control=control, eps=EPS, delta=DELTA, mono=False,
+                     g_dppca=False,
                      rng=seed * 1_000_003 + side * runs + r, directions=directions).scree.iloc[0, 0]
             for r in range(runs)]))
     out_d, out_p = outputs
