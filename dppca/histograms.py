@@ -22,6 +22,7 @@ import pandas as pd
 
 from ._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg, options_arg
 from .privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
+from .pair_statistics import clean_scores
 from .privacy.smooth import smooth_sensitivity_quantile
 from .quantiles import unbounded_quantile
 from .privacy.samplers import add_gaussian_noise, add_laplace_noise
@@ -111,7 +112,9 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     The R package uses the Euclidean radius; the Chebyshev distance is the radius of a square,
     so 99% of the points (up to the noise) lie inside the frame before inflation.
     """
-    scores = np.asarray(scores, dtype=float)
+    # Row-local cleaning (nan -> 0, +-inf -> +-DBL_MAX): a neighbour whose projected score
+    # overflows must not make the frame refuse (a refusal would reveal that row).
+    scores = clean_scores(scores)
     inflate = float_arg(inflate, "inflate", nonnegative=True)
     parts = _frame_budget(eps, delta)
     bound = unbounded_quantile(np.abs(scores).max(axis=1), BOUND_QUANTILE, parts["bound"][0], rng,
@@ -120,7 +123,8 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     centre = tuple(smooth_sensitivity_quantile(scores[:, j], 0.5, *parts[name], rng, *domain,
                                                ledger=ledger, step=f"frame: {name}")
                    for j, name in enumerate(("x median", "y median")))
-    distances = np.abs(scores - np.asarray(centre)).max(axis=1)
+    with np.errstate(over="ignore"):  # silently: a warning would depend on one row
+        distances = np.minimum(np.abs(scores - np.asarray(centre)).max(axis=1), np.finfo(float).max)
     radius = unbounded_quantile(distances, FRAME_QUANTILE, parts["radius"][0], rng, ledger=ledger,
                                 step="frame: radius")
     floor = MIN_RELATIVE_HALF_WIDTH * max(1.0, *np.abs(centre))

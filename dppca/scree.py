@@ -659,7 +659,8 @@ def _private_trace(values, pairs, group, share, rng, ledger, needed=True):
     (k = p) only the centre is released, with all of ``share``, and the trace is nan.
     """
     first, second = pairs
-    halves = np.sum((values[first] - values[second]) ** 2, axis=1) / 2
+    with np.errstate(over="ignore"):  # +inf is clamped by the clipped mean; a warning would leak
+        halves = np.sum((values[first] - values[second]) ** 2, axis=1) / 2
     tuning = TRACE_TUNING_SHARE / 2 * share if needed else share
     centre = dp_log2_centre(halves, group.share(tuning), rng, ledger=ledger,
                             step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
