@@ -56,6 +56,21 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"comma-separated sections to run, from {list(SECTIONS)}")
     report.add_argument("--out", default="report", help="output folder (created)")
     report.set_defaults(func=run_report)
+    app = sub.add_parser("app", help="interactive app: private scree and score plots with a "
+                                     "session privacy budget (needs the [app] extra)")
+    app.add_argument("--data", default=None,
+                     help="bundled dataset (gau, gau_g, adult) or a CSV path, offered as "
+                          "'Provided data'")
+    app.add_argument("--group", default=None, help="column with group labels (default: inferred)")
+    app.add_argument("--eps-total", type=float, default=None,
+                     help="fixed session total epsilon (with --delta-total)")
+    app.add_argument("--delta-total", type=float, default=None,
+                     help="fixed session total delta (with --eps-total)")
+    app.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    app.add_argument("--host", default="127.0.0.1",
+                     help="interface to bind (default 127.0.0.1: this machine only)")
+    app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
+    app.set_defaults(func=run_app_command)
     return parser
 
 
@@ -70,6 +85,18 @@ def load_data(spec: str) -> pd.DataFrame:
         raise FileNotFoundError(f"--data: no bundled dataset or file named {spec!r} "
                                 f"(bundled: {sorted(BUNDLED)})")
     return pd.read_csv(path)
+
+
+def run_app_command(args) -> int:
+    """Serve the interactive app (``dppca.app.run_app``) until interrupted."""
+    from .app import run_app
+
+    # Bundled data as the R package ships them (adult: numeric columns only).
+    frame = BUNDLED[args.data]() if args.data in BUNDLED else \
+        None if args.data is None else load_data(args.data)
+    run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
+            host=args.host, port=args.port, launch_browser=not args.no_browser)
+    return 0
 
 
 def run_report(args) -> int:

@@ -1,0 +1,227 @@
+"""The session privacy budget of the app, with its ledger and its cache of releases.
+
+R's app lets a user press "run" forever, each press spending eps again on the same data
+(its Observation P9). Here each dataset of a browser session gets one :class:`SessionBudget`:
+a total (eps, delta) fixed at the first run, a :class:`dppca.privacy.Ledger` with one row per
+run, and a cache keyed by every input that changes what is released. A run is refused before
+anything is computed when its (eps, delta) would take the total spent past the session total;
+that test uses only public numbers (the budgets). Showing a cached result again (same inputs)
+or redrawing it (PVE or eigenvalues, samples) is post-processing and costs nothing.
+
+Composition: basic (the eps add up, the deltas add up), which holds for any mix of runs,
+whatever each run is made of (Dwork and Roth 2014, Thm 3.16; adaptive choices of the next
+run's inputs are covered by the same theorem's adaptive form, Thm 3.20 with k-fold basic
+composition). Each run is itself (eps, delta)-DP for the budget it was given (its own
+ledger, kept in :attr:`SessionBudget.runs`, says how it was spent).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
+from ..privacy import Ledger
+
+#: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
+BUDGET_RTOL = 1e-9
+
+
+class BudgetExceeded(DPPCAValueError):
+    """A run would take the session past its total budget (public arithmetic only)."""
+
+
+@dataclass
+class Run:
+    """One released run: what was asked, what it cost, and its own ledger."""
+
+    number: int
+    kind: str
+    settings: dict
+    eps: float
+    delta: float
+    private: bool
+    ledger: dict = field(default_factory=dict)
+
+
+class SessionBudget:
+    """Total (eps, delta) of one dataset in one browser session, its ledger and cache.
+
+    Parameters
+    ----------
+    eps_total : float
+        Total epsilon of the session for this dataset (> 0).
+    delta_total : float
+        Total delta (in (0, 1)).
+    dataset : str
+        Label of the dataset (shown in the ledger).
+
+    Notes
+    -----
+    The total can be changed with :meth:`set_total` until the first run; after that it is
+    fixed (a new total needs new data, i.e. a new budget).
+    """
+
+    def __init__(self, eps_total, delta_total, dataset: str = ""):
+        self.dataset = dataset
+        self.ledger = Ledger(*_totals(eps_total, delta_total))
+        self.runs: list[Run] = []
+        self._cache: dict[Any, Any] = {}
+
+    # ------------------------------------------------------------------ totals
+    @property
+    def eps_total(self) -> float:
+        return self.ledger.eps
+
+    @property
+    def delta_total(self) -> float:
+        return self.ledger.delta
+
+    @property
+    def fixed(self) -> bool:
+        """True once something was released: the total can no longer change."""
+        return len(self.runs) > 0
+
+    @property
+    def spent(self) -> tuple[float, float]:
+        return self.ledger.spent_eps, self.ledger.spent_delta
+
+    @property
+    def remaining(self) -> tuple[float, float]:
+        return (max(self.eps_total - self.ledger.spent_eps, 0.0),
+                max(self.delta_total - self.ledger.spent_delta, 0.0))
+
+    def set_total(self, eps_total, delta_total) -> None:
+        """Change the total before the first run.
+
+        Raises
+        ------
+        DPPCAValueError
+            If a run was already released (the total is fixed), or the values are invalid.
+        """
+        eps_total, delta_total = _totals(eps_total, delta_total)
+        if (eps_total, delta_total) == (self.eps_total, self.delta_total):
+            return
+        if self.fixed:
+            raise DPPCAValueError(
+                f"the session total is fixed at eps = {self.eps_total:g}, delta = "
+                f"{self.delta_total:g} since the first run on these data; load another dataset "
+                "to start a new budget")
+        self.ledger = Ledger(eps_total, delta_total)
+
+    # ------------------------------------------------------------------ runs
+    def check(self, eps, delta) -> None:
+        """Refuse a run of (eps, delta) that does not fit in what is left.
+
+        Raises
+        ------
+        BudgetExceeded
+            With the amounts asked, spent and left (public numbers only).
+        """
+        eps, delta = eps_arg(eps), delta_arg(delta)
+        spent_eps, spent_delta = self.spent
+        over = []
+        if spent_eps + eps > self.eps_total * (1 + BUDGET_RTOL):
+            over.append(f"eps: asked {eps:g}, left {self.remaining[0]:g}")
+        if spent_delta + delta > self.delta_total * (1 + BUDGET_RTOL):
+            over.append(f"delta: asked {delta:g}, left {self.remaining[1]:.3g}")
+        if over:
+            raise BudgetExceeded(
+                "Refused: this run would exceed the session budget (" + "; ".join(over) + "). "
+                f"Session total eps = {self.eps_total:g}, delta = {self.delta_total:g}; spent eps = "
+                f"{spent_eps:g}, delta = {spent_delta:.3g}. Lower eps or delta for this run, or "
+                "re-show a result already released (same settings cost nothing).")
+
+    def release(self, kind: str, settings: dict, eps, delta, compute: Callable[[], Any],
+                private: bool = True, ledger_of: Callable[[Any], dict] | None = None):
+        """The result of a run: from the cache if these settings were released, else computed.
+
+        Parameters
+        ----------
+        kind : str
+            "scree" or "score".
+        settings : dict
+            Every input that changes what is released (hashable values); with ``kind`` and
+            (eps, delta) it is the cache key.
+        eps, delta : float
+            Budget of the run.
+        compute : callable
+            Computes the run (called only when not cached and the budget allows).
+        private : bool
+            Whether the run is private end to end (False for NON-PRIVATE directions).
+        ledger_of : callable, optional
+            The run's own ledger as a dict, for the session's JSON ledger.
+
+        Returns
+        -------
+        (result, bool)
+            The result and whether it came from the cache (no cost).
+
+        Raises
+        ------
+        BudgetExceeded
+            Before computing, when the run does not fit.
+        """
+        key = self.key(kind, settings, eps, delta)
+        if key in self._cache:
+            return self._cache[key], True
+        self.check(eps, delta)
+        result = compute()
+        number = len(self.runs) + 1
+        self.ledger.record(step=f"run {number}: {kind}", mechanism="composition of the run's releases",
+                           sensitivity=math.nan, norm="-", noise_scale=math.nan, eps=eps, delta=delta)
+        self.runs.append(Run(number, kind, dict(settings), float(eps), float(delta), bool(private),
+                             ledger_of(result) if ledger_of else {}))
+        self._cache[key] = result
+        return result, False
+
+    @staticmethod
+    def key(kind, settings, eps, delta) -> tuple:
+        """Cache key: the kind, the sorted settings and the run's budget."""
+        return (kind, float(eps), float(delta), tuple(sorted(settings.items())))
+
+    # ------------------------------------------------------------------ outputs
+    def table(self) -> pd.DataFrame:
+        """The session ledger for the page: one row per run with running totals."""
+        rows, eps_sum, delta_sum = [], 0.0, 0.0
+        for run in self.runs:
+            eps_sum, delta_sum = eps_sum + run.eps, delta_sum + run.delta
+            rows.append({"run": run.number, "plot": run.kind, "settings": _describe(run.settings),
+                         "eps": run.eps, "delta": run.delta, "eps spent so far": eps_sum,
+                         "delta spent so far": delta_sum,
+                         "eps left": max(self.eps_total - eps_sum, 0.0),
+                         "private end to end": "yes" if run.private else "NO (non-private directions)"})
+        columns = ["run", "plot", "settings", "eps", "delta", "eps spent so far",
+                   "delta spent so far", "eps left", "private end to end"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def to_dict(self) -> dict:
+        """The session ledger: totals, composition rule, and every run with its own ledger."""
+        return {"dataset": self.dataset, "composition": "basic (sum of eps, sum of delta)",
+                "neighbouring": self.ledger.neighbouring, "eps_total": self.eps_total,
+                "delta_total": self.delta_total, "eps_spent": self.spent[0],
+                "delta_spent": self.spent[1],
+                "runs": [{"run": r.number, "plot": r.kind, "settings": r.settings, "eps": r.eps,
+                          "delta": r.delta, "private_end_to_end": r.private, "ledger": r.ledger}
+                         for r in self.runs]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, default=str)
+
+
+def _totals(eps_total, delta_total) -> tuple[float, float]:
+    return (float_arg(eps_total, "eps_total", positive=True),
+            float_arg(delta_total, "delta_total", open_unit=True))
+
+
+def _describe(settings: dict) -> str:
+    return ", ".join(f"{k}={_short(v)}" for k, v in settings.items())
+
+
+def _short(value) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_short(v) for v in value) + ")"
+    return f"{value:g}" if isinstance(value, float) else str(value)
