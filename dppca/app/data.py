@@ -27,10 +27,9 @@ MAX_UPLOAD_BYTES = 20 * 2**20
 
 #: Example datasets: key -> (label shown, loader, group column or None).
 EXAMPLES = {
-    "gau": ("Gaussian clusters: gau (5000 x 20)", datasets.load_gau, None),
-    "gau_g": ("Gaussian clusters with groups: gau_g (5000 x 20, 5 groups)", datasets.load_gau_g,
-              "group"),
-    "adult": ("UCI Adult, numeric columns: adult (32561 x 5)", datasets.load_adult, None),
+    "gau": ("gau: Gaussian clusters (5000 x 20)", datasets.load_gau, None),
+    "gau_g": ("gau_g: Gaussian clusters, 5 groups (5000 x 20)", datasets.load_gau_g, "group"),
+    "adult": ("adult: UCI Adult, numeric columns (32561 x 5)", datasets.load_adult, None),
 }
 
 #: Column names taken as group labels (case-insensitive), R's ``.infer_group_column`` rule 1.

@@ -123,7 +123,10 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
             eps_total, delta_total = input.eps_total(), input.delta_total()
             with reactive.isolate():
                 data_ = data()
-                if data_ is None or budget(data_).fixed:
+                if data_ is None:
+                    return
+                if budget(data_).fixed:
+                    _show_fixed_total(budget(data_), eps_total, delta_total)
                     return
                 try:
                     budget(data_).set_total(eps_total, delta_total)
@@ -154,15 +157,17 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
                 input.eps_total(), input.delta_total()  # re-render while the total is being set
             (spent_eps, spent_delta), (left_eps, left_delta) = current.spent, current.remaining
             share = 100 * spent_eps / current.eps_total
-            status = "fixed" if current.fixed else "fixed at the first run"
+            status = ("The total is fixed for these data." if current.fixed else
+                      "The total is fixed at the first run on these data.")
             return ui.div(
-                ui.div(ui.strong("Session privacy budget "), f"for {data_.label} ({status}): ",
-                       f"spent eps = {spent_eps:g} of {current.eps_total:g} (left {left_eps:g}); ",
-                       f"spent delta = {spent_delta:.3g} of {current.delta_total:.3g} "
-                       f"(left {left_delta:.3g}). Basic composition over {len(current.runs)} run(s)."),
-                ui.div(ui.div(f"{share:.0f}% spent", class_="progress-bar bg-danger",
+                ui.div(ui.strong(f"Session privacy budget: {data_.label}"), ui.br(),
+                       f"eps spent {spent_eps:g} of {current.eps_total:g} ({left_eps:g} left) · "
+                       f"delta spent {spent_delta:.3g} of {current.delta_total:.3g} "
+                       f"({left_delta:.3g} left) · {len(current.runs)} run(s), basic composition. "
+                       + status),
+                ui.div(ui.div(f"eps: {share:.0f}% spent", class_="progress-bar bg-danger",
                               style=f"width: {share:.2f}%", role="progressbar"),
-                       class_="progress"),
+                       class_="progress mt-1"),
                 class_="budget-bar card p-2 mb-2", id="budget",
                 **{"data-eps-spent": repr(spent_eps), "data-eps-total": repr(current.eps_total),
                    "data-delta-spent": repr(spent_delta), "data-runs": str(len(current.runs))})
@@ -184,24 +189,25 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
             try:
                 if data_ is None:
                     raise AppDataError(loaded()[1][1] if loaded()[1] else "no data loaded")
-                current = budget(data_)
-                if fixed is None and not current.fixed:
-                    current.set_total(input.eps_total(), input.delta_total())
+                spending = budget(data_)
+                if fixed is None and not spending.fixed:
+                    spending.set_total(input.eps_total(), input.delta_total())
                 settings, eps, delta = build(data_), input.eps(), input.delta()
-                result, cached = current.release(
+                released = spending.release(
                     kind, settings, eps, delta, lambda: compute(data_, settings, eps, delta),
                     private=settings["g_dppca"], ledger_of=_ledger_of)
-            except BudgetExceeded as err:
-                notes[kind].set(("refused", str(err)))
-                return
             except Exception as err:  # noqa: BLE001 - shown in the page
-                notes[kind].set(("error", _user_text(err)))
+                style, text = ("refused", str(err)) if isinstance(err, BudgetExceeded) else \
+                    ("error", _user_text(err))
+                if current_of(kind) is not None:
+                    text += " The plot shown is still the last one released."
+                notes[kind].set((style, text))
                 return
-            shown[kind].set((data_.key, result))
-            text = ("Shown again from this session's releases: no budget spent." if cached else
-                    f"Released with eps = {input.eps():g}, delta = {input.delta():g} "
+            shown[kind].set((data_.key, released.result))
+            text = (f"Shown again from run {released.run}: no budget spent." if released.cached else
+                    f"Run {released.run}: released with eps = {eps:g}, delta = {delta:g} "
                     "(drawn from the session budget).")
-            notes[kind].set(("info" if cached else "ok", text))
+            notes[kind].set(("info" if released.cached else "ok", text))
             version.set(version() + 1)
 
         def values(names):
@@ -221,6 +227,10 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
         @reactive.event(input.run_score)
         def _run_score():
             run("score", lambda d: score_settings(values(score_inputs), d), run_score)
+
+        def current_of(kind):
+            with reactive.isolate():
+                return current(kind)
 
         def current(kind):
             data_, value = data(), shown[kind]()
@@ -285,6 +295,17 @@ def _outputs(kind, note, figure, output):
     def _download():
         png = figure()
         yield png if png is not None else b""
+
+
+def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):
+    """Put a fixed total back in the inputs, and say why."""
+    if (eps_total, delta_total) == (budget.eps_total, budget.delta_total):
+        return
+    ui.update_numeric("eps_total", value=budget.eps_total)
+    ui.update_numeric("delta_total", value=budget.delta_total)
+    ui.notification_show(f"The session total is fixed at eps = {budget.eps_total:g}, delta = "
+                         f"{budget.delta_total:g} since the first run on these data; load other "
+                         "data to start a new budget.", type="warning", duration=8)
 
 
 def _ledger_of(result) -> dict:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import pandas as pd
 
@@ -28,6 +28,14 @@ from ..privacy import Ledger
 
 #: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
 BUDGET_RTOL = 1e-9
+
+
+class Released(NamedTuple):
+    """What :meth:`SessionBudget.release` returns."""
+
+    result: Any
+    cached: bool  # True: shown again from the session's releases, nothing spent
+    run: int      # number of the run that released it (its row in the ledger)
 
 
 class BudgetExceeded(DPPCAValueError):
@@ -157,8 +165,9 @@ class SessionBudget:
 
         Returns
         -------
-        (result, bool)
-            The result and whether it came from the cache (no cost).
+        Released
+            ``(result, cached, run)``: the result, whether it came from the cache (no cost),
+            and the number of the run that released it.
 
         Raises
         ------
@@ -167,7 +176,7 @@ class SessionBudget:
         """
         key = self.key(kind, settings, eps, delta)
         if key in self._cache:
-            return self._cache[key], True
+            return self._cache[key]._replace(cached=True)
         self.check(eps, delta)
         result = compute()
         number = len(self.runs) + 1
@@ -175,8 +184,8 @@ class SessionBudget:
                            sensitivity=math.nan, norm="-", noise_scale=math.nan, eps=eps, delta=delta)
         self.runs.append(Run(number, kind, dict(settings), float(eps), float(delta), bool(private),
                              ledger_of(result) if ledger_of else {}))
-        self._cache[key] = result
-        return result, False
+        self._cache[key] = Released(result, False, number)
+        return self._cache[key]
 
     @staticmethod
     def key(kind, settings, eps, delta) -> tuple:
@@ -218,7 +227,8 @@ def _totals(eps_total, delta_total) -> tuple[float, float]:
 
 
 def _describe(settings: dict) -> str:
-    return ", ".join(f"{k}={_short(v)}" for k, v in settings.items())
+    """The settings for the ledger table; controls left empty (self-tuned) are not listed."""
+    return ", ".join(f"{k}={_short(v)}" for k, v in settings.items() if v is not None)
 
 
 def _short(value) -> str:

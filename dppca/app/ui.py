@@ -10,7 +10,7 @@ from .runs import SCORE_METHODS, SCREE_TYPES
 
 TITLE = "dppca: Differentially Private PCA Visualization"
 #: Defaults of the page (R's where they make sense; see the README's app section).
-DEFAULTS = dict(eps_total=5.0, eps=1.0, k=4, axis_x=1, axis_y=2, bins=10, runs_per_delta=5)
+DEFAULTS = dict(eps_total=5.0, eps=1.0, k=4, axis_x=1, axis_y=2, runs_per_delta=5)
 
 CSS = """
 body { background: #f7f8fb; }
@@ -128,9 +128,10 @@ def score_controls():
                           ui.input_numeric("axis_y", "PC on y", DEFAULTS["axis_y"], min=1, step=1)),
         ui.input_checkbox_group("score_method", "Histogram methods", list(SCORE_METHODS),
                                 selected=list(SCORE_METHODS), inline=True),
-        ui.layout_columns(ui.input_numeric("bins_x", "Bins on x", DEFAULTS["bins"], min=1, step=1),
-                          ui.input_numeric("bins_y", "Bins on y", DEFAULTS["bins"], min=1, step=1)),
-        ui.p("Empty bins: the package's rule from n and the noise.", class_="small-help"),
+        ui.layout_columns(ui.input_numeric("bins_x", "Bins on x", None, min=1, step=1),
+                          ui.input_numeric("bins_y", "Bins on y", None, min=1, step=1)),
+        ui.p("Empty (default): as many bins as the noise allows, from n and the budget "
+             "(R's app: 10 x 10).", class_="small-help"),
         ui.input_checkbox("use_group", "Colour by group (when the data have a group column)", True),
         ui.p("The frame is a private square around the scores (inflated by 20%).",
              class_="small-help"),
@@ -148,19 +149,22 @@ def app_ui(provided: bool = False, fixed: tuple | None = None):
     """The page; ``provided`` adds the "Provided data" source, ``fixed`` the fixed total."""
     sidebar = ui.sidebar(data_panel(provided), budget_panel(fixed), common_panel(),
                          ui.navset_tab(scree_controls(), score_controls(), id="settings_tab"),
-                         width="33%", open="always")
-    return ui.page_sidebar(
-        sidebar,
+                         width="30%", open="always", bg="#ffffff")
+    return ui.page_fluid(
         ui.tags.style(CSS),
-        ui.output_ui("budget_bar"),
-        _card("DP Scree Plot", "scree_plot",
-              [ui.download_button("download_scree_png", "Figure (PNG)"),
-               ui.download_button("download_scree_csv", "Scree table (CSV)")]),
-        _card("DP Score Plot", "score_plot",
-              [ui.download_button("download_score_png", "Figure (PNG)"),
-               ui.download_button("download_score_csv", "Histograms (CSV)")]),
-        ui.card(ui.card_header("Session ledger (every release on these data)"),
-                ui.output_ui("ledger_table"),
-                ui.card_footer(ui.download_button("download_ledger", "Ledger (JSON)"))),
-        title=TITLE, fillable=False,
+        ui.h3(TITLE, class_="my-3"),
+        ui.layout_sidebar(
+            sidebar,
+            ui.output_ui("budget_bar"),
+            _card("DP Scree Plot", "scree_plot",
+                  [ui.download_button("download_scree_png", "Figure (PNG)"),
+                   ui.download_button("download_scree_csv", "Scree table (CSV)")]),
+            _card("DP Score Plot", "score_plot",
+                  [ui.download_button("download_score_png", "Figure (PNG)"),
+                   ui.download_button("download_score_csv", "Histograms (CSV)")]),
+            ui.card(ui.card_header("Session ledger (every release on these data)"),
+                    ui.output_ui("ledger_table"),
+                    ui.card_footer(ui.download_button("download_ledger", "Ledger (JSON)"))),
+            fillable=False, fill=False, border=False),
+        title=TITLE,
     )
