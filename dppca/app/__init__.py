@@ -17,7 +17,7 @@ import pandas as pd
 from .._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg
 from .data import MAX_UPLOAD_BYTES, AppData, AppDataError, prepare
 
-__all__ = ["MAX_UPLOAD_BYTES", "create_app", "run_app"]
+__all__ = ["MAX_UPLOAD_BYTES", "create_app", "run_app", "start_app"]
 
 
 def _provided(X, group) -> AppData | None:
@@ -127,3 +127,14 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
         webbrowser.open(f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/")
     print(f"dppca app on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def start_app(X=None, group=None, **kwargs):
+    """:func:`run_app` in a child process; returns a handle with ``url`` and ``stop()``.
+
+    See :func:`dppca.app.background.start_app` (same arguments as :func:`run_app`, plus
+    ``python``; ``port=0`` picks a free port).
+    """
+    from .background import start_app as start
+
+    return start(X, group, **kwargs)

@@ -179,7 +179,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
             if data_ is None or not budget(data_).runs:
                 return ui.p("Nothing released yet on these data.", class_="small-help")
             table = budget(data_).table()
-            html = table.to_html(index=False, classes="table table-sm table-striped",
+            html = table.to_html(index=False, classes="table table-sm table-striped", justify="left",
                                  float_format=lambda v: f"{v:.4g}", border=0)
             return ui.div(ui.HTML(html), id="ledger")
 

@@ -124,12 +124,18 @@ def test_over_budget_is_refused_and_cached_results_are_free(app_url, new_page, t
     assert_no_traceback(page)
 
 
-def test_changing_the_dataset_starts_a_new_budget(app_url, new_page):
+def gau_scree_page(new_page, app_url):
+    """A fresh session on gau with one scree run (k = 2, eps 1) released."""
     page = new_page(app_url)
     select_example(page, "gau")
     set_number(page, "k", 2)
     run(page, "scree")
     wait_runs(page, 1)
+    return page
+
+
+def test_changing_the_dataset_starts_a_new_budget(app_url, new_page):
+    page = gau_scree_page(new_page, app_url)
     select_example(page, "adult")
     assert budget_state(page) == {"spent": 0.0, "total": 5.0, "delta_spent": 0.0, "runs": 0}
     assert page.input_value("#delta_total") == "0.000001"  # 10^-(ceil(log10 32561) + 1)
@@ -195,12 +201,8 @@ def test_an_upload_over_the_size_limit_is_refused(app_url, new_page, tmp_path):
 
 
 def test_two_browser_sessions_never_share_data_or_budgets(app_url, new_page, tmp_path):
-    first, second = new_page(app_url), new_page(app_url)
-    select_example(first, "gau")
+    first, second = gau_scree_page(new_page, app_url), new_page(app_url)
     select_example(second, "gau")
-    set_number(first, "k", 2)
-    run(first, "scree")
-    wait_runs(first, 1)
     assert budget_state(first)["spent"] == 1.0
     second.reload()
     second.wait_for_selector("#budget")
@@ -218,11 +220,7 @@ def test_two_browser_sessions_never_share_data_or_budgets(app_url, new_page, tmp
 
 
 def test_downloads_of_figures_tables_and_ledger(app_url, new_page, tmp_path):
-    page = new_page(app_url)
-    select_example(page, "gau")
-    set_number(page, "k", 2)
-    run(page, "scree")
-    wait_runs(page, 1)
+    page = gau_scree_page(new_page, app_url)
     assert_plot_rendered(page, "scree")
     files = {}
     for button in ("download_scree_png", "download_scree_csv", "download_ledger"):

@@ -258,3 +258,37 @@ def test_runs_call_the_package_within_their_budget():
     assert score.groups == [f"group{i}" for i in range(1, 6)] and score.figure is not None
     assert score.ledger.spent_eps <= 1.0 * (1 + 1e-9)
     assert not math.isnan(score.to_frame()["prob"].sum())
+
+
+def test_start_app_serves_in_a_child_process_and_stops():
+    from urllib.request import urlopen
+
+    from dppca.app import start_app
+
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [2.0, 1, 4, 3], "g": ["x", "y", "x", "y"]})
+    app = start_app(X, "g", eps_total=1.0, delta_total=1e-6)
+    try:
+        assert app.url.startswith("http://127.0.0.1:") and app.running()
+        page = urlopen(app.url, timeout=30).read().decode()
+        assert "Differentially Private PCA Visualization" in page and "Provided data" in page
+    finally:
+        app.stop()
+    assert not app.running()
+    with pytest.raises(DPPCAValueError, match="at least 2 rows"):
+        start_app(X.iloc[:1])
+
+
+def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
+    import dppca.app
+    from dppca.cli import main
+
+    calls = []
+    monkeypatch.setattr(dppca.app, "run_app", lambda *args, **kwargs: calls.append((args, kwargs)))
+    assert main(["app", "--data", "gau_g", "--group", "group", "--eps-total", "3",
+                 "--delta-total", "1e-6", "--port", "8050", "--no-browser"]) == 0
+    (X, group), options = calls[0]
+    assert X.shape == (5000, 21) and group == "group"
+    assert options == dict(eps_total=3.0, delta_total=1e-6, host="127.0.0.1", port=8050,
+                           launch_browser=False)
+    assert main(["app"]) == 0 and calls[1][0] == (None, None)  # example data and uploads only
+    assert calls[1][1]["launch_browser"] is True
