@@ -131,8 +131,9 @@ def read_upload(path, name: str, header: bool = True) -> pd.DataFrame:
         raise AppDataError(f"'{name}' is not a CSV file: upload a file whose name ends in .csv")
     size = Path(path).stat().st_size
     if size > MAX_UPLOAD_BYTES:
-        raise AppDataError(f"'{name}' has {size / 2**20:.1f} MB; the app accepts CSV files up to "
-                           f"{MAX_UPLOAD_BYTES / 2**20:.0f} MB")
+        raise AppDataError(f"'{name}' is larger than the app's limit for CSV files "
+                           f"({size:,} bytes; the app accepts CSV files up to "
+                           f"{MAX_UPLOAD_BYTES // 2**20} MB = {MAX_UPLOAD_BYTES:,} bytes)")
     if size == 0:
         raise AppDataError(f"'{name}' is empty")
     raw = Path(path).read_bytes()

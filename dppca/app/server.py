@@ -149,9 +149,9 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
         @render.ui
         def budget_bar():
             version()
-            data_ = data()
+            data_, message = loaded()
             if data_ is None:
-                return ui.div()
+                return _message(message[0], f"No data loaded: {message[1]}", "no-data")
             current = budget(data_)
             if fixed is None and not current.fixed:
                 input.eps_total(), input.delta_total()  # re-render while the total is being set
@@ -277,7 +277,11 @@ def _outputs(kind, note, figure, output):
     @render.ui
     def _message_ui():
         value = note()
-        return None if value is None else _message(value[0], value[1], f"{kind}-message")
+        if value is None:
+            return ui.p(f"Nothing released yet: press \u201cRun {kind}\u201d (in the "
+                        f"{kind.capitalize()} controls tab); a new run spends the eps and delta "
+                        "of each run from the session budget.", class_="small-help")
+        return _message(value[0], value[1], f"{kind}-message")
 
     @output(id=f"{kind}_plot")
     @render.image(delete_file=True)

@@ -184,6 +184,7 @@ def test_bad_uploads_show_a_message_not_a_traceback(app_url, new_page, tmp_path,
     upload(page, path)
     page.wait_for_selector("#data-message[data-kind='error']")
     assert message in page.inner_text("#data-message")
+    assert message in page.inner_text("#no-data")  # also above the plots
     run(page, "scree")  # a run without valid data is refused with the same message
     assert message in wait_message(page, "scree", "error")
     assert_no_traceback(page)
