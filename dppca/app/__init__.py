@@ -2,8 +2,9 @@
 
 Mirrors the R package's ``dppca_app()`` (reference r-dppca-score.md §16) and adds what R's
 app lacks: each dataset of a browser session has one total (eps, delta), every run draws from
-it, a run that would exceed it is refused, and results already released are shown again for
-free. Start it with ``dppca app`` or :func:`run_app`; R users call ``dppcapy::dppca_app()``.
+it (scree runs compose as Gaussian DP, the rest by basic composition; see
+:mod:`dppca.app.session`), a run that would exceed it is refused, and results already released
+are shown again for free. Start it with ``dppca app`` or :func:`run_app`; R users call ``dppcapy::dppca_app()``.
 
 Needs the ``app`` extra (``pip install "dppca[app]"``).
 """

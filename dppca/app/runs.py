@@ -89,6 +89,22 @@ def run_scree(data: AppData, settings: dict, eps: float, delta: float):
                     mono=settings["mono"])
 
 
+def scree_is_gaussian(settings: dict) -> bool:
+    """Whether a scree run with these (public) settings is one Gaussian-DP group.
+
+    True unless R's own pure-DP tuning is asked for (pmwm with a, b; huber with k_min_m2,
+    k_max_m2): every other release of :func:`dppca.dp_scree` is a share of one
+    :class:`dppca.robust_mean.GaussianGroup` of the run's (eps, delta).
+    """
+    return not (settings.get("pmwm.a") is not None or settings.get("huber.k_min_m2") is not None)
+
+
+def all_gaussian(result) -> bool:
+    """Whether every release of a scree result is a share of its Gaussian-DP group."""
+    return all(r.mechanism.startswith("Gaussian (analytic)") and "GDP share" in r.mechanism
+               for r in result.combined_ledger)
+
+
 def scree_png(result, type: str = "pve") -> bytes:
     """The result's scree or PVE figure (the package's own) as PNG bytes."""
     return png_bytes(result.plot(type=type))

@@ -15,8 +15,8 @@ from shiny import reactive, render, ui
 
 from .._validation import DPPCATypeError, DPPCAValueError
 from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
-from .runs import (CONTROL_INPUTS, png_bytes, run_score, run_scree, score_settings, scree_png,
-                   scree_settings)
+from .runs import (CONTROL_INPUTS, all_gaussian, png_bytes, run_score, run_scree, score_settings,
+                   scree_is_gaussian, scree_png, scree_settings)
 from .session import BudgetExceeded, SessionBudget
 from .ui import DEFAULTS
 
@@ -161,10 +161,10 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
                       "The total is fixed at the first run on these data.")
             return ui.div(
                 ui.div(ui.strong(f"Session privacy budget: {data_.label}"), ui.br(),
-                       f"eps spent {spent_eps:g} of {current.eps_total:g} ({left_eps:g} left) · "
+                       f"eps spent {spent_eps:.4g} of {current.eps_total:g} ({left_eps:.4g} left) · "
                        f"delta spent {spent_delta:.3g} of {current.delta_total:.3g} "
-                       f"({left_delta:.3g} left) · {len(current.runs)} run(s), basic composition. "
-                       + status),
+                       f"({left_delta:.3g} left) · {len(current.runs)} run(s); scree runs compose "
+                       "as Gaussian DP, the rest by basic composition. " + status),
                 ui.div(ui.div(f"eps: {share:.0f}% spent", class_="progress-bar bg-danger",
                               style=f"width: {share:.2f}%", role="progressbar"),
                        class_="progress mt-1"),
@@ -184,7 +184,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
             return ui.div(ui.HTML(html), id="ledger")
 
         # ------------------------------------------------------------------ runs
-        def run(kind, build, compute):
+        def run(kind, build, compute, gaussian=lambda settings: False):
             data_ = data()
             try:
                 if data_ is None:
@@ -195,7 +195,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
                 settings, eps, delta = build(data_), input.eps(), input.delta()
                 released = spending.release(
                     kind, settings, eps, delta, lambda: compute(data_, settings, eps, delta),
-                    private=settings["g_dppca"], ledger_of=_ledger_of)
+                    private=settings["g_dppca"], ledger_of=_ledger_of,
+                    gaussian=gaussian(settings), confirm=all_gaussian)
             except Exception as err:  # noqa: BLE001 - shown in the page
                 style, text = ("refused", str(err)) if isinstance(err, BudgetExceeded) else \
                     ("error", _user_text(err))
@@ -205,8 +206,10 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
                 return
             shown[kind].set((data_.key, released.result))
             text = (f"Shown again from run {released.run}: no budget spent." if released.cached else
-                    f"Run {released.run}: released with eps = {eps:g}, delta = {delta:g} "
-                    "(drawn from the session budget).")
+                    f"Run {released.run}: released with eps = {eps:g}, delta = {delta:g}; "
+                    f"charged eps {released.charged:.4g} to the session budget"
+                    + (" (Gaussian-DP composition with the earlier scree runs)."
+                       if released.charged < eps else "."))
             notes[kind].set(("info" if released.cached else "ok", text))
             version.set(version() + 1)
 
@@ -221,7 +224,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
         @reactive.effect
         @reactive.event(input.run_scree)
         def _run_scree():
-            run("scree", lambda d: scree_settings(values(scree_inputs), d), run_scree)
+            run("scree", lambda d: scree_settings(values(scree_inputs), d), run_scree,
+                scree_is_gaussian)
 
         @reactive.effect
         @reactive.event(input.run_score)

@@ -3,16 +3,27 @@
 R's app lets a user press "run" forever, each press spending eps again on the same data
 (its Observation P9). Here each dataset of a browser session gets one :class:`SessionBudget`:
 a total (eps, delta) fixed at the first run, a :class:`dppca.privacy.Ledger` with one row per
-run, and a cache keyed by every input that changes what is released. A run is refused before
-anything is computed when its (eps, delta) would take the total spent past the session total;
-that test uses only public numbers (the budgets). Showing a cached result again (same inputs)
-or redrawing it (PVE or eigenvalues, samples) is post-processing and costs nothing.
+run (the eps that run added to the session's spent eps), and a cache keyed by every input
+that changes what is released. A run is refused before anything is computed when it would
+take the spent (eps, delta) past the session total; that test uses only public numbers (the
+budgets and the settings). Showing a cached result again (same inputs) or redrawing it (PVE
+or eigenvalues, samples) is post-processing and costs nothing.
 
-Composition: basic (the eps add up, the deltas add up), which holds for any mix of runs,
-whatever each run is made of (Dwork and Roth 2014, Thm 3.16; adaptive choices of the next
-run's inputs are covered by the same theorem's adaptive form, Thm 3.20 with k-fold basic
-composition). Each run is itself (eps, delta)-DP for the budget it was given (its own
-ledger, kept in :attr:`SessionBudget.runs`, says how it was spent).
+Composition. Each run is (eps_r, delta_r)-DP for the budget it was given (its own ledger,
+kept in :attr:`SessionBudget.runs`, says how it was spent). Some runs are more: a scree run
+with self-tuned controls is one Gaussian-DP group, i.e. mu_r-GDP with
+mu_r = 1 / sigma(1; eps_r, delta_r) (analytic calibration; see
+:class:`dppca.robust_mean.GaussianGroup`). The session is then
+
+    (min(eps_G, sum of eps_r over the GDP runs) + sum of eps_r over the other runs,
+     sum of all delta_r)-DP,
+
+with eps_G the eps at which mu-GDP, mu = sqrt(sum mu_r^2), gives delta_G = sum of delta_r
+over the GDP runs. Proof: adaptive composition is the tensor product of trade-off functions,
+G_mu1 x G_mu2 = G_sqrt(mu1^2 + mu2^2), and the product is monotone (Dong, Roth and Su 2022,
+Thm 3.2, Cor 3.3, Prop D.1), so the GDP runs may be replaced by one (eps_G, delta_G)-DP
+mechanism, or by their own (eps_r, delta_r), before basic composition with the rest (Dwork and
+Roth 2014, Thm 3.16, adaptive form). With only basic runs this is basic composition.
 """
 from __future__ import annotations
 
@@ -24,18 +35,23 @@ from typing import Any, Callable, NamedTuple
 import pandas as pd
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
-from ..privacy import Ledger
+from ..privacy import Ledger, gaussian_sigma
+from ..robust_mean import _gdp_epsilon
 
 #: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
 BUDGET_RTOL = 1e-9
+#: Gaussian-DP composition is used only when it saves more than this (relative) over the sum of
+#: the runs' eps; below, the calibration's solver tolerance would show as 0.99999998 for 1.
+GDP_SNAP_RTOL = 1e-6
 
 
 class Released(NamedTuple):
     """What :meth:`SessionBudget.release` returns."""
 
     result: Any
-    cached: bool  # True: shown again from the session's releases, nothing spent
-    run: int      # number of the run that released it (its row in the ledger)
+    cached: bool    # True: shown again from the session's releases, nothing spent
+    run: int        # number of the run that released it (its row in the ledger)
+    charged: float  # eps this call added to the session's spent eps (0 when cached)
 
 
 class BudgetExceeded(DPPCAValueError):
@@ -53,6 +69,27 @@ class Run:
     delta: float
     private: bool
     ledger: dict = field(default_factory=dict)
+    mu: float | None = None  # the run is mu-GDP (one Gaussian-DP group), else None
+    charged: float = math.nan  # what the run added to the session's spent eps
+
+
+def gdp_mu(eps, delta) -> float:
+    """mu of a Gaussian-DP group whose analytic calibration is (eps, delta)-DP."""
+    return 1.0 / gaussian_sigma(1.0, eps, delta, "analytic")
+
+
+def composed(runs) -> tuple[float, float]:
+    """Spent (eps, delta) of a list of runs (objects with eps, delta, mu); see the module notes."""
+    gaussian = [r for r in runs if r.mu is not None]
+    basic_eps = sum(r.eps for r in runs if r.mu is None)
+    delta = sum(r.delta for r in runs)
+    if not gaussian:
+        return basic_eps, delta
+    mu = math.sqrt(sum(r.mu ** 2 for r in gaussian))
+    eps_g = _gdp_epsilon(mu, sum(r.delta for r in gaussian))
+    eps_sum = sum(r.eps for r in gaussian)
+    # Within the calibration's tolerance of basic composition (e.g. one run): charge the sum.
+    return basic_eps + (eps_g if eps_g < eps_sum * (1 - GDP_SNAP_RTOL) else eps_sum), delta
 
 
 class SessionBudget:
@@ -121,30 +158,51 @@ class SessionBudget:
         self.ledger = Ledger(eps_total, delta_total)
 
     # ------------------------------------------------------------------ runs
-    def check(self, eps, delta) -> None:
-        """Refuse a run of (eps, delta) that does not fit in what is left.
+    def check(self, eps, delta, gaussian: bool = False) -> float:
+        """The eps a run of (eps, delta) would add; refused if it does not fit in what is left.
+
+        Parameters
+        ----------
+        eps, delta : float
+            The run's budget.
+        gaussian : bool
+            Whether the run is one Gaussian-DP group (mu-GDP), composed as such.
+
+        Returns
+        -------
+        float
+            The eps the run adds to the spent eps (<= eps).
 
         Raises
         ------
         BudgetExceeded
-            With the amounts asked, spent and left (public numbers only).
+            With the amounts asked, charged and left (public numbers only).
         """
         eps, delta = eps_arg(eps), delta_arg(delta)
+        new = Run(0, "", {}, eps, delta, True, mu=gdp_mu(eps, delta) if gaussian else None)
         spent_eps, spent_delta = self.spent
+        # Spending more delta can lower the composed eps: the spent eps never goes down (a
+        # larger eps is a weaker, still valid, claim), so every charge is >= 0.
+        after_eps, after_delta = composed(self.runs + [new])
+        charge = max(after_eps - spent_eps, 0.0)
+        after_eps = spent_eps + charge
         over = []
-        if spent_eps + eps > self.eps_total * (1 + BUDGET_RTOL):
-            over.append(f"eps: asked {eps:g}, left {self.remaining[0]:g}")
-        if spent_delta + delta > self.delta_total * (1 + BUDGET_RTOL):
+        if after_eps > self.eps_total * (1 + BUDGET_RTOL):
+            cost = f" (costs {charge:.4g} with Gaussian-DP composition)" if charge < eps else ""
+            over.append(f"eps: asked {eps:g}{cost}, left {self.remaining[0]:.4g}")
+        if after_delta > self.delta_total * (1 + BUDGET_RTOL):
             over.append(f"delta: asked {delta:g}, left {self.remaining[1]:.3g}")
         if over:
             raise BudgetExceeded(
                 "Refused: this run would exceed the session budget (" + "; ".join(over) + "). "
                 f"Session total eps = {self.eps_total:g}, delta = {self.delta_total:g}; spent eps = "
-                f"{spent_eps:g}, delta = {spent_delta:.3g}. Lower eps or delta for this run, or "
+                f"{spent_eps:.4g}, delta = {spent_delta:.3g}. Lower eps or delta for this run, or "
                 "re-show a result already released (same settings cost nothing).")
+        return charge
 
     def release(self, kind: str, settings: dict, eps, delta, compute: Callable[[], Any],
-                private: bool = True, ledger_of: Callable[[Any], dict] | None = None):
+                private: bool = True, ledger_of: Callable[[Any], dict] | None = None,
+                gaussian: bool = False, confirm: Callable[[Any], bool] | None = None):
         """The result of a run: from the cache if these settings were released, else computed.
 
         Parameters
@@ -162,12 +220,17 @@ class SessionBudget:
             Whether the run is private end to end (False for NON-PRIVATE directions).
         ledger_of : callable, optional
             The run's own ledger as a dict, for the session's JSON ledger.
+        gaussian : bool
+            The settings (public) make the run one Gaussian-DP group: composed as mu-GDP.
+        confirm : callable, optional
+            Checks on the result that it is one (all releases Gaussian); if not, the run is
+            composed by basic composition, and refused (not shown) if it then does not fit.
 
         Returns
         -------
         Released
-            ``(result, cached, run)``: the result, whether it came from the cache (no cost),
-            and the number of the run that released it.
+            ``(result, cached, run, charged)``: the result, whether it came from the cache (no
+            cost), the number of the run that released it and the eps it added.
 
         Raises
         ------
@@ -176,15 +239,20 @@ class SessionBudget:
         """
         key = self.key(kind, settings, eps, delta)
         if key in self._cache:
-            return self._cache[key]._replace(cached=True)
-        self.check(eps, delta)
+            return self._cache[key]._replace(cached=True, charged=0.0)
+        charge = self.check(eps, delta, gaussian)
         result = compute()
+        if gaussian and confirm is not None and not confirm(result):
+            gaussian, charge = False, self.check(eps, delta, False)
         number = len(self.runs) + 1
-        self.ledger.record(step=f"run {number}: {kind}", mechanism="composition of the run's releases",
-                           sensitivity=math.nan, norm="-", noise_scale=math.nan, eps=eps, delta=delta)
+        mu = gdp_mu(eps, delta) if gaussian else None
+        self.ledger.record(step=f"run {number}: {kind}",
+                           mechanism=f"Gaussian-DP group (mu = {mu:.4g})" if gaussian else
+                           "composition of the run's releases", sensitivity=math.nan, norm="-",
+                           noise_scale=math.nan, eps=charge, delta=delta)
         self.runs.append(Run(number, kind, dict(settings), float(eps), float(delta), bool(private),
-                             ledger_of(result) if ledger_of else {}))
-        self._cache[key] = Released(result, False, number)
+                             ledger_of(result) if ledger_of else {}, mu, charge))
+        self._cache[key] = Released(result, False, number, charge)
         return self._cache[key]
 
     @staticmethod
@@ -197,24 +265,29 @@ class SessionBudget:
         """The session ledger for the page: one row per run with running totals."""
         rows, eps_sum, delta_sum = [], 0.0, 0.0
         for run in self.runs:
-            eps_sum, delta_sum = eps_sum + run.eps, delta_sum + run.delta
+            eps_sum, delta_sum = eps_sum + run.charged, delta_sum + run.delta
             rows.append({"run": run.number, "plot": run.kind, "settings": _describe(run.settings),
-                         "eps": run.eps, "delta": run.delta, "eps spent so far": eps_sum,
-                         "delta spent so far": delta_sum,
+                         "eps asked": run.eps, "delta": run.delta,
+                         "eps charged": run.charged,
+                         "composition": "Gaussian DP" if run.mu is not None else "basic",
+                         "eps spent so far": eps_sum, "delta spent so far": delta_sum,
                          "eps left": max(self.eps_total - eps_sum, 0.0),
                          "private end to end": "yes" if run.private else "NO (non-private directions)"})
-        columns = ["run", "plot", "settings", "eps", "delta", "eps spent so far",
-                   "delta spent so far", "eps left", "private end to end"]
+        columns = ["run", "plot", "settings", "eps asked", "delta", "eps charged", "composition",
+                   "eps spent so far", "delta spent so far", "eps left", "private end to end"]
         return pd.DataFrame(rows, columns=columns)
 
     def to_dict(self) -> dict:
         """The session ledger: totals, composition rule, and every run with its own ledger."""
-        return {"dataset": self.dataset, "composition": "basic (sum of eps, sum of delta)",
+        return {"dataset": self.dataset,
+                "composition": "Gaussian-DP runs composed as mu-GDP, then basic composition "
+                               "(sum of eps, sum of delta) with the other runs",
                 "neighbouring": self.ledger.neighbouring, "eps_total": self.eps_total,
                 "delta_total": self.delta_total, "eps_spent": self.spent[0],
                 "delta_spent": self.spent[1],
                 "runs": [{"run": r.number, "plot": r.kind, "settings": r.settings, "eps": r.eps,
-                          "delta": r.delta, "private_end_to_end": r.private, "ledger": r.ledger}
+                          "delta": r.delta, "eps_charged": r.charged, "gdp_mu": r.mu,
+                          "private_end_to_end": r.private, "ledger": r.ledger}
                          for r in self.runs]}
 
     def to_json(self) -> str:

@@ -101,24 +101,33 @@ def test_over_budget_is_refused_and_cached_results_are_free(app_url, new_page, t
     set_number(page, "eps", 1)
     run(page, "scree")
     wait_runs(page, 1)
-    assert "Run 1: released with eps = 1," in wait_message(page, "scree", "ok")
+    assert "Run 1: released with eps = 1, delta = 2e-06; charged eps 1 " in \
+        wait_message(page, "scree", "ok")
     # The same settings again: shown from the session's releases, nothing spent.
     run(page, "scree")
     assert "Shown again from run 1: no budget spent" in wait_message(page, "scree", "info")
     assert budget_state(page)["spent"] == 1.0
-    # A new release of eps 1 does not fit in the 0.5 left: refused, with the arithmetic.
+    # A second scree run composes with the first as Gaussian DP: charged less than its eps 1.
     set_number(page, "k", 3)
     run(page, "scree")
-    text = wait_message(page, "scree", "refused")
-    assert "Refused" in text and "asked 1, left 0.5" in text
-    assert budget_state(page) == {"spent": 1.0, "total": 1.5, "delta_spent": 2e-6, "runs": 1}
-    assert "The plot shown is still the last one released" in text
+    wait_runs(page, 2)
+    assert "Gaussian-DP composition" in wait_message(page, "scree", "ok")
+    spent = budget_state(page)["spent"]
+    assert 1.0 < spent < 1.5
+    # A score run (basic composition) of eps 1 does not fit in what is left: refused.
+    run(page, "score")
+    text = wait_message(page, "score", "refused")
+    assert "Refused" in text and f"asked 1, left {1.5 - spent:.4g}" in text
+    assert budget_state(page) == {"spent": spent, "total": 1.5, "delta_spent": 4e-6, "runs": 2}
     # The total is fixed after the first run: the input is put back, with a notice.
     set_number(page, "eps_total", 100)
     page.wait_for_selector(".shiny-notification:has-text('The session total is fixed')")
     page.wait_for_function("document.querySelector('#eps_total').value === '1.5'")
-    run(page, "score")
-    assert "Refused" in wait_message(page, "score", "refused")
+    set_number(page, "k", 4)
+    run(page, "scree")
+    text = wait_message(page, "scree", "refused")
+    assert "costs" in text and "with Gaussian-DP composition" in text
+    assert "The plot shown is still the last one released" in text
     assert budget_state(page)["total"] == 1.5
     page.screenshot(path=tmp_path / "app-refused.png", full_page=True)
     assert_no_traceback(page)
@@ -158,7 +167,8 @@ def test_an_uploaded_csv_works_with_its_group_column(app_url, new_page, tmp_path
     frame.to_csv(path, index=False)
     page = new_page(app_url)
     upload(page, path)
-    page.wait_for_selector("#data-summary:has-text('upload: mine.csv')")
+    # The group column is chosen (inferred) once the file is read: wait for it.
+    page.wait_for_selector("#data-summary:has-text('species (3 labels)')")
     summary = page.inner_text("#data-summary")
     assert "n = 600 rows, p = 4 numeric variables" in summary and "species (3 labels)" in summary
     assert page.input_value("#upload_group_col") == "species"  # inferred: first non-numeric

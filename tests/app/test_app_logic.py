@@ -62,10 +62,10 @@ def test_the_whole_total_can_be_spent_in_equal_parts():
 def test_the_same_settings_are_shown_again_for_free():
     budget = SessionBudget(1.0, 1e-5)
     compute = Counter()
-    first, cached_first, run_first = budget.release("score", {"axes": (1, 2)}, 0.5, 1e-6, compute)
-    again, cached_again, run_again = budget.release("score", {"axes": (1, 2)}, 0.5, 1e-6, compute)
-    assert (cached_first, cached_again) == (False, True) and first is again
-    assert run_first == run_again == 1
+    first = budget.release("score", {"axes": (1, 2)}, 0.5, 1e-6, compute)
+    again = budget.release("score", {"axes": (1, 2)}, 0.5, 1e-6, compute)
+    assert (first.cached, again.cached) == (False, True) and first.result is again.result
+    assert first.run == again.run == 1 and (first.charged, again.charged) == (0.5, 0.0)
     assert compute.calls == 1 and budget.spent[0] == 0.5
     # A different budget or setting is a new release.
     budget.release("score", {"axes": (1, 3)}, 0.5, 1e-6, compute)
@@ -101,6 +101,81 @@ def test_the_ledger_json_lists_every_run_with_its_own_ledger():
     payload = json.loads(budget.to_json())
     assert payload["eps_total"] == 1.0 and payload["eps_spent"] == 0.5
     assert payload["runs"][0]["ledger"] == {"eps": 0.5} and payload["runs"][0]["plot"] == "scree"
+
+
+def gdp_delta(mu, eps):
+    """Privacy profile of mu-GDP (Dong, Roth and Su 2022, Cor 2.13), written out here."""
+    from scipy.stats import norm
+    return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2)
+
+
+def test_gaussian_dp_runs_compose_as_gaussian_dp():
+    from dppca.app.session import gdp_mu
+    from dppca.privacy import gaussian_sigma
+
+    budget = SessionBudget(5.0, 1e-5)
+    first = budget.release("scree", {"k": 2}, 1.0, 1e-6, Counter(), gaussian=True)
+    assert first.charged == 1.0  # one run: exactly its eps
+    second = budget.release("scree", {"k": 3}, 1.0, 1e-6, Counter(), gaussian=True)
+    spent = budget.spent[0]
+    assert spent == pytest.approx(1.0 + second.charged, rel=1e-12) and spent < 2.0
+    # The spent eps is where the sqrt(2) mu-GDP profile reaches the summed delta (exact
+    # formula, 1e-6 relative: the root solver's tolerance is 1e-12 on eps).
+    mu = math.sqrt(2) / gaussian_sigma(1.0, 1.0, 1e-6, "analytic")
+    assert mu == pytest.approx(math.sqrt(2) * gdp_mu(1.0, 1e-6), rel=1e-12)
+    assert gdp_delta(mu, spent) == pytest.approx(2e-6, rel=1e-6)
+    # Independent accountant: dp_accounting's PLD (pessimistic discretisation: a little above).
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
+    accountant = pld_privacy_accountant.PLDAccountant()
+    accountant.compose(dp_event.GaussianDpEvent(1.0 / gdp_mu(1.0, 1e-6)), 2)
+    assert spent <= accountant.get_epsilon(2e-6) <= spent + 0.02
+    assert [r["composition"] for _, r in budget.table().iterrows()] == ["Gaussian DP"] * 2
+
+
+def test_basic_runs_add_to_the_gaussian_dp_part():
+    budget = SessionBudget(5.0, 1e-5)
+    budget.release("scree", {"k": 2}, 1.0, 1e-6, Counter(), gaussian=True)
+    budget.release("score", {"a": 1}, 0.5, 1e-6, Counter())
+    gdp_only = budget.spent[0] - 0.5
+    assert gdp_only == 1.0
+    third = budget.release("scree", {"k": 3}, 1.0, 1e-6, Counter(), gaussian=True)
+    assert third.charged < 1.0 and budget.spent[1] == pytest.approx(3e-6, rel=1e-12)
+
+
+def test_the_spent_eps_never_goes_down():
+    # A small Gaussian run adds delta, which can lower the composed eps: charged 0, not < 0.
+    budget = SessionBudget(5.0, 1e-5)
+    for k, eps in [(2, 1.0), (3, 1.0), (4, 0.25)]:
+        budget.release("scree", {"k": k}, eps, 2e-6, Counter(), gaussian=True)
+    assert [run.charged >= 0 for run in budget.runs] == [True] * 3 and budget.runs[2].charged == 0
+
+
+def test_a_run_that_turns_out_not_gaussian_is_composed_basically():
+    budget = SessionBudget(5.0, 1e-5)
+    budget.release("scree", {"k": 2}, 1.0, 1e-6, Counter(), gaussian=True)
+    second = budget.release("scree", {"k": 3}, 1.0, 1e-6, Counter(), gaussian=True,
+                            confirm=lambda result: False)
+    assert second.charged == 1.0 and budget.runs[1].mu is None
+
+
+def test_a_refusal_says_what_the_run_would_cost():
+    budget = SessionBudget(1.3, 1e-5)
+    budget.release("scree", {"k": 2}, 1.0, 1e-6, Counter(), gaussian=True)
+    with pytest.raises(BudgetExceeded, match=r"asked 1 \(costs 0.40\d* with Gaussian-DP composition\)"):
+        budget.release("scree", {"k": 3}, 1.0, 1e-6, Counter(), gaussian=True)
+
+
+def test_scree_runs_are_gaussian_unless_r_tuning_is_asked():
+    from dppca.app.runs import all_gaussian, scree_is_gaussian
+    data = example_data("gau")
+    settings = scree_settings(SCREE_VALUES, data)
+    assert scree_is_gaussian(settings)
+    assert all_gaussian(run_scree(data, settings, 1.0, 1e-6))
+    r_tuned = scree_settings(SCREE_VALUES | {"scree_method": ["huber"], "huber_k_min_m2": -10,
+                                             "huber_k_max_m2": 10}, data)
+    assert not scree_is_gaussian(r_tuned)
+    assert not all_gaussian(run_scree(data, r_tuned, 1.0, 1e-6))
 
 
 # --------------------------------------------------------------------------- data
