@@ -77,6 +77,13 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None):
     DPPCATypeError, DPPCAValueError
         X not a DataFrame or array, fewer than 2 rows, a bad group, fewer than 2 finite
         numeric columns, or only one of eps_total / delta_total.
+
+    Examples
+    --------
+    >>> from dppca import load_gau_g
+    >>> app = create_app(load_gau_g(), "group", eps_total=3, delta_total=1e-6)
+    >>> type(app).__name__
+    'App'
     """
     from shiny import App
 

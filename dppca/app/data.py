@@ -93,7 +93,13 @@ def default_delta(n: int) -> float:
 
 def infer_group_column(frame: pd.DataFrame) -> str | None:
     """The group column by R's rules 1-2 (schema only): a group-like name, else the first
-    non-numeric column; None if neither exists."""
+    non-numeric column; None if neither exists.
+
+    Examples
+    --------
+    >>> infer_group_column(pd.DataFrame({"x": [1.0], "Cluster": [2], "kind": ["a"]}))
+    'Cluster'
+    """
     for column in frame.columns:
         if str(column).lower() in GROUP_COLUMN_NAMES:
             return column
@@ -102,7 +108,14 @@ def infer_group_column(frame: pd.DataFrame) -> str | None:
 
 
 def example_data(name: str) -> AppData:
-    """An example dataset by key (``gau``, ``gau_g``, ``adult``)."""
+    """An example dataset by key (``gau``, ``gau_g``, ``adult``).
+
+    Examples
+    --------
+    >>> data = example_data("gau_g")
+    >>> data.n, data.p, data.group_name
+    (5000, 20, 'group')
+    """
     if name not in EXAMPLES:
         raise AppDataError(f"unknown example dataset {name!r}; choose one of {sorted(EXAMPLES)}")
     label, loader, group = EXAMPLES[name]
@@ -173,6 +186,13 @@ def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppDa
         Fewer than 2 rows, a group column that does not exist, labels of the wrong length or
         with missing values, fewer than 2 numeric columns, or numeric columns with missing or
         non-finite values.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [0.5, 0.1, 0.2], "g": ["x", "y", "x"]})
+    >>> data = prepare(frame, None, key="mine", label="my data")
+    >>> list(data.features.columns), data.group_name
+    (['a', 'b'], 'g')
     """
     frame = X if isinstance(X, pd.DataFrame) else _as_frame(X)
     if len(frame) < 2:

@@ -79,7 +79,15 @@ def gdp_mu(eps, delta) -> float:
 
 
 def composed(runs) -> tuple[float, float]:
-    """Spent (eps, delta) of a list of runs (objects with eps, delta, mu); see the module notes."""
+    """Spent (eps, delta) of a list of runs (objects with eps, delta, mu); see the module notes.
+
+    Examples
+    --------
+    >>> runs = [Run(i, "scree", {}, 1.0, 1e-6, True, mu=gdp_mu(1.0, 1e-6)) for i in (1, 2)]
+    >>> eps, delta = composed(runs)
+    >>> round(eps, 3), delta
+    (1.403, 2e-06)
+    """
     gaussian = [r for r in runs if r.mu is not None]
     basic_eps = sum(r.eps for r in runs if r.mu is None)
     delta = sum(r.delta for r in runs)
@@ -107,7 +115,18 @@ class SessionBudget:
     Notes
     -----
     The total can be changed with :meth:`set_total` until the first run; after that it is
-    fixed (a new total needs new data, i.e. a new budget).
+    fixed (a new total needs new data, i.e. a new budget). Composition: see the module notes.
+
+    Examples
+    --------
+    >>> budget = SessionBudget(2.0, 1e-5, dataset="gau")
+    >>> first = budget.release("scree", {"k": 3}, 1.0, 1e-6, lambda: "figure", gaussian=True)
+    >>> again = budget.release("scree", {"k": 3}, 1.0, 1e-6, lambda: "figure", gaussian=True)
+    >>> first.charged, again.cached, again.charged
+    (1.0, True, 0.0)
+    >>> second = budget.release("scree", {"k": 4}, 1.0, 1e-6, lambda: "figure", gaussian=True)
+    >>> round(budget.spent[0], 3)    # Gaussian DP: less than 1 + 1
+    1.403
     """
 
     def __init__(self, eps_total, delta_total, dataset: str = ""):

@@ -367,3 +367,12 @@ def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
                            launch_browser=False)
     assert main(["app"]) == 0 and calls[1][0] == (None, None)  # example data and uploads only
     assert calls[1][1]["launch_browser"] is True
+
+
+@pytest.mark.parametrize("module", ["dppca.app", "dppca.app.data", "dppca.app.session"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    failures, tried = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failures == 0
