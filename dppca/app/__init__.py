@@ -10,6 +10,7 @@ Needs the ``app`` extra (``pip install "dppca[app]"``).
 """
 from __future__ import annotations
 
+import threading
 import webbrowser
 
 import numpy as np
@@ -131,8 +132,9 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
 
     app = create_app(X, group, eps_total=eps_total, delta_total=delta_total)
     port = int_arg(port, "port", 1, 65535)
-    if launch_browser:
-        webbrowser.open(f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/")
+    if launch_browser:  # once the server below has had a moment to start
+        url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+        threading.Timer(1.5, webbrowser.open, args=(url,)).start()
     print(f"dppca app on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
