@@ -83,6 +83,26 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     return report
 
 
+def add_app_parser(sub) -> argparse.ArgumentParser:
+    """``dppca app``: its options, and ``run_app_command`` as its action."""
+    app = sub.add_parser("app", help="interactive app: private scree and score plots with a "
+                                     "session privacy budget (needs the [app] extra)")
+    app.add_argument("--data", default=None,
+                     help="bundled dataset (gau, gau_g, adult) or a CSV path, offered as "
+                          "'Provided data'")
+    app.add_argument("--group", default=None, help="column with group labels (default: inferred)")
+    app.add_argument("--eps-total", type=float, default=None,
+                     help="fixed session total epsilon (with --delta-total)")
+    app.add_argument("--delta-total", type=float, default=None,
+                     help="fixed session total delta (with --eps-total)")
+    app.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    app.add_argument("--host", default="127.0.0.1",
+                     help="interface to bind (default 127.0.0.1: this machine only)")
+    app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
+    app.set_defaults(func=run_app_command)
+    return app
+
+
 def _literal(text: str) -> str:
     """A help string shown as written: argparse %-formats help, so "10%" must read "10%%"."""
     return text.replace("%", "%%")
@@ -195,6 +215,18 @@ def _name_list(spec: str, option: str) -> list:
     return names
 
 
+def run_app_command(args) -> int:
+    """Serve the interactive app (``dppca.app.run_app``) until interrupted."""
+    from .app import run_app
+
+    # Bundled data as the R package ships them (adult: numeric columns only).
+    frame = BUNDLED[args.data]() if args.data in BUNDLED else \
+        None if args.data is None else load_data(args.data)
+    run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
+            host=args.host, port=args.port, launch_browser=not args.no_browser)
+    return 0
+
+
 def run_report(args) -> int:
     """Run the requested sections, each on an equal share of (eps, delta).
 
@@ -305,7 +337,7 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 #: Sub-commands: each function adds its sub-parser (with ``func`` set to its action).
-SUBCOMMANDS = [add_report_parser]
+SUBCOMMANDS = [add_report_parser, add_app_parser]
 
 if __name__ == "__main__":
     sys.exit(main())

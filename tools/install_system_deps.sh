@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Debian packages the R side needs (R 4.2 from Debian: CRAN is not reachable). Idempotent.
+# Debian packages the R side needs (R 4.2 from Debian: CRAN is not reachable), and Chromium
+# for the app's browser tests (Playwright drives it; its own browser download is not used).
+# Idempotent.
 set -euo pipefail
-pkgs="r-base-core r-cran-reticulate r-cran-testthat r-cran-ggplot2 r-cran-patchwork r-cran-knitr r-cran-rmarkdown pandoc"
+pkgs="r-base-core r-cran-reticulate r-cran-testthat r-cran-ggplot2 r-cran-patchwork r-cran-knitr r-cran-rmarkdown pandoc chromium"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -10,4 +12,4 @@ if [ -n "$missing" ]; then
   apt-get update -qq
   apt-get install -y -qq $missing >/dev/null
 fi
-echo "system packages ok: $(R --version | head -1)"
+echo "system packages ok: $(R --version | head -1); $(chromium --version 2>/dev/null)"

@@ -1,0 +1,150 @@
+"""The interactive app (Shiny for Python): private scree and score plots with a session budget.
+
+Mirrors the R package's ``dppca_app()`` (reference r-dppca-score.md §16) and adds what R's
+app lacks: each dataset of a browser session has one total (eps, delta), every run draws from
+it (scree runs compose as Gaussian DP, the rest by basic composition; see
+:mod:`dppca.app.session`), a run that would exceed it is refused, and results already released
+are shown again for free. Start it with ``dppca app`` or :func:`run_app`; R users call ``dppcapy::dppca_app()``.
+
+Needs the ``app`` extra (``pip install "dppca[app]"``).
+"""
+from __future__ import annotations
+
+import threading
+import webbrowser
+
+import numpy as np
+import pandas as pd
+
+from .._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg
+from .data import MAX_UPLOAD_BYTES, AppData, AppDataError, prepare
+
+__all__ = ["MAX_UPLOAD_BYTES", "create_app", "run_app", "start_app"]
+
+
+def _provided(X, group) -> AppData | None:
+    """Check X and group as R's ``dppca_app`` does (§16.1) and prepare them."""
+    if X is None:
+        if group is not None:
+            raise DPPCAValueError("`group` needs `X`: give the data too, or neither")
+        return None
+    if not isinstance(X, (pd.DataFrame, np.ndarray)):
+        raise DPPCATypeError(f"`X` must be a pandas DataFrame or a 2-D numpy array (R: a data "
+                             f"frame or matrix); got {type(X).__name__}")
+    if np.ndim(X) != 2 or X.shape[0] < 2:
+        raise DPPCAValueError(f"`X` must be a table with at least 2 rows; got shape {np.shape(X)}")
+    if isinstance(group, str) and not isinstance(X, pd.DataFrame):
+        raise DPPCAValueError("`group` names a column, so `X` must be a DataFrame (R: a data frame);"
+                              " for a matrix give one label per row")
+    if group is not None and not isinstance(group, str) and len(group) != X.shape[0]:
+        raise DPPCAValueError(f"`group` must name a column of X or give one label per row "
+                              f"({X.shape[0]}); got {len(group)} labels")
+    try:
+        return prepare(X, group, key="provided", label="provided data")
+    except AppDataError as err:
+        raise DPPCAValueError(f"`X`/`group`: {err}") from None
+
+
+def _fixed_total(eps_total, delta_total):
+    if eps_total is None and delta_total is None:
+        return None
+    if eps_total is None or delta_total is None:
+        raise DPPCAValueError("give both `eps_total` and `delta_total` (a fixed session total), "
+                              "or neither (set in the page)")
+    return (float_arg(eps_total, "eps_total", positive=True),
+            float_arg(delta_total, "delta_total", open_unit=True))
+
+
+def create_app(X=None, group=None, *, eps_total=None, delta_total=None):
+    """The Shiny ``App`` object (for ``shiny run`` or a test server).
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or 2-D numpy array, optional
+        Data offered as "Provided data" (the default source when given), n >= 2.
+    group : str or array_like of length n, optional
+        A column name of X (a DataFrame) or one label per row. None: inferred from the
+        schema (a column named group, label, class, cluster, ... or the first non-numeric).
+    eps_total, delta_total : float, optional
+        A fixed session total for every dataset (the page then cannot change it). None: set
+        in the page before the first run (default eps 5, delta 10^-(ceil(log10 n) + 1)).
+
+    Returns
+    -------
+    shiny.App
+
+    Raises
+    ------
+    DPPCATypeError, DPPCAValueError
+        X not a DataFrame or array, fewer than 2 rows, a bad group, fewer than 2 finite
+        numeric columns, or only one of eps_total / delta_total.
+
+    Examples
+    --------
+    >>> from dppca import load_gau_g
+    >>> app = create_app(load_gau_g(), "group", eps_total=3, delta_total=1e-6)
+    >>> type(app).__name__
+    'App'
+    """
+    from shiny import App
+
+    from .server import make_server
+    from .ui import app_ui
+
+    provided = _provided(X, group)
+    fixed = _fixed_total(eps_total, delta_total)
+    return App(app_ui(provided=provided is not None, fixed=fixed), make_server(provided, fixed))
+
+
+def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0.0.1", port=8000,
+            launch_browser=True):
+    """Serve the app until interrupted (R: ``dppca_app(X = NULL, group = NULL)``).
+
+    Parameters
+    ----------
+    X, group, eps_total, delta_total
+        See :func:`create_app`.
+    host : str
+        Interface to bind; the default 127.0.0.1 serves this machine only.
+    port : int
+        TCP port (0 < port < 65536).
+    launch_browser : bool
+        Open the page in the default web browser.
+
+    Returns
+    -------
+    None
+        When the server stops.
+
+    Raises
+    ------
+    DPPCATypeError, DPPCAValueError
+        As :func:`create_app`, or a bad port.
+
+    Examples
+    --------
+    >>> from dppca.app import create_app
+    >>> app = create_app()          # what run_app() serves
+    >>> type(app).__name__
+    'App'
+    """
+    import uvicorn
+
+    app = create_app(X, group, eps_total=eps_total, delta_total=delta_total)
+    port = int_arg(port, "port", 1, 65535)
+    if launch_browser:  # once the server below has had a moment to start
+        url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+        threading.Timer(1.5, webbrowser.open, args=(url,)).start()
+    print(f"dppca app on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def start_app(X=None, group=None, **kwargs):
+    """:func:`run_app` in a child process; returns a handle with ``url`` and ``stop()``.
+
+    See :func:`dppca.app.background.start_app` (same arguments as :func:`run_app`, plus
+    ``python``; ``port=0`` picks a free port).
+    """
+    from .background import start_app as start
+
+    return start(X, group, **kwargs)

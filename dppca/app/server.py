@@ -1,0 +1,323 @@
+"""The server of the app: reads the page, asks the session budget, shows what was released.
+
+All the logic lives in :mod:`dppca.app.data`, :mod:`dppca.app.session` and
+:mod:`dppca.app.runs`; this module only wires it to Shiny. Every state is created inside
+:func:`make_server`'s ``server`` function, i.e. once per browser session: two sessions never
+share data, results or budgets. Errors are shown as messages in the page, never as tracebacks.
+"""
+from __future__ import annotations
+
+import logging
+import tempfile
+import traceback
+
+from shiny import reactive, render, ui
+
+from .._validation import DPPCATypeError, DPPCAValueError
+from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
+from .runs import (CONTROL_INPUTS, all_gaussian, png_bytes, run_score, run_scree, score_settings,
+                   scree_is_gaussian, scree_png, scree_settings)
+from .session import BudgetExceeded, SessionBudget
+from .ui import DEFAULTS
+
+log = logging.getLogger("dppca.app")
+#: shiny >= 1.5 names it download_button; older releases render.download.
+_download_renderer = getattr(render, "download_button", None) or render.download
+#: Errors whose message is written for the user (shown as they are).
+USER_ERRORS = (AppDataError, DPPCAValueError, DPPCATypeError)
+
+
+def _message(kind: str, text: str, id_: str):
+    css = {"error": "alert-danger", "refused": "alert-warning", "info": "alert-info",
+           "ok": "alert-success"}[kind]
+    return ui.div(text, class_=f"alert {css} run-message", id=id_, **{"data-kind": kind})
+
+
+def _user_text(err: Exception) -> str:
+    if isinstance(err, USER_ERRORS):
+        return str(err)
+    log.error("unexpected error in the app:\n%s", traceback.format_exc())
+    return f"Unexpected error ({type(err).__name__}): {err}. Nothing was released."
+
+
+def make_server(provided: AppData | None = None, fixed: tuple | None = None):
+    """The Shiny server function, with the provided data and an optional fixed total."""
+
+    def server(input, output, session):
+        budgets: dict[str, SessionBudget] = {}
+        version = reactive.value(0)  # bumped after every spend (re-renders bar and ledger)
+        shown = {"scree": reactive.value(None), "score": reactive.value(None)}
+        notes = {"scree": reactive.value(None), "score": reactive.value(None)}
+
+        # ------------------------------------------------------------------ data
+        @reactive.calc
+        def upload():
+            files = input.csv_file()
+            if not files:
+                return None
+            return read_upload(files[0]["datapath"], files[0]["name"], bool(input.csv_header()))
+
+        @reactive.effect
+        def _group_choices():
+            try:
+                frame = upload()
+            except USER_ERRORS:
+                frame = None
+            if frame is None:
+                return
+            choices = {"": "(none)"} | {str(c): str(c) for c in frame.columns}
+            ui.update_select("upload_group_col", choices=choices,
+                             selected=str(infer_group_column(frame) or ""))
+
+        @reactive.calc
+        def loaded():
+            """(AppData or None, message or None) for the chosen source."""
+            try:
+                source = input.data_source()
+                if source == "provided" and provided is not None:
+                    return provided, None
+                if source == "example":
+                    return example_data(input.example_dataset()), None
+                frame = upload()
+                if frame is None:
+                    return None, ("info", "Choose a CSV file to upload.")
+                group = input.upload_group_col() or None
+                if group is not None and group not in map(str, frame.columns):
+                    group = None  # the choices are being updated for a new file
+                name = input.csv_file()[0]["name"]
+                return prepare(frame, group, infer=False, label=f"upload: {name}",
+                               key=f"upload:{name}:{frame.attrs['sha256']}:{input.csv_header()}"), None
+            except Exception as err:  # noqa: BLE001 - shown in the page
+                return None, ("error", _user_text(err))
+
+        def data() -> AppData | None:
+            return loaded()[0]
+
+        def budget(data_: AppData) -> SessionBudget:
+            if data_.key not in budgets:
+                eps, delta = fixed or (DEFAULTS["eps_total"], default_delta(data_.n))
+                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label)
+            return budgets[data_.key]
+
+        @reactive.effect
+        def _new_data():
+            data_ = data()
+            if data_ is None:
+                return
+            with reactive.isolate():
+                current = budget(data_)
+                if fixed is None:
+                    ui.update_numeric("delta_total", value=current.delta_total)
+                    ui.update_numeric("eps_total", value=current.eps_total)
+                ui.update_numeric("delta", value=float(f"{current.delta_total / DEFAULTS['runs_per_delta']:.3g}"))
+                top = data_.max_pc
+                ui.update_numeric("k", value=min(max(input.k() or 1, 1), top), max=top)
+                ui.update_numeric("axis_x", value=min(max(input.axis_x() or 1, 1), top), max=top)
+                ui.update_numeric("axis_y", value=min(max(input.axis_y() or 2, 2), top), max=top)
+                version.set(version() + 1)
+
+        @reactive.effect
+        def _totals():
+            if fixed is not None:
+                return
+            eps_total, delta_total = input.eps_total(), input.delta_total()
+            with reactive.isolate():
+                data_ = data()
+                if data_ is None:
+                    return
+                if budget(data_).fixed:
+                    _show_fixed_total(budget(data_), eps_total, delta_total)
+                    return
+                try:
+                    budget(data_).set_total(eps_total, delta_total)
+                except USER_ERRORS:
+                    return  # the bar shows the current total; the run says why it is refused
+                version.set(version() + 1)
+
+        @render.ui
+        def data_summary():
+            data_, message = loaded()
+            if message is not None:
+                return _message(message[0], message[1], "data-message")
+            group = f"; groups: {data_.group_name} ({data_.labels.nunique()} labels)" \
+                if data_.labels is not None else "; no group column"
+            unused = f". Not used (non-numeric): {', '.join(data_.unused)}" if data_.unused else ""
+            return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} numeric variables"
+                        f"{group}{unused}.", class_="small-help", id="data-summary")
+
+        # ------------------------------------------------------------------ budget
+        @render.ui
+        def budget_bar():
+            version()
+            data_, message = loaded()
+            if data_ is None:
+                return _message(message[0], f"No data loaded: {message[1]}", "no-data")
+            current = budget(data_)
+            if fixed is None and not current.fixed:
+                input.eps_total(), input.delta_total()  # re-render while the total is being set
+            (spent_eps, spent_delta), (left_eps, left_delta) = current.spent, current.remaining
+            share = 100 * spent_eps / current.eps_total
+            status = ("The total is fixed for these data." if current.fixed else
+                      "The total is fixed at the first run on these data.")
+            return ui.div(
+                ui.div(ui.strong(f"Session privacy budget: {data_.label}"), ui.br(),
+                       f"eps spent {spent_eps:.4g} of {current.eps_total:g} ({left_eps:.4g} left) · "
+                       f"delta spent {spent_delta:.3g} of {current.delta_total:.3g} "
+                       f"({left_delta:.3g} left) · {len(current.runs)} run(s); scree runs compose "
+                       "as Gaussian DP, the rest by basic composition. " + status),
+                ui.div(ui.div(f"eps: {share:.0f}% spent", class_="progress-bar bg-danger",
+                              style=f"width: {share:.2f}%", role="progressbar"),
+                       class_="progress mt-1"),
+                class_="budget-bar card p-2 mb-2", id="budget",
+                **{"data-eps-spent": repr(spent_eps), "data-eps-total": repr(current.eps_total),
+                   "data-delta-spent": repr(spent_delta), "data-runs": str(len(current.runs))})
+
+        @render.ui
+        def ledger_table():
+            version()
+            data_ = data()
+            if data_ is None or not budget(data_).runs:
+                return ui.p("Nothing released yet on these data.", class_="small-help")
+            table = budget(data_).table()
+            html = table.to_html(index=False, classes="table table-sm table-striped", justify="left",
+                                 float_format=lambda v: f"{v:.4g}", border=0)
+            return ui.div(ui.HTML(html), id="ledger")
+
+        # ------------------------------------------------------------------ runs
+        def run(kind, build, compute, gaussian=lambda settings: False):
+            data_ = data()
+            try:
+                if data_ is None:
+                    raise AppDataError(loaded()[1][1] if loaded()[1] else "no data loaded")
+                spending = budget(data_)
+                if fixed is None and not spending.fixed:
+                    spending.set_total(input.eps_total(), input.delta_total())
+                settings, eps, delta = build(data_), input.eps(), input.delta()
+                released = spending.release(
+                    kind, settings, eps, delta, lambda: compute(data_, settings, eps, delta),
+                    private=settings["g_dppca"], ledger_of=_ledger_of,
+                    gaussian=gaussian(settings), confirm=all_gaussian)
+            except Exception as err:  # noqa: BLE001 - shown in the page
+                style, text = ("refused", str(err)) if isinstance(err, BudgetExceeded) else \
+                    ("error", _user_text(err))
+                if current_of(kind) is not None:
+                    text += " The plot shown is still the last one released."
+                notes[kind].set((style, text))
+                return
+            shown[kind].set((data_.key, released.result))
+            text = (f"Shown again from run {released.run}: no budget spent." if released.cached else
+                    f"Run {released.run}: released with eps = {eps:g}, delta = {delta:g}; "
+                    f"charged eps {released.charged:.4g} to the session budget"
+                    + (" (Gaussian-DP composition with the earlier scree runs)."
+                       if released.charged < eps else "."))
+            notes[kind].set(("info" if released.cached else "ok", text))
+            version.set(version() + 1)
+
+        def values(names):
+            return {name: input[name]() for name in names}
+
+        scree_inputs = ["k", "scree_method", "scree_mono", "center", "standardize", "g_dppca"] + \
+            [field for fields in CONTROL_INPUTS.values() for field in fields]
+        score_inputs = ["axis_x", "axis_y", "score_method", "bins_x", "bins_y", "use_group",
+                        "center", "standardize", "g_dppca"]
+
+        @reactive.effect
+        @reactive.event(input.run_scree)
+        def _run_scree():
+            run("scree", lambda d: scree_settings(values(scree_inputs), d), run_scree,
+                scree_is_gaussian)
+
+        @reactive.effect
+        @reactive.event(input.run_score)
+        def _run_score():
+            run("score", lambda d: score_settings(values(score_inputs), d), run_score)
+
+        def current_of(kind):
+            with reactive.isolate():
+                return current(kind)
+
+        def current(kind):
+            data_, value = data(), shown[kind]()
+            if data_ is None or value is None or value[0] != data_.key:
+                return None
+            return value[1]
+
+        @reactive.calc
+        def scree_figure() -> bytes | None:
+            result = current("scree")
+            return None if result is None else scree_png(result, input.scree_type())
+
+        @reactive.calc
+        def score_figure() -> bytes | None:
+            result = current("score")
+            return None if result is None else png_bytes(result.figure)
+
+        for kind in ("scree", "score"):
+            _outputs(kind, notes[kind], {"scree": scree_figure, "score": score_figure}[kind],
+                     output)
+
+        @_download_renderer(filename="dppca-scree.csv", media_type="text/csv")
+        def download_scree_csv():
+            result = current("scree")
+            yield "" if result is None else result.to_frame().to_csv(index=False)
+
+        @_download_renderer(filename="dppca-score-histograms.csv", media_type="text/csv")
+        def download_score_csv():
+            result = current("score")
+            yield "" if result is None else result.to_frame().to_csv(index=False)
+
+        @_download_renderer(filename="dppca-session-ledger.json", media_type="application/json")
+        def download_ledger():
+            data_ = data()
+            yield "{}" if data_ is None else budget(data_).to_json()
+
+    return server
+
+
+def _outputs(kind, note, figure, output):
+    """The message, image and PNG download of one plot card."""
+
+    @output(id=f"{kind}_plot_message")
+    @render.ui
+    def _message_ui():
+        value = note()
+        if value is None:
+            return ui.p(f"Nothing released yet: press \u201cRun {kind}\u201d (in the "
+                        f"{kind.capitalize()} controls tab); a new run spends the eps and delta "
+                        "of each run from the session budget.", class_="small-help")
+        return _message(value[0], value[1], f"{kind}-message")
+
+    @output(id=f"{kind}_plot")
+    @render.image(delete_file=True)
+    def _image():
+        png = figure()
+        if png is None:
+            return None
+        with tempfile.NamedTemporaryFile(suffix=".png", delete=False) as handle:
+            handle.write(png)  # shiny reads it, sends it inline and deletes it
+        return {"src": handle.name, "alt": f"DP {kind} plot",
+                "style": "max-width: 100%; height: auto;"}
+
+    @output(id=f"download_{kind}_png")
+    @_download_renderer(filename=f"dppca-{kind}.png", media_type="image/png")
+    def _download():
+        png = figure()
+        yield png if png is not None else b""
+
+
+def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):
+    """Put a fixed total back in the inputs, and say why."""
+    if (eps_total, delta_total) == (budget.eps_total, budget.delta_total):
+        return
+    ui.update_numeric("eps_total", value=budget.eps_total)
+    ui.update_numeric("delta_total", value=budget.delta_total)
+    ui.notification_show(f"The session total is fixed at eps = {budget.eps_total:g}, delta = "
+                         f"{budget.delta_total:g} since the first run on these data; load other "
+                         "data to start a new budget.", type="warning", duration=8)
+
+
+def _ledger_of(result) -> dict:
+    ledger = getattr(result, "combined_ledger", None)
+    ledger = result.ledger if ledger is None else ledger
+    return ledger.to_dict()
+
