@@ -32,6 +32,9 @@ EXAMPLES = {
     "adult": ("adult: UCI Adult, numeric columns (32561 x 5)", datasets.load_adult, None),
 }
 
+#: The label given to rows whose group label is missing (as in ``dppca report``).
+MISSING_LABEL = "(missing)"
+
 #: Column names taken as group labels (case-insensitive), R's ``.infer_group_column`` rule 1.
 GROUP_COLUMN_NAMES = ("group", "groups", "label", "labels", "class", "cluster", "g", "color",
                       "colour")
@@ -209,9 +212,9 @@ def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppDa
         labels, group_name = pd.Series(np.asarray(group, dtype=object)), "provided labels"
         if len(labels) != len(frame):
             raise AppDataError(f"`group` must have one label per row ({len(frame)}); got {len(labels)}")
-    if labels is not None and labels.isna().any():
-        raise AppDataError(f"group column {group_name!r} has {int(labels.isna().sum())} missing "
-                           "labels; give every row a label (e.g. 'missing') or untick the groups")
+    if labels is not None:
+        # A missing label is a label like any other (no refusal: it would depend on the data).
+        labels = labels.astype(object).where(labels.notna(), MISSING_LABEL)
     numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
                and not pd.api.types.is_bool_dtype(frame[c])]
     unused = [str(c) for c in frame.columns if c not in numeric]

@@ -114,7 +114,8 @@ def score_settings(values: dict, data: AppData) -> dict:
     """Validated, hashable settings of a score run from the page's values.
 
     ``values`` holds ``axis_x``, ``axis_y``, ``score_method``, ``bins_x``, ``bins_y``,
-    ``use_group``, ``center``, ``standardize``, ``g_dppca``.
+    ``use_group``, ``group_levels`` (comma-separated public labels, optional), ``center``,
+    ``standardize``, ``g_dppca``.
 
     Raises
     ------
@@ -134,8 +135,10 @@ def score_settings(values: dict, data: AppData) -> dict:
     if (bins[0] is None) != (bins[1] is None):
         raise DPPCAValueError("give both numbers of bins, or leave both empty for the default rule")
     grouped = bool(values["use_group"]) and data.labels is not None
+    levels = tuple(s.strip() for s in (values.get("group_levels") or "").split(",") if s.strip())
     return dict(axes=axes, methods=methods, bins=None if bins[0] is None else bins,
-                groups=data.group_name if grouped else None, **_common(values))
+                groups=data.group_name if grouped else None,
+                levels=levels if grouped and levels else None, **_common(values))
 
 
 def run_score(data: AppData, settings: dict, eps: float, delta: float):
@@ -144,7 +147,9 @@ def run_score(data: AppData, settings: dict, eps: float, delta: float):
                    center=settings["center"], standardize=settings["standardize"],
                    g_dppca=settings["g_dppca"], axes=settings["axes"])
     if settings["groups"] is not None:
-        return dp_score_plot_group(data.features, data.labels, eps, delta, **options)
+        levels = None if settings.get("levels") is None else list(settings["levels"])
+        return dp_score_plot_group(data.features, data.labels.astype(str), eps, delta,
+                                   levels=levels, **options)
     return dp_score_plot(data.features, eps, delta, **options)
 
 

@@ -139,8 +139,9 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
             data_, message = loaded()
             if message is not None:
                 return _message(message[0], message[1], "data-message")
-            group = f"; groups: {data_.group_name} ({data_.labels.nunique()} labels)" \
-                if data_.labels is not None else "; no group column"
+            # The number of labels is not shown: the label set is private until released.
+            group = f"; groups: {data_.group_name}" if data_.labels is not None \
+                else "; no group column"
             unused = f". Not used (non-numeric): {', '.join(data_.unused)}" if data_.unused else ""
             return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} numeric variables"
                         f"{group}{unused}.", class_="small-help", id="data-summary")
@@ -219,7 +220,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
         scree_inputs = ["k", "scree_method", "scree_mono", "center", "standardize", "g_dppca"] + \
             [field for fields in CONTROL_INPUTS.values() for field in fields]
         score_inputs = ["axis_x", "axis_y", "score_method", "bins_x", "bins_y", "use_group",
-                        "center", "standardize", "g_dppca"]
+                        "group_levels", "center", "standardize", "g_dppca"]
 
         @reactive.effect
         @reactive.event(input.run_scree)

@@ -133,6 +133,10 @@ def score_controls():
         ui.p("Empty (default): as many bins as the noise allows, from n and the budget "
              "(R's app: 10 x 10).", class_="small-help"),
         ui.input_checkbox("use_group", "Colour by group (when the data have a group column)", True),
+        ui.input_text("group_levels", "Group labels (public, comma-separated)", ""),
+        ui.p("The labels you declare public are the groups shown (empty ones too). Left empty, "
+             "the groups are chosen by private partition selection (10% of the run's budget): "
+             "labels with few rows may be missing.", class_="small-help"),
         ui.p("The frame is a private square around the scores (inflated by 20%).",
              class_="small-help"),
         ui.input_action_button("run_score", "Run score", class_="btn-primary w-100 mt-2"),

@@ -168,11 +168,16 @@ def test_an_uploaded_csv_works_with_its_group_column(app_url, new_page, tmp_path
     page = new_page(app_url)
     upload(page, path)
     # The group column is chosen (inferred) once the file is read: wait for it.
-    page.wait_for_selector("#data-summary:has-text('species (3 labels)')")
+    page.wait_for_selector("#data-summary:has-text('groups: species')")
     summary = page.inner_text("#data-summary")
-    assert "n = 600 rows, p = 4 numeric variables" in summary and "species (3 labels)" in summary
+    assert "n = 600 rows, p = 4 numeric variables" in summary and "groups: species" in summary
     assert page.input_value("#upload_group_col") == "species"  # inferred: first non-numeric
     assert budget_state(page)["total"] == 5.0 and page.input_value("#delta_total") == "0.0001"
+    # The labels are declared public (200 rows each would be below the partition-selection
+    # threshold at this budget: 1 + 20 ln(1e5) = 231 rows at the run's eps share 0.1).
+    page.get_by_role("tab", name="Score controls").click()
+    page.fill("#group_levels", "a,b,c")
+    page.press("#group_levels", "Tab")  # text inputs update on change
     run(page, "score")
     wait_runs(page, 1)
     assert_plot_rendered(page, "score")
@@ -253,7 +258,7 @@ def test_provided_data_and_a_fixed_total_from_the_command_line(new_page, tmp_pat
     try:
         page = new_page(url)
         assert page.is_checked("input[name='data_source'][value='provided']")
-        assert "groups: group (5 labels)" in page.inner_text("#data-summary")
+        assert "groups: group" in page.inner_text("#data-summary")
         assert budget_state(page)["total"] == 2.0
         assert page.locator("#eps_total").count() == 0  # the total cannot be changed in the page
         assert "Session total: eps = 2, delta = 1e-06" in page.content()

@@ -261,8 +261,8 @@ def test_bad_data_get_a_clear_message(frame, message):
 
 def test_group_problems_get_a_clear_message():
     frame = pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2], "g": ["x", None, "y"]})
-    with pytest.raises(AppDataError, match="1 missing labels"):
-        prepare(frame, "g", key="k", label="l")
+    # A missing label is a label (no refusal that would depend on the data).
+    assert list(prepare(frame, "g", key="k", label="l").labels) == ["x", "(missing)", "y"]
     with pytest.raises(AppDataError, match="not a column"):
         prepare(frame, "h", key="k", label="l")
     with pytest.raises(AppDataError, match="one label per row"):
