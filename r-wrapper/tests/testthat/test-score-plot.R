@@ -67,6 +67,7 @@ test_that("dp_score_plot returns score, sample and plot panels as the R package 
 test_that("dp_score_plot_group returns group-coloured panels and the colour map", {
   skip_if_no_dppca()
   X <- gau_g[seq(1, 5000, by = 10), ]
+  X$group <- factor(X$group)  # declared labels: 100 rows a group is below partition selection's bar
   res <- quietly_plotted(dp_score_plot_group(X, "group", eps = 2, delta = 1e-4, bins = 6,
                                              method = "add", seed = 1, nonprivate = TRUE))
   expect_identical(names(res), c("score", "sample", "plot", "group_colors"))
@@ -121,6 +122,7 @@ test_that("score plots draw private panels only by default; nonprivate = TRUE ad
   expect_s3_class(res$plot$all, "patchwork")
   expect_false(any(grepl("Non-private", titles_of(res$plot), ignore.case = TRUE)))
   G <- gau_g[seq(1, 5000, by = 10), ]
+  G$group <- factor(G$group)  # declared labels (a factor's levels are the public domain)
   run_group <- function() dp_score_plot_group(G, "group", eps = 2, delta = 1e-4, bins = 6,
                                               method = "add", g_dppca = TRUE, seed = 1)
   grouped <- quietly_plotted(run_group())
