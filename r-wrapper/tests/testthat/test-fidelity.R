@@ -139,6 +139,7 @@ test_that("10.5 score panels: colour bar meaning, data/standardized units, group
   expect_match(scaled$plot$add$labels$x, "standardized units", fixed = TRUE)
   expect_true(score_plot_control()$show_group_legend)
   G <- gau_g[seq(1, 5000, by = 10), ]
+  G$group <- factor(G$group)  # declared labels (a factor's levels are the public domain)
   g <- quietly_plotted(dp_score_plot_group(G, "group", eps = 2, delta = 1e-4, bins = 5,
                                            method = "add", private_plot = "histogram", seed = 1))
   expect_identical(g$plot$add$theme$legend.position, "right")
