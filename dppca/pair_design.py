@@ -31,7 +31,7 @@ from .kendall import available_cores, kendall_tau_matrix
 from .privacy import gaussian_sigma
 
 __all__ = ["DESIGNS", "BlockDesign", "block_design", "incomplete_kendall_tau_matrix",
-           "kendall_statistic", "pairs_per_row_rule", "resolve_design"]
+           "kendall_statistic", "largest_block", "pairs_per_row_rule", "resolve_design"]
 
 DESIGNS = ("auto", "complete", "incomplete")
 
@@ -277,6 +277,13 @@ def pairs_per_row_rule(n: int, p: int, eps: float, delta: float, calibration: st
     r = math.ceil(5.0 * n / (unit * unit * p * (p + 1)))
     r = min(max(r, MIN_PAIRS_PER_ROW), int(INCOMPLETE_WORK_CAP // (n * p)))
     return max(1, min(r, n - 1))
+
+
+def largest_block(n: int, pairs_per_row) -> int:
+    """Rows of the largest block of :func:`block_design` (n for the complete statistic, None)."""
+    if pairs_per_row is None:
+        return int(n)
+    return -(-int(n) // (int(n) // (int(pairs_per_row) + 1)))
 
 
 def resolve_design(design: str, pairs_per_row, n: int, p: int, eps: float, delta: float,

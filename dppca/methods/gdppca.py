@@ -6,8 +6,8 @@ import textwrap
 
 import numpy as np
 
-from ..kendall import sign_bound
-from ..pair_design import kendall_statistic, resolve_design
+from ..kendall import rounding_slack, sign_bound
+from ..pair_design import kendall_statistic, largest_block, resolve_design
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
@@ -167,16 +167,21 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     default sqrt(p)), or the user's ``xi_bound``. The noise is drawn by
     :func:`dppca.privacy.samplers.add_symmetric_gaussian_noise`, which keeps the guarantee in
     floating point (snapping to a power-of-two grid, exact rounded-Gaussian draws; its sigma is
-    the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma).
+    the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma). In floating point the
+    computed K_g carries the engine's rounding, so the tight constant is released as
+    2 sqrt(2) (1 + rho) with rho from :func:`dppca.kendall.rounding_slack` (1.7e-6 at
+    n = 5000, p = 20).
     """
     n, p = values.shape
-    constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else GDPPCA_SENSITIVITY_CONSTANT
+    r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
+    # The tight constant carries the engine's rounding slack (R's 4 has room to spare).
+    constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else \
+        GDPPCA_SENSITIVITY_CONSTANT * (1 + rounding_slack(largest_block(n, r), p))
     sensitivity = constant * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound,
                                         xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         xi = bounded_xi(xi, xi_bound)
-    r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
     statistic, design_note = kendall_statistic(values, r, rng, sign=sign, radius=radius, xi=xi)
     released, sigma = add_symmetric_gaussian_noise(statistic, sigma, sensitivity, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
