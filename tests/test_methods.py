@@ -78,7 +78,7 @@ def test_each_method_recovers_a_well_separated_spiked_subspace(method, n, eps, o
 @pytest.mark.parametrize("method", PEERS)
 def test_translation_invariant_and_seeded(method, gaussian_frame):
     # Paired differences cancel any shift: the same seed gives the same directions to rounding.
-    options = {"batch_size": 8, "range_constant": 0.5} if method == "k_dp_pca" else {}
+    options = {"batch_size": 16} if method == "k_dp_pca" else {}
     options |= REQUIRED.get(method, {})
     eps = 2000.0 if method == "k_dp_pca" else 1.0
     a = dp_pc_dir(gaussian_frame, 2, method=method, eps=eps, delta=1e-5, rng=4, **options)
@@ -265,7 +265,7 @@ def test_minibatch_sggd_counts_epochs(gaussian_frame):
     ("dp_sggd", {"init_share": 1.0}, DPPCAValueError, "`init_share`"),
     ("dp_sggd", {"step_size": "big"}, DPPCATypeError, "`step_size`"),
     ("k_dp_ojas", {"learning_rate": -1}, DPPCAValueError, "`learning_rate`"),
-    ("k_dp_pca", {}, DPPCAValueError, "batches need at least .* rows"),
+    ("k_dp_pca", {}, DPPCAValueError, "batches of at least 917 paired differences, so n >= 3668"),
     ("k_dp_pca", {"failure_prob": 2}, DPPCAValueError, "`failure_prob`"),
     ("analyze_gauss", {"iterations": 3}, DPPCATypeError, "not options of method 'analyze_gauss'"),
     ("dp_sggd", {"sign": "winsorized"}, DPPCAValueError, "g-DPPCA options"),

@@ -31,12 +31,18 @@ from ._shared import (BOUND_QUANTILE, BOUND_SHARE, paired_differences,
                       resolve_norm_bound)
 from ..privacy.samplers import gaussian_noise, laplace_noise
 
-#: Constant C_1 of PrivRange's number of groups, ceil(C_1 (1 + ln(1/(delta tau)) / eps)); the
-#: paper has C_1 ln(1/(delta tau)) / eps with C_1 unspecified. The fullest bin must beat the
-#: threshold 1 + 2 ln(1/delta)/eps of the stable histogram, which needs more than ~2/C_1 of the
-#: groups in one bin (8 allows 25%); the "1 +" keeps C_1 groups at large eps, where the
-#: threshold tends to 1 and a single group (count 1) could never pass.
-RANGE_CONSTANT = 8.0
+#: Constant C_1 of PrivRange's number of groups, ceil(C_1 t), t = 1 + 2 ln(1/delta')/eps' the
+#: threshold of the stable histogram (the paper: C_1 ln(1/(delta tau))/eps, C_1 unspecified). The
+#: fullest bin must hold more than t groups, so C_1 = 2 asks that half of the group scales fall in
+#: one bin of ratio 2^(1/4). Our earlier C_1 = 8 (with tau inside the log) asked for ~6 t groups
+#: and was the reason the method needed batches of 1,252-1,270 rows at eps = 0.5-1.
+RANGE_CONSTANT = 2.0
+#: At least this many groups: with few groups (large eps, threshold near 1) the fullest bin of
+#: ratio 2^(1/4) is too often shared by fewer than two of them.
+MIN_GROUPS = 8
+#: Default eta_0 of k-DP-Ojas's steps eta_t = eta_0 / ((1 + t) beta), dimensionless (see the
+#: docstring of :func:`k_dp_ojas_directions` for how it was chosen).
+OJA_LEARNING_RATE = 30.0
 #: Failure probability tau of Theorem 9 (and the experiments, Appendix G).
 FAILURE_PROB = 0.01
 
@@ -44,7 +50,7 @@ FAILURE_PROB = 0.01
 def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                          rng: np.random.Generator, calibration: str, ledger: Ledger,
                          norm_bound=None, bound_quantile=BOUND_QUANTILE, bound_share=BOUND_SHARE,
-                         learning_rate=1.0) -> DirectionFit:
+                         learning_rate=OJA_LEARNING_RATE) -> DirectionFit:
     """k-DP-Ojas: deflation (Algorithm 1) with the clipped noisy Oja oracle DP-Ojas (Algorithm 3).
 
     Parameters
@@ -61,8 +67,13 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
         :func:`.analyze_gauss.analyze_gauss_directions`); the gradients are clipped at
         beta = C^2 (the Oja gradient (x.w) P x has norm at most ||x||^2).
     learning_rate : float, > 0
-        eta_0 of the step sizes eta_t = eta_0 / (1 + t), the paper's experimental rule
-        (Appendix G, eta_0 = 1), which needs no eigenvalues.
+        Dimensionless eta_0 of the steps eta_t = eta_0 / ((1 + t) beta) (default 30). The
+        paper's experimental rule eta_t = 1/(1 + t) (Appendix G) is in units of 1/data^2: it
+        fits its lambda_1 = 10 but on data in other units (e.g. scikit-learn's diabetes, entries
+        ~0.05) the iterate never leaves its random start (sin-theta 0.98-1.00 even at
+        eps = 10^6). Dividing by the clipping level beta (public or private) makes the method
+        invariant to the data's units; eta_0 = 30 was the best of 1, 3, 10, 30, 100 without
+        noise (eps = 10^6) on iris, wine, diabetes, digits and a 2-spiked model, 6 seeds each.
 
     Returns
     -------
@@ -84,6 +95,19 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     summary, valid for every eps. (eps', delta') = the budget left after the private bound.
     The paper assumes add/remove neighbours (sensitivity beta per step); replace-one doubles it.
 
+    Minimum sample size. With this calibration each step adds noise of norm about
+    2 beta sqrt(2 ln(1.25/delta) p) / eps, against a signal (Sigma w) of norm at most lambda_1
+    <= beta / 4; an Oja iteration averages it away only over about
+    m >> (2 ln(1.25/delta)) (2/eps)^2 p (beta / gap)^2 steps (gap = lambda_k - lambda_{k+1}),
+    which involves the eigengap and so cannot be checked on public quantities: the method runs
+    for every n >= 2k, and is close to a random subspace below that size. On the five small
+    scikit-learn datasets (n <= 1,797, standardised) it is at the random level (median
+    sin-theta 0.95-1.00 at eps = 2, 4, 8 over 10 seeds; benchmarks/bench_methods_real.py):
+    e.g. wine needs m of about 10^6 / eps^2. The paper's noise multiplier
+    alpha ~ log(n/delta)/(eps sqrt(n)) is sqrt(n)/log(n/delta) smaller; it rests on
+    amplification by shuffling under eps = O(sqrt(log(n/delta)/n)) (Theorem 10), which is
+    not claimed here.
+
     Cost: O(n p k) time, O(p k) memory, one pass, one Python-level step per paired difference.
 
     References
@@ -101,7 +125,7 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     ledger.record("directions: noisy Oja steps, one paired difference each (disjoint steps, "
                   "parallel composition)", f"Gaussian ({calibration})", 2 * beta, "L2", sigma,
                   eps_m, delta_m)
-    U = _deflate(chunks, rng, lambda chunk, U: _dp_oja(chunk, U, beta, sigma, eta0, rng))
+    U = _deflate(chunks, rng, lambda chunk, U: _dp_oja(chunk, U, beta, sigma, eta0 / beta, rng))
     return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration})", 2 * beta, sigma,
                         notes=[f"k-DP-Ojas: {k} chunk(s) of about {len(chunks[0])} paired "
                                f"differences, one noisy Oja step each; gradients clipped at "
@@ -124,15 +148,17 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     calibration : {"analytic", "classic"}
     ledger : Ledger
     batch_size : int, optional
-        Rows per Oja step, B >= 2 (default floor(sqrt(chunk)), the paper's experimental
-        B = sqrt(n) per chunk). T = floor(chunk / B) steps per component.
+        Paired differences per Oja step, B >= B_min (:func:`k_dp_pca_minimum_batch`; default
+        max(B_min, floor(sqrt(chunk))), the paper's experimental B = sqrt(n) per chunk when
+        that is large enough). T = floor(chunk / B) steps per component.
     learning_rate : float, > 0
         eta_0 of eta_t = eta_0 / (1 + t). The paper's experimental rule needs lambda_i,
         lambda_{i+1} and the noise level, which are not public; we use the k-DP-Ojas rule.
     failure_prob : float in (0, 1)
         tau (default 0.01); each step uses tau / (2T) in its log factors, as in Algorithm 2.
     range_constant : float, > 0
-        C_1 of PrivRange's number of groups (default 8; unspecified in the paper).
+        C_1 of PrivRange's number of groups ceil(C_1 t_r), t_r the histogram threshold
+        (default 2; unspecified in the paper).
 
     Returns
     -------
@@ -144,15 +170,16 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     Raises
     ------
     DPPCAValueError
-        If floor(n/2) < 2k, or the batches are too small for PrivRange's groups at this
-        (eps, delta) (a check on public quantities only; the message gives the needed size).
+        If floor(n/2) < 2k, or n < n_min = 2 k B_min (or ``batch_size`` < B_min): the
+        private histograms cannot find a bin (a check on public n, p, eps, delta only; the
+        message gives n_min).
 
     Notes
     -----
     One step on batch G (B x p rows g_j = (P w_j . w) P w_j), budget (eps, delta):
 
     - PrivRange, (eps/2, delta/2): the B/2 differences of gradient pairs are split into N
-      groups, N = ceil(C_1 (1 + ln(1/(delta' tau_t)) / eps')); each group gives
+      groups, N = max(8, ceil(C_1 (1 + 2 ln(1/delta')/eps'))); each group gives
       lambda = ||D_group||_2^2 / b; the bin floor(4 log2 lambda) of the fullest bin of a stable
       histogram gives Lambda = 2^(bin/4). A replaced row changes one group, so one histogram
       entry moves between bins.
@@ -173,9 +200,27 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     composition), no amplification is claimed, and the paper's add/remove neighbours become
     replace-one (the factors of 2 above).
 
-    The groups need many rows: at eps = 0.5, delta = 1e-5 a batch needs about 1,400 rows, so
-    for k = 2 n of about 7 x 10^6 at the default B = sqrt(chunk), or n >= 5,600 with
-    ``batch_size=1400`` (one step per component). Below that, this method raises.
+    Minimum sample size (public n only). Both histograms need many rows per batch: PrivRange
+    needs B/2 >= N groups, and each of the p centre histograms, at a per-coordinate budget of
+    about eps / (4 sqrt(2 p ln(8p/delta))), needs a bin holding more than its threshold
+    1 + 2 ln(1/delta_j)/eps_j values. :func:`k_dp_pca_minimum_batch` gives B_min; the method
+    needs n >= n_min = 2 k B_min. For k = 2, delta = 1e-5:
+
+    ====  ==========  ==========  ==========  ==========
+    p     eps = 1     eps = 2     eps = 4     eps = 8
+    ====  ==========  ==========  ==========  ==========
+    4     3,668       1,840       924         468
+    10    9,740       4,876       2,444       1,228
+    30    31,352      15,824      8,056       3,924
+    200   89,972      45,392      23,092      11,928
+    ====  ==========  ==========  ==========  ==========
+
+    These minima are the paper's (Liu et al.'s PrivRange and PrivMean with per-coordinate
+    histograms), not an artefact of our constants: the centre histograms dominate, and their
+    threshold grows as sqrt(p) ln(p/delta) / eps. At the paper's B = sqrt(n) the batches reach
+    B_min only for n >= B_min^2 (10^8 at p = 200, eps = 1, delta = 0.01), so by default B is
+    raised to B_min and T = floor(n / (2 k B_min)) steps remain. The five small scikit-learn
+    datasets (n <= 1,797) are all below n_min at eps <= 4: there the method raises.
 
     Cost: O(n p k) time plus, per step, p histograms over B values; O(B p) memory.
 
@@ -190,7 +235,7 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         raise DPPCAValueError(f"method 'k_dp_pca' needs at least {4 * k} rows for k={k} "
                               f"(two paired differences per component); got {values.shape[0]}")
     chunks = _chunks(rows, k)
-    plan = _plan(min(len(c) for c in chunks), rows.shape[1], eps, delta, batch_size,
+    plan = _plan(min(len(c) for c in chunks), rows.shape[1], k, eps, delta, batch_size,
                  learning_rate, failure_prob, range_constant)
     outcome = {"failed": 0, "steps": 0, "sigmas": [], "sensitivities": []}
     U = _deflate(chunks, rng, lambda chunk, U: _modified_dp_pca(chunk, U, plan, rng, calibration,
@@ -249,23 +294,52 @@ def oja_gradient(x: np.ndarray, w: np.ndarray, beta: float) -> np.ndarray:
     return g * (beta / norm) if norm > beta else g
 
 
-def _plan(chunk_len, p, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
+def histogram_threshold(eps: float, delta: float) -> float:
+    """Count a bin of the stable histogram must beat: 1 + 2 ln(1/delta)/eps (:func:`_stable_mode`)."""
+    return 1 + 2 * math.log(1 / delta) / eps
+
+
+def k_dp_pca_minimum_batch(p: int, eps: float, delta: float, range_constant=RANGE_CONSTANT) -> int:
+    """Smallest batch B (paired differences per Oja step) k-DP-PCA accepts; public inputs only.
+
+    B_min = max(2 G, ceil(2 t_c)): PrivRange pairs the B gradients into B/2 differences split
+    into G = ceil(C_1 t_r) groups (t_r = threshold at (eps/2, delta/2)), and each of the p
+    PrivMean centre histograms (budget from :func:`_per_coordinate_budget` of (eps/4, delta/4))
+    counts B values, of which about half fall in the top bin (the bins are ~12 gradient spreads
+    wide), so B must be about twice its threshold t_c (G is at least 8). Below B_min a step returns "bottom"
+    almost surely. The minimum number of rows is n_min = 2 k B_min (one batch per component).
+
+    Examples
+    --------
+    >>> from dppca.methods.k_dp_pca import k_dp_pca_minimum_batch
+    >>> k_dp_pca_minimum_batch(10, 1.0, 1e-5)
+    2435
+    """
+    groups = _groups(range_constant, eps / 2, delta / 2)
+    centre = histogram_threshold(*_per_coordinate_budget(eps / 4, delta / 4, p))
+    return max(2 * groups, math.ceil(2 * centre))
+
+
+def _groups(range_constant, eps, delta) -> int:
+    return max(MIN_GROUPS, math.ceil(range_constant * histogram_threshold(eps, delta)))
+
+
+def _plan(chunk_len, p, k, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
     """Batch size, steps, budgets and group count of k-DP-PCA (public quantities only)."""
-    B = max(2, math.isqrt(chunk_len)) if batch_size is None else int_arg(batch_size, "batch_size", 2)
-    if B > chunk_len:
-        raise DPPCAValueError(f"`batch_size` must be at most the chunk size {chunk_len} "
-                              f"(floor(n/2)/k paired differences); got {B}")
-    T = chunk_len // B
-    tau = float_arg(failure_prob, "failure_prob", open_unit=True) / (2 * T)
     c1 = float_arg(range_constant, "range_constant", positive=True)
-    eps_r, delta_r = eps / 2, delta / 2
-    groups = math.ceil(c1 * (1 + math.log(1 / (delta_r * tau)) / eps_r))
-    if (B // 2) // groups < 1:
+    tau = float_arg(failure_prob, "failure_prob", open_unit=True)
+    minimum = k_dp_pca_minimum_batch(p, eps, delta, c1)
+    B = max(minimum, math.isqrt(chunk_len)) if batch_size is None else int_arg(batch_size, "batch_size", 2)
+    if B < minimum or B > chunk_len:
         raise DPPCAValueError(
-            f"method 'k_dp_pca' cannot run at eps={eps:g}, delta={delta:g}: PrivRange splits the "
-            f"{B // 2} gradient differences of a batch into {groups} groups, so batches need at "
-            f"least {2 * groups} rows (got {B}: n too small, or pass a larger `batch_size`, "
-            f"a larger eps, or use method='k_dp_ojas')")
+            f"method 'k_dp_pca' cannot run here: at p={p}, eps={eps:g}, delta={delta:g} its private "
+            f"histograms need batches of at least {minimum} paired differences, so n >= "
+            f"{2 * k * minimum} rows for k={k} (got n of about {2 * k * chunk_len}, "
+            f"batch_size={B}); use a larger eps, or method='analyze_gauss' or 'gdppca'")
+    T = chunk_len // B
+    tau = tau / (2 * T)
+    eps_r, delta_r = eps / 2, delta / 2
+    groups = _groups(c1, eps_r, delta_r)
     return {"B": B, "T": T, "tau": tau, "groups": groups, "range": (eps_r, delta_r),
             "centre": _per_coordinate_budget(eps / 4, delta / 4, p), "centre_total": (eps / 4, delta / 4),
             "mean": (eps / 4, delta / 4),
