@@ -15,7 +15,8 @@ from dppca.methods._shared import (clip_rows, paired_differences, second_moment_
                                    spherise)
 from dppca.methods.cai_xia_zha import PROJECTOR_CONSTANT
 from dppca.methods.dp_sggd import descent_direction
-from dppca.methods.k_dp_pca import _per_coordinate_budget, _stable_mode, clipped_mean, oja_gradient
+from dppca.methods.k_dp_ojas import oja_gradient
+from dppca.methods.k_dp_pca import _per_coordinate_budget, _stable_mode, clipped_mean
 from dppca.metrics import sin_theta
 from dppca.simulate import elliptical_gaussian, kim_jung_sigma
 
@@ -78,11 +79,13 @@ def test_each_method_recovers_a_well_separated_spiked_subspace(method, n, eps, o
 @pytest.mark.parametrize("method", PEERS)
 def test_translation_invariant_and_seeded(method, gaussian_frame):
     # Paired differences cancel any shift: the same seed gives the same directions to rounding.
-    options = {"batch_size": 16} if method == "k_dp_pca" else {}
+    # k-DP-PCA needs batches of 2 x 8 x 8 = 128 paired differences even at large eps.
+    frame = pd.concat([gaussian_frame] * 2, ignore_index=True) if method == "k_dp_pca" else gaussian_frame
+    options = {"batch_size": 128} if method == "k_dp_pca" else {}
     options |= REQUIRED.get(method, {})
     eps = 2000.0 if method == "k_dp_pca" else 1.0
-    a = dp_pc_dir(gaussian_frame, 2, method=method, eps=eps, delta=1e-5, rng=4, **options)
-    b = dp_pc_dir(gaussian_frame + 1e3, 2, method=method, eps=eps, delta=1e-5, rng=4, **options)
+    a = dp_pc_dir(frame, 2, method=method, eps=eps, delta=1e-5, rng=4, **options)
+    b = dp_pc_dir(frame + 1e3, 2, method=method, eps=eps, delta=1e-5, rng=4, **options)
     np.testing.assert_allclose(a.directions, b.directions, atol=1e-6)
     assert list(a.directions.index) == ["a", "b", "c", "d"]
     assert "replace-one" in str(a.summary())
@@ -265,7 +268,7 @@ def test_minibatch_sggd_counts_epochs(gaussian_frame):
     ("dp_sggd", {"init_share": 1.0}, DPPCAValueError, "`init_share`"),
     ("dp_sggd", {"step_size": "big"}, DPPCATypeError, "`step_size`"),
     ("k_dp_ojas", {"learning_rate": -1}, DPPCAValueError, "`learning_rate`"),
-    ("k_dp_pca", {}, DPPCAValueError, "batches of at least 917 paired differences, so n >= 3668"),
+    ("k_dp_pca", {}, DPPCAValueError, "batches of at least 1984 paired differences, so n >= 7936"),
     ("k_dp_pca", {"failure_prob": 2}, DPPCAValueError, "`failure_prob`"),
     ("analyze_gauss", {"iterations": 3}, DPPCATypeError, "not options of method 'analyze_gauss'"),
     ("dp_sggd", {"sign": "winsorized"}, DPPCAValueError, "g-DPPCA options"),

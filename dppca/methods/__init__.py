@@ -17,7 +17,8 @@ from .analyze_gauss import analyze_gauss_directions
 from .cai_xia_zha import cai_xia_zha_directions
 from .dp_sggd import dp_sggd_directions
 from .gdppca import gdppca_directions, nonprivate_directions
-from .k_dp_pca import k_dp_ojas_directions, k_dp_pca_directions
+from .k_dp_ojas import k_dp_ojas_directions
+from .k_dp_pca import k_dp_pca_directions
 from .noisy_power import noisy_power_directions
 
 METHODS = {
