@@ -13,10 +13,12 @@ from dppca import DPPCATypeError, DPPCAValueError, dp_pc_dir
 from dppca.methods import METHOD_OPTIONS, METHODS
 from dppca.methods._shared import (clip_rows, paired_differences, second_moment_sensitivity,
                                    spherise)
-from dppca.methods.cai_xia_zha import PROJECTOR_CONSTANT
+from dppca.methods.cai_xia_zha import PROJECTOR_CONSTANT, _private_parameters
 from dppca.methods.dp_sggd import descent_direction
 from dppca.methods.k_dp_ojas import oja_gradient
-from dppca.methods.k_dp_pca import _per_coordinate_budget, _stable_mode, clipped_mean
+from dppca.methods.k_dp_pca import (_per_coordinate_budget, _stable_mode, clipped_mean,
+                                    k_dp_pca_minimum_batch)
+from dppca.privacy import Ledger
 from dppca.metrics import sin_theta
 from dppca.simulate import elliptical_gaussian, kim_jung_sigma
 
@@ -258,7 +260,7 @@ def test_minibatch_sggd_counts_epochs(gaussian_frame):
 
 
 @pytest.mark.parametrize("method,options,error,match", [
-    ("cai_xia_zha", {}, DPPCAValueError, "`noise_variance`.*`spike`"),
+    ("cai_xia_zha", {"parameter_share": 1.5}, DPPCAValueError, "`parameter_share`"),
     ("cai_xia_zha", {"noise_variance": -1, "spike": 1}, DPPCAValueError, "`noise_variance`"),
     ("analyze_gauss", {"norm_bound": 0}, DPPCAValueError, "`norm_bound` must be a finite number > 0"),
     ("analyze_gauss", {"bound_quantile": 1.0}, DPPCAValueError, "`bound_quantile`"),
@@ -276,6 +278,51 @@ def test_minibatch_sggd_counts_epochs(gaussian_frame):
 def test_bad_options_raise_clear_errors(gaussian_frame, method, options, error, match):
     with pytest.raises(error, match=match):
         dp_pc_dir(gaussian_frame, 2, method=method, eps=1, delta=1e-5, rng=0, **options)
+
+
+def test_cai_xia_zha_estimates_its_model_parameters_privately():
+    # Without noise_variance/spike, parameter_share of the budget buys an Analyze Gauss release
+    # whose eigenvalues give one-sided bounds (Weyl, when the noise's spectral norm is below
+    # 2 s sqrt(p)): spike-hat <= the k-th eigenvalue of the clipped second moment, itself <= that
+    # of the unclipped one; sigma^2-hat >= the mean of the bottom eigenvalues, here 0.05^2 with
+    # a few clipped rows (the bound is 2 x the median norm).
+    X, V = _spiked(4000, seed=3)
+    res = dp_pc_dir(X, 2, method="cai_xia_zha", eps=20, delta=1e-5, rng=0)
+    assert res.ledger.spent_eps == pytest.approx(20) and res.ledger.spent_delta == pytest.approx(1e-5)
+    assert len(res.ledger) == 3  # norm bound, second moment, projector
+    # At eps = 20 the estimated ratio sigma^2/lambda is <= 0.05, so the projector noise is small.
+    assert sin_theta(res.directions.to_numpy(), V) < 0.05
+    summary = str(res.summary())
+    assert "PRIVACY HOLDS ONLY UNDER THE MODEL" in summary and "estimated privately" in summary
+    rows = paired_differences(X, np.random.default_rng(1))
+    sigma2, lam = _private_parameters(rows, 2, 20.0, 1e-5, np.random.default_rng(2), "analytic",
+                                      Ledger(20.0, 1e-5))
+    sample = np.linalg.eigvalsh(rows.T @ rows / rows.shape[0])[::-1]
+    assert sigma2 >= 0.05 ** 2 and 0 < lam <= sample[1]
+
+
+def test_k_dp_pca_refusal_depends_only_on_public_facts():
+    # The same (n, p, eps, delta) gives the same message whatever the data.
+    messages = set()
+    for X in (np.zeros((400, 4)), np.random.default_rng(0).standard_t(1, size=(400, 4)) * 1e6):
+        with pytest.raises(DPPCAValueError) as info:
+            dp_pc_dir(X + np.arange(4), 2, method="k_dp_pca", eps=1, delta=1e-5, rng=0)
+        messages.add(str(info.value))
+    assert len(messages) == 1
+    # n_min = 2 k B_min: with exactly n_min rows the method runs.
+    n_min = 2 * 2 * k_dp_pca_minimum_batch(1.0, 1e-5)
+    X, _ = _spiked(n_min, seed=1)
+    dp_pc_dir(X, 2, method="k_dp_pca", eps=1, delta=1e-5, rng=0)
+
+
+def test_k_dp_ojas_does_not_depend_on_the_data_units():
+    # Steps are eta_0 / ((1 + t) beta): scaling the data and the bound by 2^10 scales beta by
+    # 2^20, the gradients and the noise alike, so the iterates are equal to rounding.
+    X, _ = _spiked(600, seed=2)
+    a = dp_pc_dir(X, 2, method="k_dp_ojas", eps=2, delta=1e-5, rng=5, norm_bound=6.0).directions
+    b = dp_pc_dir(X * 2.0 ** 10, 2, method="k_dp_ojas", eps=2, delta=1e-5, rng=5,
+                  norm_bound=6.0 * 2 ** 10).directions
+    np.testing.assert_allclose(a, b, atol=1e-8)
 
 
 def test_too_few_rows_for_deflation():

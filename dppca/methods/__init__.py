@@ -41,7 +41,7 @@ METHOD_OPTIONS = {
     "analyze_gauss": _BOUND_OPTIONS,
     "k_dp_pca": ("batch_size", "learning_rate", "failure_prob", "range_constant"),
     "k_dp_ojas": _BOUND_OPTIONS + ("learning_rate",),
-    "cai_xia_zha": ("noise_variance", "spike", "constant"),
+    "cai_xia_zha": ("noise_variance", "spike", "constant", "parameter_share"),
     "dp_sggd": ("iterations", "batch_size", "step_size", "init_share"),
     "noisy_power": _BOUND_OPTIONS + ("iterations",),
 }
