@@ -237,9 +237,17 @@ def test_cai_xia_zha_summary_says_privacy_is_model_conditional(gaussian_frame):
 def test_ledgers_list_each_release(gaussian_frame):
     ag = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
                    calibration="classic").ledger.to_frame()
-    assert list(ag["eps"]) == pytest.approx([0.2, 0.8]) and list(ag["delta"]) == pytest.approx([0, 1e-5])
+    assert list(ag["eps"]) == pytest.approx([0.1, 0.9]) and list(ag["delta"]) == pytest.approx([0, 1e-5])
     assert ag["noise_scale"].iloc[1] == pytest.approx(
-        ag["sensitivity"].iloc[1] * math.sqrt(2 * math.log(1.25e5)) / 0.8)
+        ag["sensitivity"].iloc[1] * math.sqrt(2 * math.log(1.25e5)) / 0.9)
+    # The private centre: bound, reach quantile, two clipped means, matrix; all n rows.
+    centred = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
+                        centring="private").ledger.to_frame()
+    assert len(centred) == 5 and centred["eps"].sum() == pytest.approx(1)
+    assert centred["delta"].sum() == pytest.approx(1e-5)
+    # Centred rows: m = n = 400 terms, so sqrt(2) C^2 / 400 with C = the released bound.
+    assert centred["sensitivity"].iloc[-1] == pytest.approx(
+        math.sqrt(2) * (centred["sensitivity"].iloc[-2] * 400 / 2) ** 2 / 400)
     public = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
                        norm_bound=3.0).ledger.to_frame()
     assert len(public) == 1 and public["sensitivity"].iloc[0] == pytest.approx(math.sqrt(2) * 9 / 200)

@@ -26,7 +26,7 @@ _ZERO_RESIDUAL = 1e-12
 def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                        rng: np.random.Generator, calibration: str, ledger: Ledger,
                        iterations=ITERATIONS, batch_size=None, step_size=STEP_SIZE,
-                       init_share=INIT_SHARE) -> DirectionFit:
+                       init_share=INIT_SHARE, halving=HALVING) -> DirectionFit:
     """Noisy (stochastic) geodesic gradient descent on the Grassmannian LAD objective.
 
     Minimises F(V) = (1/m) sum_i ||(I - V V^T) z_i|| over p x k matrices V with orthonormal
@@ -47,8 +47,11 @@ def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     batch_size : int, optional
         B in [1, m] (default m, the full batch, i.e. dp-GGD: see Notes).
     step_size : float, > 0
-        eta_0 (default 0.05); eta_t = eta_0 / 2^floor(t / 25) (the halving schedule of Maunu
-        et al.'s experiments, every 25 rather than 50 iterations because T is smaller).
+        eta_0 (default 0.05); eta_t = eta_0 / 2^floor(t / halving) (the halving schedule of
+        Maunu et al.'s experiments).
+    halving : int, >= 1
+        Iterations between halvings of the step (default 25; the paper's experiments: 50,
+        with T = N iterations).
     init_share : float in (0, 1)
         Share of (eps, delta) spent on the initialisation (default 1/2, as Kim & Jung).
 
@@ -112,6 +115,7 @@ def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         raise DPPCAValueError(f"`batch_size` must be at most floor(n/2) = {m} (the number of "
                               f"paired differences); got {B}")
     eta0 = float_arg(step_size, "step_size", positive=True)
+    halving = int_arg(halving, "halving", 1)
     parts = split_budget(eps, delta, {"init": float_arg(init_share, "init_share", open_unit=True),
                                       "descent": 1 - init_share})
     start, _, _ = noisy_second_moment(signs, 1.0, *parts["init"], rng, calibration, ledger,
@@ -124,7 +128,7 @@ def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                   f"Gaussian ({calibration})", sensitivity, "Frobenius", sigma, *parts["descent"])
     V = top_eigen(start, k)[1]
     for t, batch in enumerate(batches):
-        step = eta0 / 2 ** (t // HALVING)
+        step = eta0 / 2 ** (t // halving)
         noise = gaussian_noise(sigma, (p, k), rng)
         V = _polar(V + step * (descent_direction(signs[batch], V, B) + noise))
     eigenvalues, rotation = top_eigen(V.T @ start @ V, k)
