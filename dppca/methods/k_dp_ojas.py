@@ -75,7 +75,8 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     which involves the eigengap and so cannot be checked on public quantities: the method runs
     for every n >= 2k, and is close to a random subspace below that size. On the five small
     scikit-learn datasets (n <= 1,797, standardised) it is at the random level (median
-    sin-theta 0.95-1.00 at eps = 2, 4, 8 over 10 seeds; benchmarks/bench_methods_real.py):
+    sin-theta 0.97-1.00 at eps = 0.5-4, benchmarks/bench_methods_real.py; 0.95-1.00 at
+    eps = 2, 4, 8 with eta_0 in {10, 30, 100}):
     e.g. wine needs m of about 10^6 / eps^2. The paper's noise multiplier
     alpha ~ log(n/delta)/(eps sqrt(n)) is sqrt(n)/log(n/delta) smaller; it rests on
     amplification by shuffling under eps = O(sqrt(log(n/delta)/n)) (Theorem 10), which is
