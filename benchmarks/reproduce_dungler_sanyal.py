@@ -48,7 +48,6 @@ Usage::
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -56,6 +55,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from reproduce_cli import reproduction_parser
 
 from dppca import DPPCAValueError, dp_pc_dir
 from scipy.stats import chi2
@@ -270,12 +271,7 @@ def plot(summary: pd.DataFrame, trials: int):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="1 trial, n in {2,500, 20,000}")
-    parser.add_argument("--trials", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=2508)
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
-    args = parser.parse_args(argv)
+    args = reproduction_parser(__doc__, "1 trial, n in {2,500, 20,000}", "trials", 2508).parse_args(argv)
     grid = QUICK if args.quick else FULL
     trials = args.trials or grid["trials"]
     stem = "dungler_sanyal_quick" if args.quick else "dungler_sanyal"

@@ -25,13 +25,14 @@ Usage::
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from reproduce_cli import reproduction_parser
 
 from dppca import dp_pc_dir
 
@@ -65,12 +66,7 @@ def log_error(V: np.ndarray, basis: np.ndarray) -> float:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="5 data sets")
-    parser.add_argument("--datasets", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=2022)
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
-    args = parser.parse_args(argv)
+    args = reproduction_parser(__doc__, "5 data sets", "datasets", 2022).parse_args(argv)
     count = args.datasets or (5 if args.quick else 50)
     rows = []
     for i in range(count):
