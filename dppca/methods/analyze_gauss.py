@@ -151,6 +151,16 @@ def private_centre(values, bound, eps, delta, rng, calibration, ledger: Ledger) 
     Basic composition gives (eps, delta). The second step recentres at the scale of the
     spread, so its noise (~2C/(n eps)) does not grow with the distance of the data from 0
     (Biswas, Dong, Kamath & Ullman 2020 iterate this idea, CoinPress).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods.analyze_gauss import private_centre
+    >>> from dppca.privacy import Ledger
+    >>> X = np.random.default_rng(0).normal(loc=5.0, size=(5000, 3))
+    >>> c = private_centre(X, 3.0, 1.0, 1e-5, np.random.default_rng(1), "analytic", Ledger(1.0, 1e-5))
+    >>> bool(np.all(np.abs(c - 5.0) < 0.2))
+    True
     """
     n, p = values.shape
     parts = {"reach": (eps / 4, 0.0), "rough": (eps / 4, delta / 2), "centre": (eps / 2, delta / 2)}

@@ -218,7 +218,7 @@ def _random_start(U: np.ndarray, rng) -> np.ndarray:
     return w / np.linalg.norm(w)
 
 
-def histogram_threshold(eps: float, delta: float) -> float:
+def _histogram_threshold(eps: float, delta: float) -> float:
     """Count a bin of the stable histogram must beat: 1 + 2 ln(1/delta)/eps (:func:`_stable_mode`)."""
     return 1 + 2 * math.log(1 / delta) / eps
 
@@ -244,7 +244,7 @@ def k_dp_pca_minimum_batch(eps: float, delta: float, range_constant=RANGE_CONSTA
 
 def _groups(range_constant, eps, delta) -> int:
     """G = max(8, ceil(C_1 (t + 3 x 2/eps))): the threshold plus three Laplace scales, doubled."""
-    return max(MIN_GROUPS, math.ceil(range_constant * (histogram_threshold(eps, delta) + 6 / eps)))
+    return max(MIN_GROUPS, math.ceil(range_constant * (_histogram_threshold(eps, delta) + 6 / eps)))
 
 
 def _plan(chunk_len, p, k, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
