@@ -31,11 +31,12 @@ from ._base import DirectionFit, orient
 from ._shared import paired_differences
 from ..privacy.samplers import gaussian_noise, laplace_noise
 
-#: Constant C_1 of PrivRange's number of groups, ceil(C_1 t), t = 1 + 2 ln(1/delta')/eps' the
-#: threshold of the stable histogram (the paper: C_1 ln(1/(delta tau))/eps, C_1 unspecified). The
-#: fullest bin must hold more than t groups, so C_1 = 2 asks that half of the group scales fall in
-#: one bin of ratio 2^(1/4). Our earlier C_1 = 8 (with tau inside the log) asked for ~6 t groups
-#: and was the reason the method needed batches of 1,252-1,270 rows at eps = 0.5-1.
+#: Constant C_1 of PrivRange's number of groups, max(8, ceil(C_1 (t + 6/eps'))), t = 1 +
+#: 2 ln(1/delta')/eps' the threshold of the stable histogram and 6/eps' three Laplace scales (the
+#: paper: C_1 ln(1/(delta tau))/eps, C_1 unspecified). The fullest bin must hold more than t
+#: groups; the group spreads fall in one or two adjacent bins, so C_1 = 2. Our earlier C_1 = 8
+#: on ln(1/(delta tau))/eps, with groups of one difference, is why the method needed batches
+#: of 1,252-1,270 rows at eps = 0.5-1 and still returned "bottom".
 RANGE_CONSTANT = 2.0
 #: log2 of the ratio of PrivRange's geometric bins (the paper: 1/4, bins [2^(l/4), 2^((l+1)/4))).
 #: Group spreads (top eigenvalue of a few outer products of gradient differences) vary by more
@@ -48,8 +49,8 @@ RANGE_BIN_LOG2 = 1.0
 #: differences is too variable to share a bin with the others (most steps then return "bottom");
 #: with 8 or more almost none do (docstring of :func:`k_dp_pca_directions`).
 GROUP_SIZE = 8
-#: At least this many groups: with few groups (large eps, threshold near 1) the fullest bin of
-#: ratio 2^(1/4) is too often shared by fewer than two of them.
+#: At least this many groups: with few groups (large eps, threshold near 1) the fullest bin is
+#: too often shared by fewer than two of them.
 MIN_GROUPS = 8
 #: Failure probability tau of Theorem 9 (and the experiments, Appendix G).
 FAILURE_PROB = 0.01
