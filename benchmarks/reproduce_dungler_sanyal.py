@@ -99,6 +99,11 @@ def utility(U: np.ndarray, V: np.ndarray, sigma: float) -> float:
     return captured / float(np.sum(SPIKES) + K * sigma ** 2)
 
 
+def random_utility(sigma: float) -> float:
+    """Expected utility of a uniformly random k-dim subspace: E<UU^T, Sigma> = (k/d) tr Sigma."""
+    return K / D * float(np.sum(SPIKES) + D * sigma ** 2) / float(np.sum(SPIKES) + K * sigma ** 2)
+
+
 def paper_alpha_ojas(X: np.ndarray, rng) -> np.ndarray:
     """k-DP-Ojas with the paper's noise multiplier alpha = log(n/delta)/(eps sqrt(n)) (evidence only).
 
@@ -248,46 +253,61 @@ def plot(summary: pd.DataFrame, trials: int):
     import matplotlib.pyplot as plt
 
     models = ("matrix", "rows")
-    fig, grid = plt.subplots(len(models), len(SIGMAS), figsize=(11, 8), sharey=True)
+    colours = {label: f"C{i}" for i, label in enumerate([*METHODS, PAPER_ALPHA])}
+    fig, grid = plt.subplots(len(models), len(SIGMAS), figsize=(11, 8.5), sharey=True)
     for ax, (model, sigma) in zip(grid.ravel(), [(m, s) for m in models for s in SIGMAS]):
         part = summary[(summary["sigma"] == sigma) & (summary["model"] == model)]
         for method, curve in part.groupby("method", sort=False):
             style = ":" if method == PAPER_ALPHA else "-"
-            ax.plot(curve["n"], curve["utility"], style, marker="o", label=method)
+            ax.plot(curve["n"], curve["utility"], style, marker="o", label=method,
+                    color=colours[method])
             ax.fill_between(curve["n"], curve["utility"] - curve["ci95"],
-                            curve["utility"] + curve["ci95"], alpha=0.2)
+                            curve["utility"] + curve["ci95"], alpha=0.2, color=colours[method])
+        ax.axhline(random_utility(sigma), color="grey", linestyle="--", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_xlabel("n")
         ax.set_title(f"{'A_i = V Lambda V^T + z z^T' if model == 'matrix' else 'rows x x^T'}, "
                      f"sigma = {sigma:g}", fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="center right")
     for ax in grid[:, 0]:
         ax.set_ylabel("utility <UU^T, Sigma> / (lambda_1 + lambda_2)")
+    handles = [plt.Line2D([], [], color=c, marker="o", linestyle=":" if m == PAPER_ALPHA else "-")
+               for m, c in colours.items()]
+    handles.append(plt.Line2D([], [], color="grey", linestyle="--", linewidth=0.8))
+    fig.legend(handles, [*colours, "random 2-D subspace (expected)"], loc="lower center", ncol=3,
+               fontsize=8)
     fig.suptitle(f"Duengler & Sanyal spiked model: k = 2, d = {D}, eps = {EPS:g}, delta = {DELTA:g}; "
                  f"mean of {trials} trial(s), 95% CI", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
 def main(argv=None) -> int:
-    args = reproduction_parser(__doc__, "1 trial, n in {2,500, 20,000}", "trials", 2508).parse_args(argv)
+    parser = reproduction_parser(__doc__, "1 trial, n in {2,500, 20,000}", "trials", 2508)
+    parser.add_argument("--replot", action="store_true",
+                        help="redraw the figure and claims from the saved summary CSV")
+    args = parser.parse_args(argv)
     grid = QUICK if args.quick else FULL
     trials = args.trials or grid["trials"]
     stem = "dungler_sanyal_quick" if args.quick else "dungler_sanyal"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     gdppca_max_n = 10_000 if args.quick else GDPPCA_MAX_N
-    fits = pd.DataFrame([row for sigma in SIGMAS for n in grid["n"] for t in range(trials)
-                         for row in one_trial(n, sigma, t, args.seed, gdppca_max_n)])
-    fits.to_csv(out / f"{stem}_fits.csv", index=False)
+    if args.replot:
+        fits = pd.read_csv(out / f"{stem}_fits.csv")
+        trials = int(fits["trial"].max()) + 1
+    else:
+        fits = pd.DataFrame([row for sigma in SIGMAS for n in grid["n"] for t in range(trials)
+                             for row in one_trial(n, sigma, t, args.seed, gdppca_max_n)])
+        fits.to_csv(out / f"{stem}_fits.csv", index=False)
+    fits["status"] = fits["status"].astype(str)
     summary = summarise(fits)
     summary.to_csv(out / f"{stem}_summary.csv", index=False)
     claims = check_claims(summary)
     claims.to_csv(out / f"{stem}_claims.csv", index=False)
     plot(summary, trials).savefig(out / f"{stem}_utility_vs_n.png", dpi=120)
     pd.set_option("display.width", 200)
-    print("Mean utility (95% CI half-width) by noise level, method and n:")
+    print("Mean utility by data model, noise level, method and n:")
     print(summary.pivot_table(index=["model", "sigma", "method"], columns="n", values="utility")
           .round(3).to_string())
     print("\nRefusals (public-n checks):")
