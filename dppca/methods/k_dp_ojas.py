@@ -81,10 +81,11 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     alpha ~ log(n/delta)/(eps sqrt(n)) is sqrt(n)/log(n/delta) smaller; it rests on
     amplification by shuffling under eps = O(sqrt(log(n/delta)/n)) (Theorem 10), which is
     not claimed here. In the paper's own spiked matrix model (d = 200, eps = 1, delta = 0.01,
-    sigma = 0.025, benchmarks/reproduce_dungler_sanyal.py, 5 trials) this calibration gives a
-    utility of 0.01 up to n = 20,000, 0.18 at 50,000 and 0.50 at 100,000 (random: 0.01); the
-    same oracle with the printed alpha gives 0.57, 0.92, 0.98, 0.99 at n = 2,500-20,000: the gap
-    to the paper is the calibration, not the schedule or the code.
+    sigma = 0.025, benchmarks/reproduce_dungler_sanyal.py, 10 trials) this calibration gives
+    a utility of 0.01-0.03 up to n = 20,000, 0.17 at 50,000 and 0.49 at 100,000 (random:
+    0.01); the same oracle with the printed alpha gives 0.61, 0.92, 0.98, 0.99 at n = 2,500,
+    5,000, 10^4, 2 x 10^4: the gap to the paper is the calibration, not the schedule or the
+    code.
 
     Cost: O(n p k) time, O(p k) memory, one pass, one Python-level step per paired difference.
 
