@@ -12,15 +12,41 @@ privacy arguments. The other DP-PCA methods of the seed papers live one per file
 - ``"dp_sggd"``: Maunu, Yu & Lerman (2022), noisy geodesic descent on the LAD subspace objective;
 - ``"noisy_power"``: Hardt & Price (2014), the noisy power method.
 """
+import functools
+
 from ._base import DirectionFit, orient, top_eigen
 from .analyze_gauss import analyze_gauss_directions
 from .cai_xia_zha import cai_xia_zha_directions
 from .dp_sggd import dp_sggd_directions
 from .gdppca import gdppca_directions, nonprivate_directions
-from .k_dp_pca import k_dp_ojas_directions, k_dp_pca_directions
+from .k_dp_ojas import k_dp_ojas_directions
+from .k_dp_pca import k_dp_pca_directions
 from .noisy_power import noisy_power_directions
 
-METHODS = {
+#: What each method's directions estimate (printed in the summary as "Target").
+TARGETS = {
+    "nonprivate": "covariance directions",
+    "gdppca": "Kendall directions",
+    "analyze_gauss": "covariance directions",
+    "k_dp_pca": "covariance directions",
+    "k_dp_ojas": "covariance directions",
+    "cai_xia_zha": "covariance directions",
+    "dp_sggd": "LAD subspace",
+    "noisy_power": "covariance directions",
+}
+
+
+def _with_target(method: str, fit_directions):
+    """The registered function, with ``DirectionFit.target`` set from :data:`TARGETS`."""
+    @functools.wraps(fit_directions)
+    def fit(*args, **kwargs) -> DirectionFit:
+        result = fit_directions(*args, **kwargs)
+        result.target = result.target or TARGETS[method]
+        return result
+    return fit
+
+
+_FUNCTIONS = {
     "nonprivate": nonprivate_directions,
     "gdppca": gdppca_directions,
     "analyze_gauss": analyze_gauss_directions,
@@ -30,6 +56,7 @@ METHODS = {
     "dp_sggd": dp_sggd_directions,
     "noisy_power": noisy_power_directions,
 }
+METHODS = {name: _with_target(name, function) for name, function in _FUNCTIONS.items()}
 
 _BOUND_OPTIONS = ("norm_bound", "bound_quantile", "bound_share")
 
@@ -37,12 +64,12 @@ _BOUND_OPTIONS = ("norm_bound", "bound_quantile", "bound_share")
 METHOD_OPTIONS = {
     "nonprivate": (),
     "gdppca": ("sign", "radius", "xi", "xi_bound", "design", "pairs_per_row"),
-    "analyze_gauss": _BOUND_OPTIONS,
+    "analyze_gauss": _BOUND_OPTIONS + ("centring", "centre_share"),
     "k_dp_pca": ("batch_size", "learning_rate", "failure_prob", "range_constant"),
     "k_dp_ojas": _BOUND_OPTIONS + ("learning_rate",),
-    "cai_xia_zha": ("noise_variance", "spike", "constant"),
-    "dp_sggd": ("iterations", "batch_size", "step_size", "init_share"),
+    "cai_xia_zha": ("noise_variance", "spike", "constant", "parameter_share"),
+    "dp_sggd": ("iterations", "batch_size", "step_size", "init_share", "halving"),
     "noisy_power": _BOUND_OPTIONS + ("iterations",),
 }
 
-__all__ = ["DirectionFit", "METHODS", "METHOD_OPTIONS", "orient", "top_eigen"]
+__all__ = ["DirectionFit", "METHODS", "METHOD_OPTIONS", "TARGETS", "orient", "top_eigen"]

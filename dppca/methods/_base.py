@@ -24,6 +24,12 @@ class DirectionFit:
         Standard deviation of the added noise (``nan`` when not applicable).
     notes : list of str
         Extra lines for the summary (assumptions, caveats).
+    target : str
+        What the directions estimate: ``"covariance directions"`` (eigenvectors of Cov(x)),
+        ``"Kendall directions"`` (eigenvectors of the spatial Kendall's tau matrix; the same
+        as the covariance directions for elliptical data) or ``"LAD subspace"`` (the robust
+        least-absolute-deviation subspace of the spatial signs). Set from
+        :data:`dppca.methods.TARGETS` by the registry.
     """
 
     vectors: np.ndarray
@@ -32,6 +38,7 @@ class DirectionFit:
     sensitivity: float = float("nan")
     noise_sd: float = float("nan")
     notes: list = field(default_factory=list)
+    target: str = ""
 
 
 def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

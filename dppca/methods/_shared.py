@@ -79,7 +79,7 @@ def spherise(rows: np.ndarray) -> np.ndarray:
 
 
 def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta, rng,
-                       ledger: Ledger, method: str):
+                       ledger: Ledger, method: str, multiplier: float = BOUND_MULTIPLIER):
     """The clipping bound C and the budget left for the method.
 
     Parameters
@@ -97,6 +97,8 @@ def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta
     rng, ledger
     method : str
         Label for the ledger step.
+    multiplier : float
+        C = multiplier x the private quantile (default BOUND_MULTIPLIER).
 
     Returns
     -------
@@ -117,7 +119,7 @@ def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta
     share = float_arg(bound_share, "bound_share", open_unit=True)
     level = private_quantile_grid(row_norms(rows), quantile, share * eps, rng, ledger=ledger,
                                   step=f"{method}: row-norm quantile for the clipping bound")
-    return BOUND_MULTIPLIER * level, (1 - share) * eps, delta
+    return multiplier * level, (1 - share) * eps, delta
 
 
 def second_moment_sensitivity(bound: float, m: int) -> float:

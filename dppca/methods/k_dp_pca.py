@@ -1,6 +1,7 @@
-"""k-DP-PCA and k-DP-Ojas (Duengler & Sanyal 2025): deflation over disjoint chunks with a private Oja oracle.
+"""k-DP-PCA (Duengler & Sanyal 2025): deflation over disjoint chunks with a private Oja oracle.
 
-Both run Algorithm 1 of the paper: the m = floor(n/2) paired differences
+k-DP-PCA and k-DP-Ojas (:mod:`.k_dp_ojas`, which uses the deflation helpers here) both run
+Algorithm 1 of the paper: the m = floor(n/2) paired differences
 (:func:`._shared.paired_differences`) are split into k disjoint chunks; chunk i feeds a
 private 1-PCA oracle restricted to the orthogonal complement of the directions found so far
 (P_i = I - U U^T, never formed). The oracles are
@@ -27,85 +28,32 @@ from scipy.optimize import brentq
 from .._validation import DPPCAValueError, float_arg, int_arg
 from ..privacy import Ledger, gaussian_sigma
 from ._base import DirectionFit, orient
-from ._shared import (BOUND_QUANTILE, BOUND_SHARE, paired_differences,
-                      resolve_norm_bound)
-from ..privacy.samplers import GaussianSteps, add_gaussian_noise, laplace_noise
+from ._shared import paired_differences
+from ..privacy.samplers import add_gaussian_noise, laplace_noise
 
-#: Constant C_1 of PrivRange's number of groups, ceil(C_1 (1 + ln(1/(delta tau)) / eps)); the
-#: paper has C_1 ln(1/(delta tau)) / eps with C_1 unspecified. The fullest bin must beat the
-#: threshold 1 + 2 ln(1/delta)/eps of the stable histogram, which needs more than ~2/C_1 of the
-#: groups in one bin (8 allows 25%); the "1 +" keeps C_1 groups at large eps, where the
-#: threshold tends to 1 and a single group (count 1) could never pass.
-RANGE_CONSTANT = 8.0
+#: Constant C_1 of PrivRange's number of groups, max(8, ceil(C_1 (t + 6/eps'))), t = 1 +
+#: 2 ln(1/delta')/eps' the threshold of the stable histogram and 6/eps' three Laplace scales (the
+#: paper: C_1 ln(1/(delta tau))/eps, C_1 unspecified). The fullest bin must hold more than t
+#: groups; the group spreads fall in one or two adjacent bins, so C_1 = 2. Our earlier C_1 = 8
+#: on ln(1/(delta tau))/eps, with groups of one difference, is why the method needed batches
+#: of 1,252-1,270 rows at eps = 0.5-1 and still returned "bottom".
+RANGE_CONSTANT = 2.0
+#: log2 of the ratio of PrivRange's geometric bins (the paper: 1/4, bins [2^(l/4), 2^((l+1)/4))).
+#: Group spreads (top eigenvalue of a few outer products of gradient differences) vary by more
+#: than 2^(1/4) between groups, so with the paper's bins they fall in several bins and the
+#: fullest rarely passes the threshold; bins of ratio 2 hold most of them (measured in the
+#: docstring of :func:`k_dp_pca_directions`). Lambda is then known within a factor 2, which the
+#: log factors of PrivMean's width and half-width absorb.
+RANGE_BIN_LOG2 = 1.0
+#: Differences per PrivRange group at the minimum batch: the spread of a group of one or two
+#: differences is too variable to share a bin with the others (most steps then return "bottom");
+#: with 8 or more almost none do (docstring of :func:`k_dp_pca_directions`).
+GROUP_SIZE = 8
+#: At least this many groups: with few groups (large eps, threshold near 1) the fullest bin is
+#: too often shared by fewer than two of them.
+MIN_GROUPS = 8
 #: Failure probability tau of Theorem 9 (and the experiments, Appendix G).
 FAILURE_PROB = 0.01
-
-
-def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
-                         rng: np.random.Generator, calibration: str, ledger: Ledger,
-                         norm_bound=None, bound_quantile=BOUND_QUANTILE, bound_share=BOUND_SHARE,
-                         learning_rate=1.0) -> DirectionFit:
-    """k-DP-Ojas: deflation (Algorithm 1) with the clipped noisy Oja oracle DP-Ojas (Algorithm 3).
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, p), floor(n/2) >= k
-    k : int, 1 <= k <= p
-    eps, delta : float
-        Budget of the call (bound and Oja steps).
-    rng : numpy.random.Generator
-    calibration : {"analytic", "classic"}
-    ledger : Ledger
-    norm_bound, bound_quantile, bound_share
-        Bound C on the paired-difference norms (public, or private as in
-        :func:`.analyze_gauss.analyze_gauss_directions`); the gradients are clipped at
-        beta = C^2 (the Oja gradient (x.w) P x has norm at most ||x||^2).
-    learning_rate : float, > 0
-        eta_0 of the step sizes eta_t = eta_0 / (1 + t), the paper's experimental rule
-        (Appendix G, eta_0 = 1), which needs no eigenvalues.
-
-    Returns
-    -------
-    DirectionFit
-        The k deflated unit vectors; eigenvalues are nan (no matrix is released).
-
-    Raises
-    ------
-    DPPCAValueError
-        If floor(n/2) < k, or an option is out of range.
-
-    Notes
-    -----
-    Each step t of chunk i releases (through w_t) g_t + N(0, sigma^2 I), g_t = clip_beta((x_t .
-    P w) P x_t). One replaced row changes one g_t by at most 2 beta in L2 norm, so sigma =
-    gaussian_sigma(2 beta, eps', delta') makes the step (eps', delta')-DP, and by parallel
-    composition (module docstring) the run too: per step, alpha = sqrt(2 ln(1.25/delta))/eps in
-    the paper's notation (classic calibration), the conservative multiplier of the peer-paper
-    summary, valid for every eps. (eps', delta') = the budget left after the private bound.
-    The paper assumes add/remove neighbours (sensitivity beta per step); replace-one doubles it.
-
-    Cost: O(n p k) time, O(p k) memory, one pass, one Python-level step per paired difference.
-
-    References
-    ----------
-    Duengler, J. and Sanyal, A. (2025). An iterative algorithm for differentially private
-    k-PCA with adaptive noise. arXiv:2508.10879, Algorithms 1 and 3, Theorem 10, Appendix G.
-    """
-    rows = paired_differences(values, rng)
-    chunks = _chunks(rows, k)
-    eta0 = float_arg(learning_rate, "learning_rate", positive=True)
-    bound, eps_m, delta_m = resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share,
-                                               eps, delta, rng, ledger, "k_dp_ojas")
-    beta = bound ** 2
-    sigma = gaussian_sigma(2 * beta, eps_m, delta_m, calibration)
-    ledger.record("directions: noisy Oja steps, one paired difference each (disjoint steps, "
-                  "parallel composition)", f"Gaussian ({calibration})", 2 * beta, "L2", sigma,
-                  eps_m, delta_m)
-    U = _deflate(chunks, rng, lambda chunk, U: _dp_oja(chunk, U, beta, sigma, eta0, rng))
-    return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration})", 2 * beta, sigma,
-                        notes=[f"k-DP-Ojas: {k} chunk(s) of about {len(chunks[0])} paired "
-                               f"differences, one noisy Oja step each; gradients clipped at "
-                               f"{beta:.4g}."])
 
 
 def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
@@ -124,41 +72,45 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     calibration : {"analytic", "classic"}
     ledger : Ledger
     batch_size : int, optional
-        Rows per Oja step, B >= 2 (default floor(sqrt(chunk)), the paper's experimental
-        B = sqrt(n) per chunk). T = floor(chunk / B) steps per component.
+        Paired differences per Oja step, B >= B_min (:func:`k_dp_pca_minimum_batch`; default
+        max(B_min, floor(sqrt(chunk))), the paper's experimental B = sqrt(n) per chunk when
+        that is large enough). T = floor(chunk / B) steps per component.
     learning_rate : float, > 0
         eta_0 of eta_t = eta_0 / (1 + t). The paper's experimental rule needs lambda_i,
         lambda_{i+1} and the noise level, which are not public; we use the k-DP-Ojas rule.
     failure_prob : float in (0, 1)
         tau (default 0.01); each step uses tau / (2T) in its log factors, as in Algorithm 2.
     range_constant : float, > 0
-        C_1 of PrivRange's number of groups (default 8; unspecified in the paper).
+        C_1 of PrivRange's number of groups max(8, ceil(C_1 (t_r + 6/eps_r))), t_r the
+        histogram threshold (default 2; unspecified in the paper).
 
     Returns
     -------
     DirectionFit
         The k deflated unit vectors; eigenvalues are nan. The notes count the steps whose
-        private histograms found no bin (the algorithm's "bottom" output): those steps leave
-        the iterate unchanged (post-processing of the private outputs).
+        PrivRange found no bin (the algorithm's "bottom" output), which leave the iterate
+        unchanged, and the coordinates centred at 0 (post-processing of private outputs).
 
     Raises
     ------
     DPPCAValueError
-        If floor(n/2) < 2k, or the batches are too small for PrivRange's groups at this
-        (eps, delta) (a check on public quantities only; the message gives the needed size).
+        If floor(n/2) < 2k, or n < n_min = 2 k B_min (or ``batch_size`` < B_min): the
+        private histograms cannot find a bin (a check on public n, p, eps, delta only; the
+        message gives n_min).
 
     Notes
     -----
     One step on batch G (B x p rows g_j = (P w_j . w) P w_j), budget (eps, delta):
 
-    - PrivRange, (eps/2, delta/2): the B/2 differences of gradient pairs are split into N
-      groups, N = ceil(C_1 (1 + ln(1/(delta' tau_t)) / eps')); each group gives
-      lambda = ||D_group||_2^2 / b; the bin floor(4 log2 lambda) of the fullest bin of a stable
-      histogram gives Lambda = 2^(bin/4). A replaced row changes one group, so one histogram
-      entry moves between bins.
+    - PrivRange, (eps' , delta') = (eps/2, delta/2): the B/2 differences of gradient pairs are
+      split into N groups, N = max(8, ceil(C_1 (t_r + 6/eps'))), t_r = 1 + 2 ln(1/delta')/eps';
+      each group gives lambda = ||D_group||_2^2 / b; the fullest bin floor(log2 lambda) of a
+      stable histogram gives Lambda = 2^bin (the paper's bins have ratio 2^(1/4), see below).
+      A replaced row changes one group, so one histogram entry moves between bins.
     - PrivMean centres, (eps/4, delta/4) over the p coordinates (advanced or basic
       composition, whichever gives each more): a stable histogram of floor(g_ij / width),
-      width = 2^(1/4) sqrt(Lambda) (ln 25)^2, gives the centre c_j.
+      width = 2^(1/4) sqrt(Lambda) (ln 25)^2, gives the centre c_j; if it finds no bin, c_j is that coordinate of the previous step's
+      released mean (0 at the first step).
     - PrivMean mean, (eps/4, delta/4): coordinates clipped to [c_j - h, c_j + h],
       h = 3 sqrt(Lambda) ln(B p / tau_t); one replaced row moves the mean by at most
       2 h sqrt(p) / B in L2; Gaussian noise with sigma = gaussian_sigma(2 h sqrt(p)/B, ...).
@@ -173,9 +125,57 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     composition), no amplification is claimed, and the paper's add/remove neighbours become
     replace-one (the factors of 2 above).
 
-    The groups need many rows: at eps = 0.5, delta = 1e-5 a batch needs about 1,400 rows, so
-    for k = 2 n of about 7 x 10^6 at the default B = sqrt(chunk), or n >= 5,600 with
-    ``batch_size=1400`` (one step per component). Below that, this method raises.
+    Minimum sample size (public n only). PrivRange's stable histogram can name a bin only if
+    more than t_r groups fall in it; the group spreads fall in one or two adjacent bins, so
+    N = 2 (t_r + three Laplace scales) groups, each of at least 8 differences, are needed:
+    B >= B_min = 2 x 8 x N paired differences (:func:`k_dp_pca_minimum_batch`), and
+    n >= n_min = 2 k B_min rows. For k = 2:
+
+    ==========  =======  =======  =======  =======
+    delta       eps = 1  eps = 2  eps = 4  eps = 8
+    ==========  =======  =======  =======  =======
+    1e-5        7,936    4,032    2,112    1,152
+    0.01        4,416    2,304    1,216    704
+    ==========  =======  =======  =======  =======
+
+    Three deviations from the printed algorithm make it run at these sizes; each was measured
+    on the paper's spiked matrix model (A_i = V diag(10, 5) V^T + z z^T, sigma = 0.025,
+    d = 200, eps = 1, delta = 0.01, benchmarks/reproduce_dungler_sanyal.py):
+
+    1. PrivRange bins of ratio 2 instead of 2^(1/4): a group spread is the top eigenvalue of a
+       few outer products of heavy-tailed gradient differences and varies by more than
+       2^(1/4) between groups, so with the paper's bins 75-90% of the steps returned "bottom"
+       (n = 10^5, B = 1,100-4,400); with ratio 2, 0-1 of 90 did (utility 0.55-0.69 -> 0.83).
+    2. Groups of at least 8 differences: with one difference per group (the paper's
+       B = sqrt(n) at n = 2 x 10^4) 130 of 144 steps returned "bottom".
+    3. A centre histogram that finds no bin centres its coordinate at the previous step's
+       released mean (0 at the first step; post-processing of its private "bottom" and of
+       earlier releases; the paper fails the step). At about eps / (4 sqrt(2 p
+       ln(8p/delta))) per coordinate each needs a bin holding more than 1 + 2 ln(1/delta_j)/eps_j
+       values (about 5,000 at p = 200, eps = 1, delta = 0.01), and the bins have an edge at 0
+       where most coordinates' means lie, so half the batch falls on each side: requiring it
+       of every coordinate would put n_min at ~10^8 at the paper's B = sqrt(n).
+       The previous mean is close to the current one once the iterate settles, and the
+       clipping half-width h ~ 60 sqrt(Lambda) is ~5 bin widths. Centring at 0 instead clipped
+       the coordinates with a large mean and capped the utility at 0.84 in the low-noise
+       spiked model (n = 2 x 10^4 - 10^5); with the previous mean it reaches 0.99-1.00.
+
+    With all three, in that model k-DP-PCA reaches a utility of 0.11, 0.33, 0.75, 0.99, 1.00,
+    1.00 at n = 2,500, 5,000, 10^4, 2 x 10^4, 5 x 10^4, 10^5 (10 trials; k-DP-Ojas 0.01-0.49),
+    but Analyze Gauss with a model-based trace bound is at 1.00 from n = 2,500: with the
+    paper's lambda = (10, 5) and replace-one accounting, the paper's claim that k-DP-PCA beats
+    DP-Gauss-1 in the low-noise regime does not reproduce at any n where k-DP-PCA can run
+    (it ties from n = 2 x 10^4). At sigma = 1 it stays at the random level (0.12-0.13), and
+    on row data (A_i = x_i x_i^T, k = 2) at every sigma, because there the gradients spread
+    with the signal itself.
+
+    Our earlier C_1 = 8 with the failure probability inside the log, bins of ratio 2^(1/4) and
+    failing steps made the method refuse every dataset below 1,252-1,270 rows per batch and
+    return "bottom" above it. Beyond n_min the method runs, but on row data it beats a random
+    subspace only when the T = n/(2 k B) Oja steps average PrivMean's noise (sd ~ 2 h sqrt(p)
+    / B per step, h set by the spread of the gradients (x.w) x, which for k >= 2 includes the
+    signal itself); on the five small scikit-learn datasets n < n_min at eps <= 4
+    (benchmarks/bench_methods_real.py).
 
     Cost: O(n p k) time plus, per step, p histograms over B values; O(B p) memory.
 
@@ -190,9 +190,9 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         raise DPPCAValueError(f"method 'k_dp_pca' needs at least {4 * k} rows for k={k} "
                               f"(two paired differences per component); got {values.shape[0]}")
     chunks = _chunks(rows, k)
-    plan = _plan(min(len(c) for c in chunks), rows.shape[1], eps, delta, batch_size,
+    plan = _plan(min(len(c) for c in chunks), rows.shape[1], k, eps, delta, batch_size,
                  learning_rate, failure_prob, range_constant)
-    outcome = {"failed": 0, "steps": 0, "sigmas": [], "sensitivities": []}
+    outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
     U = _deflate(chunks, rng, lambda chunk, U: _modified_dp_pca(chunk, U, plan, rng, calibration,
                                                                  outcome))
     sigma, sensitivity = _record_k_dp_pca(ledger, plan, outcome, calibration)
@@ -200,7 +200,9 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                         sensitivity, sigma,
                         notes=[f"k-DP-PCA: {k} chunk(s), {plan['T']} steps of {plan['B']} paired "
                                f"differences each; {outcome['failed']} of {outcome['steps']} steps "
-                               "returned 'bottom' (no histogram bin passed) and were skipped. "
+                               "returned 'bottom' (no PrivRange bin passed) and were skipped; "
+                               f"{outcome['zero_centres']} coordinate centre(s) taken from the "
+                               "previous step's mean. "
                                "Sensitivity and noise sd are medians over steps (adaptive noise)."])
 
 
@@ -230,42 +232,51 @@ def _random_start(U: np.ndarray, rng) -> np.ndarray:
     return w / np.linalg.norm(w)
 
 
-def _dp_oja(chunk, U, beta, sigma, eta0, rng) -> np.ndarray:
-    """Algorithm 3 on one chunk: w <- P(w + eta_t (clip_beta(g_t) + noise)), normalised."""
-    w = _random_start(U, rng)
-    projected = chunk - (chunk @ U) @ U.T
-    noise = GaussianSteps(sigma, 2 * beta, projected.shape, rng)
-    for t, x in enumerate(projected, start=1):
-        w = _project(w + eta0 / (1 + t) * noise.add(t - 1, oja_gradient(x, w, beta)), U)
-        w /= math.sqrt(w @ w)
-    return w
+def _histogram_threshold(eps: float, delta: float) -> float:
+    """Count a bin of the stable histogram must beat: 1 + 2 ln(1/delta)/eps (:func:`_stable_mode`)."""
+    return 1 + 2 * math.log(1 / delta) / eps
 
 
-def oja_gradient(x: np.ndarray, w: np.ndarray, beta: float) -> np.ndarray:
-    """clip_beta((x . w) x) for a projected row x and unit w in Im(P): the released statistic
-    of one DP-Ojas step; two rows give vectors at most 2 beta apart (replace-one sensitivity)."""
-    g = (x @ w) * x
-    norm = math.sqrt(g @ g)
-    return g * (beta / norm) if norm > beta else g
+def k_dp_pca_minimum_batch(eps: float, delta: float, range_constant=RANGE_CONSTANT) -> int:
+    """Smallest batch B (paired differences per Oja step) k-DP-PCA accepts; public inputs only.
+
+    B_min = 2 x 8 x G: PrivRange pairs the B gradients into B/2 differences split into
+    G = max(8, ceil(C_1 (t_r + 6/eps_r))) groups of at least 8 (t_r = 1 + 2 ln(1/delta_r)/eps_r,
+    the threshold of its stable histogram at (eps_r, delta_r) = (eps/2, delta/2), plus three
+    Laplace scales); the fullest bin can pass only if more than t_r groups share it. The
+    minimum number of rows is n_min = 2 k B_min (one batch per component). The centre
+    histograms of PrivMean do not enter: one that finds no bin reuses the previous step's mean.
+
+    Examples
+    --------
+    >>> from dppca.methods.k_dp_pca import k_dp_pca_minimum_batch
+    >>> k_dp_pca_minimum_batch(1.0, 1e-5)
+    1984
+    """
+    return 2 * GROUP_SIZE * _groups(range_constant, eps / 2, delta / 2)
 
 
-def _plan(chunk_len, p, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
+def _groups(range_constant, eps, delta) -> int:
+    """G = max(8, ceil(C_1 (t + 3 x 2/eps))): the threshold plus three Laplace scales, doubled."""
+    return max(MIN_GROUPS, math.ceil(range_constant * (_histogram_threshold(eps, delta) + 6 / eps)))
+
+
+def _plan(chunk_len, p, k, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
     """Batch size, steps, budgets and group count of k-DP-PCA (public quantities only)."""
-    B = max(2, math.isqrt(chunk_len)) if batch_size is None else int_arg(batch_size, "batch_size", 2)
-    if B > chunk_len:
-        raise DPPCAValueError(f"`batch_size` must be at most the chunk size {chunk_len} "
-                              f"(floor(n/2)/k paired differences); got {B}")
-    T = chunk_len // B
-    tau = float_arg(failure_prob, "failure_prob", open_unit=True) / (2 * T)
     c1 = float_arg(range_constant, "range_constant", positive=True)
-    eps_r, delta_r = eps / 2, delta / 2
-    groups = math.ceil(c1 * (1 + math.log(1 / (delta_r * tau)) / eps_r))
-    if (B // 2) // groups < 1:
+    tau = float_arg(failure_prob, "failure_prob", open_unit=True)
+    minimum = k_dp_pca_minimum_batch(eps, delta, c1)
+    B = max(minimum, math.isqrt(chunk_len)) if batch_size is None else int_arg(batch_size, "batch_size", 2)
+    if B < minimum or B > chunk_len:
         raise DPPCAValueError(
-            f"method 'k_dp_pca' cannot run at eps={eps:g}, delta={delta:g}: PrivRange splits the "
-            f"{B // 2} gradient differences of a batch into {groups} groups, so batches need at "
-            f"least {2 * groups} rows (got {B}: n too small, or pass a larger `batch_size`, "
-            f"a larger eps, or use method='k_dp_ojas')")
+            f"method 'k_dp_pca' cannot run here: at p={p}, eps={eps:g}, delta={delta:g} its private "
+            f"histograms need batches of at least {minimum} paired differences, so n >= "
+            f"{2 * k * minimum} rows for k={k} (got n of about {2 * k * chunk_len}, "
+            f"batch_size={B}); use a larger eps, or method='analyze_gauss' or 'gdppca'")
+    T = chunk_len // B
+    tau = tau / (2 * T)
+    eps_r, delta_r = eps / 2, delta / 2
+    groups = _groups(c1, eps_r, delta_r)
     return {"B": B, "T": T, "tau": tau, "groups": groups, "range": (eps_r, delta_r),
             "centre": _per_coordinate_budget(eps / 4, delta / 4, p), "centre_total": (eps / 4, delta / 4),
             "mean": (eps / 4, delta / 4),
@@ -288,26 +299,40 @@ def _per_coordinate_budget(eps, delta, p) -> tuple[float, float]:
     return basic if basic[0] >= advanced else (advanced, delta / (2 * p))
 
 
-def _modified_dp_pca(chunk, U, plan, rng, calibration, outcome) -> np.ndarray:
-    """Algorithm 2 on one chunk: minibatch Oja with PrivRange + PrivMean gradient releases."""
+def _modified_dp_pca(chunk, U, plan, rng, calibration, outcome, offset=None) -> np.ndarray:
+    """Algorithm 2 on one chunk: minibatch Oja with PrivRange + PrivMean gradient releases.
+
+    ``offset`` and the step rule ``plan["eta"](t, i)`` (i = index of the component) as in
+    :func:`_dp_oja` (benchmarks use them for the paper's matrix model and step sizes).
+    """
     w = _random_start(U, rng)
     projected = chunk - (chunk @ U) @ U.T
     B = plan["B"]
+    eta = plan.get("eta") or (lambda t, i: plan["eta0"] / (1 + t))
+    previous = np.zeros(projected.shape[1])
     for t in range(1, plan["T"] + 1):
         batch = projected[(t - 1) * B:t * B]
         G = (batch @ w)[:, None] * batch
-        mean = _private_gradient_mean(G, plan, rng, calibration, outcome)
+        if offset is not None:
+            G += offset(w, U)
+        mean = _private_gradient_mean(G, plan, rng, calibration, outcome, previous)
         outcome["steps"] += 1
         if mean is None:
             outcome["failed"] += 1
             continue
-        w = _project(w + plan["eta0"] / (1 + t) * mean, U)
+        previous = mean
+        w = _project(w + eta(t, U.shape[1]) * mean, U)
         w /= np.linalg.norm(w)
     return w
 
 
-def _private_gradient_mean(G, plan, rng, calibration, outcome):
-    """PrivRange then PrivMean (Algorithms 6 and 7); None when a histogram finds no bin."""
+def _private_gradient_mean(G, plan, rng, calibration, outcome, fallback):
+    """PrivRange then PrivMean (Algorithms 6 and 7); None when PrivRange finds no bin.
+
+    A centre histogram that finds no bin centres its coordinate at ``fallback`` (the previous
+    step's released mean, or 0 at the first step): post-processing of its private "bottom"
+    output and of earlier releases (the paper fails the whole step instead).
+    """
     level = _private_range(G, plan, rng)
     if level is None:
         return None
@@ -318,9 +343,8 @@ def _private_gradient_mean(G, plan, rng, calibration, outcome):
     centres = np.empty(p)
     for j in range(p):
         key = _stable_mode(np.floor(G[:, j] / width), *plan["centre"], rng)
-        if key is None:
-            return None
-        centres[j] = key * width
+        outcome["zero_centres"] += key is None
+        centres[j] = fallback[j] if key is None else key * width
     sensitivity = 2 * half * math.sqrt(p) / B
     sigma = gaussian_sigma(sensitivity, *plan["mean"], calibration)
     outcome["sigmas"].append(sigma)
@@ -344,11 +368,11 @@ def _private_range(G, plan, rng):
     size = half // plan["groups"]
     blocks = differences[:size * plan["groups"]].reshape(plan["groups"], size, -1)
     spread = np.array([np.linalg.norm(b, 2) ** 2 / size for b in blocks])
-    keys = np.where(spread > 0, np.floor(4 * np.log2(np.where(spread > 0, spread, 1.0))), -np.inf)
+    keys = np.where(spread > 0, np.floor(np.log2(np.where(spread > 0, spread, 1.0)) / RANGE_BIN_LOG2), -np.inf)
     key = _stable_mode(keys, *plan["range"], rng)
     if key is None or not np.isfinite(key):
         return None
-    return 2.0 ** (key / 4)
+    return 2.0 ** (key * RANGE_BIN_LOG2)
 
 
 def _stable_mode(keys: np.ndarray, eps: float, delta: float, rng):

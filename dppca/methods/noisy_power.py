@@ -8,8 +8,9 @@ import numpy as np
 from .._validation import int_arg
 from ..privacy import Ledger, gaussian_sigma
 from ._base import DirectionFit, orient
-from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, paired_differences,
-                      resolve_norm_bound, second_moment_sensitivity)
+from ._shared import (BOUND_QUANTILE, clip_rows, paired_differences, resolve_norm_bound,
+                      second_moment_sensitivity)
+from .analyze_gauss import BOUND_MULTIPLIER, BOUND_SHARE
 from ..privacy.samplers import add_gaussian_noise
 
 METHOD = "noisy_power"
@@ -32,7 +33,10 @@ def noisy_power_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     calibration : {"analytic", "classic"}
     ledger : Ledger
     norm_bound, bound_quantile, bound_share
-        Row clipping bound, as in :func:`.analyze_gauss.analyze_gauss_directions`.
+        Row clipping bound, as in :func:`.analyze_gauss.analyze_gauss_directions` (default:
+        the private median norm, 10% of eps; against 2 x median with 20%, median sin-theta on
+        five standardised scikit-learn datasets, 6 seeds, went from 0.46-1.00 to 0.27-1.00 at
+        eps = 4, e.g. breast_cancer 0.98 -> 0.66, digits 1.00 -> 0.58).
     iterations : int, optional
         L >= 1 (default max(2, ceil(2 ln p)): Hardt & Price's L = O(lambda_k /
         (lambda_k - lambda_{k+1}) log p) with the gap ratio, which is not public, taken as 2).
@@ -74,7 +78,7 @@ def noisy_power_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     m, p = rows.shape
     L = _iterations(iterations, p)
     bound, eps_m, delta_m = resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share,
-                                               eps, delta, rng, ledger, METHOD)
+                                               eps, delta, rng, ledger, METHOD, BOUND_MULTIPLIER)
     clipped = clip_rows(rows, bound)
     moment = clipped.T @ clipped / m
     step_sensitivity = second_moment_sensitivity(bound, m)

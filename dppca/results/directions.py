@@ -77,6 +77,7 @@ class PCDirections(DPResult):
         self.nonprivate_directions = nonprivate_directions
         self.options = dict(options or {})
         self._method_notes = list(fit.notes)
+        self.target = fit.target
 
     def __array__(self, dtype=None, copy=None):
         return self.directions.to_numpy(dtype=dtype)
@@ -111,7 +112,8 @@ class PCDirections(DPResult):
                 ("Sensitivity", self.sensitivity), ("Noise sd", self.noise_sd)]
         right = [("Neighbouring", "replace-one" if self.private else None),
                  ("No. Observations", self.n_obs), ("No. Variables", self.n_features),
-                 ("No. Components", self.k), ("Scaling", scaling_label(self.scale_source, self.ledger)), ("Seed", self.seed)]
+                 ("No. Components", self.k), ("Scaling", scaling_label(self.scale_source, self.ledger)),
+                 ("Seed", self.seed), ("Target", self.target or None)]
         return left, right
 
     def _tables(self, alpha=0.05):
