@@ -18,7 +18,8 @@ from ..methods._shared import clip_rows, paired_differences, second_moment_sensi
 from ..methods.analyze_gauss import analyze_gauss_directions
 from ..methods.cai_xia_zha import cai_xia_zha_directions
 from ..methods.dp_sggd import descent_direction
-from ..methods.k_dp_pca import clipped_mean, k_dp_ojas_directions, oja_gradient
+from ..methods.k_dp_ojas import k_dp_ojas_directions, oja_gradient
+from ..methods.k_dp_pca import clipped_mean
 from ..methods.noisy_power import noisy_power_directions
 from ..privacy import Ledger
 from .registry import AuditedRelease, register
@@ -72,16 +73,12 @@ def _method_entry(name, claim, statistic, sensitivity, directions=None, bounded=
                             xfail=xfail))
 
 
-_OVERFLOW = ("_shared.paired_differences: x_a - x_b of finite rows overflows to inf near DBL_MAX, "
-             "then {} (reported; methods/ is being rewritten)")
 _moment_sensitivity = lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2)  # noqa: E731
 
 _method_entry("analyze_gauss: clipped second moment", "sqrt(2) C^2/m (Frob.)", _moment,
-              _moment_sensitivity, analyze_gauss_directions,
-              xfail=_OVERFLOW.format("clip_rows gives inf * 0 = nan"))
+              _moment_sensitivity, analyze_gauss_directions)
 _method_entry("noisy_power: A X per iteration", "sqrt(2) C^2/m (Frob.)",
-              lambda X, c: _moment(X, c) @ c["V"], _moment_sensitivity, noisy_power_directions,
-              xfail=_OVERFLOW.format("clip_rows gives inf * 0 = nan"))
+              lambda X, c: _moment(X, c) @ c["V"], _moment_sensitivity, noisy_power_directions)
 
 
 def _oja_statistic(X, c):
@@ -89,18 +86,13 @@ def _oja_statistic(X, c):
 
 
 _method_entry("k_dp_ojas: clipped Oja gradients", "2 beta", _oja_statistic,
-              lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions,
-              xfail="k_dp_pca.oja_gradient: (x.w) x overflows to inf for a row near 1e300, and "
-                    "g * (beta / inf) = nan (reported; methods/ is being rewritten)")
+              lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions)
 _method_entry("k_dp_pca: PrivMean clipped gradient mean", "2 half sqrt(p)/B",
               lambda X, c: clipped_mean(X, c["centres"], c["half"]),
-              lambda n, p, c: 2 * c["half"] * math.sqrt(p) / n,
-              xfail="k_dp_pca.clipped_mean averages values clipped to [c - half, c + half] without "
-                    "subtracting c: with |c| >> half the mean's rounding (u |c|) exceeds 2 half/B")
+              lambda n, p, c: 2 * c["half"] * math.sqrt(p) / n)
 _method_entry("dp_sggd: descent direction", "2/B (Frob.)",
               lambda X, c: descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2),
-              lambda n, p, c: 2.0 / (n // 2),
-              xfail=_OVERFLOW.format("spherise gives inf / inf = nan"))
+              lambda n, p, c: 2.0 / (n // 2))
 
 
 def _cxz_statistic(X, c):

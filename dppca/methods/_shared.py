@@ -52,12 +52,31 @@ def paired_differences(values: np.ndarray, rng: np.random.Generator) -> np.ndarr
         dispersion. One replaced row changes at most one w_i.
     """
     first, second = random_pairs(values.shape[0], rng)
-    return (values[first] - values[second]) / math.sqrt(2.0)
+    with np.errstate(over="ignore"):  # silently: a warning would depend on one pair
+        return finite_rows((values[first] - values[second]) / math.sqrt(2.0))
+
+
+def finite_rows(rows: np.ndarray) -> np.ndarray:
+    """Row-local cleaning: nan -> 0, +-inf -> +-DBL_MAX (a difference of two finite rows that
+    overflowed). Each row is mapped on its own, so a replaced row still changes one row."""
+    top = np.finfo(float).max
+    return np.nan_to_num(np.asarray(rows, float), nan=0.0, posinf=top, neginf=-top)
+
+
+def _unit_scaled(rows: np.ndarray):
+    """(rows / s, s, ||rows / s||) with s a power of two near each row's largest entry: the
+    scaled rows have entries in [-2, 2], so their norms neither overflow nor underflow."""
+    big = np.max(np.abs(rows), axis=1, initial=0.0)
+    scale = np.where(big > 0, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
+    unit = rows / scale[:, None]
+    return unit, scale, np.sqrt(np.einsum("ij,ij->i", unit, unit))
 
 
 def row_norms(rows: np.ndarray) -> np.ndarray:
-    """Euclidean norm of each row."""
-    return np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    """Euclidean norm of each row (computed on scaled rows: +inf only when it exceeds DBL_MAX)."""
+    unit, scale, length = _unit_scaled(finite_rows(rows))
+    with np.errstate(over="ignore"):
+        return scale * length
 
 
 def clip_rows(rows: np.ndarray, bound: float) -> np.ndarray:
@@ -67,15 +86,19 @@ def clip_rows(rows: np.ndarray, bound: float) -> np.ndarray:
     Kim & Jung 2025, Section 2), so for elliptical rows the clipped second moment keeps the
     eigenvectors of the dispersion matrix.
     """
-    norms = row_norms(rows)
-    factor = np.minimum(1.0, bound / np.where(norms > 0, norms, 1.0))
-    return rows * factor[:, None]
+    rows = finite_rows(rows)
+    unit, scale, length = _unit_scaled(rows)
+    with np.errstate(over="ignore"):
+        keep = scale * length <= bound
+    # A clipped row is its direction (from the scaled row: no overflow) times the bound.
+    clipped = unit * (bound / np.where(length > 0, length, 1.0))[:, None]
+    return np.where(keep[:, None], rows, clipped)
 
 
 def spherise(rows: np.ndarray) -> np.ndarray:
     """Rows divided by their norm (the spatial sign); zero rows stay zero."""
-    norms = row_norms(rows)
-    return rows / np.where(norms > 0, norms, 1.0)[:, None]
+    unit, _, length = _unit_scaled(finite_rows(rows))
+    return unit / np.where(length > 0, length, 1.0)[:, None]
 
 
 def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta, rng,

@@ -13,7 +13,8 @@ from .._validation import float_arg
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.samplers import GaussianSteps
 from ._base import DirectionFit, orient
-from ._shared import BOUND_QUANTILE, BOUND_SHARE, paired_differences, resolve_norm_bound
+from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, finite_rows, paired_differences,
+                      resolve_norm_bound)
 from .k_dp_pca import _chunks, _deflate, _project, _random_start
 
 #: Default eta_0 of k-DP-Ojas's steps eta_t = eta_0 / ((1 + t) beta), dimensionless (see the
@@ -131,6 +132,18 @@ def oja_gradient(x: np.ndarray, w: np.ndarray, beta: float, shift=None) -> np.nd
     """clip_beta((x . w) x [+ shift]) for a projected row x and unit w in Im(P): the released
     statistic of one DP-Ojas step; two rows give vectors at most 2 beta apart (replace-one
     sensitivity)."""
-    g = (x @ w) * x if shift is None else (x @ w) * x + shift
-    norm = math.sqrt(g @ g)
-    return g * (beta / norm) if norm > beta else g
+    if shift is not None:  # the benchmarks' deterministic matrix model
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = finite_rows(((x @ w) * x + shift)[None, :])[0]
+        return clip_rows(g[None, :], beta)[0]
+    # (x . w) x = s^2 (u . w) u with u = x / s, s a power of two: no overflow on the way.
+    big = float(np.max(np.abs(x), initial=0.0))
+    if big == 0.0:
+        return np.zeros_like(x)
+    exponent = math.frexp(big)[1]
+    u = np.ldexp(x, -exponent)  # exact, also for subnormal x
+    a, length = float(u @ w), math.sqrt(u @ u)
+    # ||g|| = 2^(2 e) |a| length > beta, compared without forming 2^(2 e) (it may overflow)
+    if a != 0 and math.log2(abs(a) * length) + 2 * exponent > math.log2(beta):
+        return u * (math.copysign(beta, a) / length)
+    return np.ldexp(a * u, 2 * exponent)

@@ -349,16 +349,19 @@ def _private_gradient_mean(G, plan, rng, calibration, outcome, fallback):
     sigma = gaussian_sigma(sensitivity, *plan["mean"], calibration)
     outcome["sigmas"].append(sigma)
     outcome["sensitivities"].append(sensitivity)
-    return add_gaussian_noise(clipped_mean(G, centres, half), sigma, sensitivity, rng)[0]
+    return centres + add_gaussian_noise(clipped_mean(G, centres, half), sigma, sensitivity, rng)[0]
 
 
 def clipped_mean(G: np.ndarray, centres: np.ndarray, half: float) -> np.ndarray:
-    """Mean of the rows of G with coordinate j clipped to [c_j - half, c_j + half].
+    """Mean of the rows of G - c with coordinate j clipped to [-half, half] (centred at c).
 
     One replaced row moves each coordinate of the mean by at most 2 half / B, so the vector by
     at most 2 half sqrt(p) / B in L2 (the sensitivity PrivMean's Gaussian noise is set to).
+    The values averaged lie in [-half, half] whatever |c| is, so the mean's rounding is
+    relative to half, not to |c|; the public centre is added back after the noise.
     """
-    return np.clip(G, centres - half, centres + half).mean(axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):  # silently: a warning would leak
+        return np.clip(np.nan_to_num(G - centres), -half, half).mean(axis=0)
 
 
 def _private_range(G, plan, rng):
