@@ -7,28 +7,15 @@ privately by :func:`private_column_scales` with its own releases on the ledger.
 """
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ._validation import DPPCATypeError, DPPCAValueError
-from .privacy import Ledger, gaussian_mechanism
-
-#: Share of the scale budget spent on the clipping thresholds (the rest on the clipped variances).
-SCALE_THRESHOLD_SHARE = 0.5
-#: Octave bins [2^b, 2^(b+1)) of |paired differences|, 2^-48 .. 2^48, for the clipping threshold.
-SCALE_BIN_EDGES = 2.0 ** np.arange(-48, 49)
-#: The fullest window of two adjacent octaves must exceed this many noise sd of a window
-#: (sqrt(2) sigma), or the column is refused (for an empty histogram the largest of ~100
-#: window sums exceeds 4 of their sd with probability ~3e-3). Two octaves, so that skewed
-#: columns (adult's capital_gain spreads over ten octaves) pass at eps = 0.5.
-SCALE_BIN_THRESHOLD_SD = 4.0
-#: Clipping threshold = this multiple of the upper edge of the fuller octave of that window: for
-#: Gaussian columns it is [0.5, 1) or [1, 2) sd(D), so the clip is 2-4 sd(D) and removes at most
-#: 8% of the variance; heavy tails (adult's capital_gain) are cut, as in a robust scale.
-#: A larger multiple would shrink v_j = var/(2 C^2) towards the noise of step 2.
-SCALE_CLIP_MULTIPLIER = 2.0
+from .privacy import Ledger
 
 
 @dataclass(frozen=True)
@@ -169,79 +156,358 @@ def sample_scale(mat: Matrix) -> np.ndarray:
     return sd
 
 
-def private_column_scales(mat: Matrix, eps, delta, rng, *, calibration="analytic",
-                          ledger: Ledger | None = None) -> np.ndarray:
-    """(eps, delta)-DP estimate of each column's standard deviation.
+# ----------------------------------------------------------------------------- private scales
 
-    Translation invariant: it uses the paired differences D_i = x_a - x_b of the m = floor(n/2)
-    disjoint random pairs (a, b) of :func:`random_pairs`, for which E[D_ij^2] / 2 = Var(X_j).
+#: Octave bins [2^b, 2^(b+1)), b = -64..63, of the |paired differences| (release 1); values below
+#: 2^-64 (zeros included) and from 2^64 up have an end bin each. Public, very wide bounds.
+SCALE_OCTAVES = (-64, 64)
+#: Shares of the scale budget (of its Gaussian-DP mu^2): octave histograms, pilot, final moment.
+SCALE_SHARES = (0.1, 0.45, 0.45)
+#: Prior penalty (log-likelihood units) per octave between a column's octave and the octave of
+#: the pooled histogram: a column follows the pooled octave unless its own counts say otherwise.
+SCALE_OCTAVE_PENALTY = 1.0
+#: Prior penalty per octave between the pooled octave and octave 0 of the SD (scale 1): with no
+#: evidence in the counts (tiny n or budget) the scales stay near 1, i.e. close to no scaling.
+SCALE_UNIT_PENALTY = 0.25
+#: Expected relative noise at which the final clip may be raised above the efficient c* (so
+#: that heavy-tailed and mostly-zero columns get a scale close to their SD when n allows).
+SCALE_HIGH_CLIP_NOISE = 0.05
+#: A clipped second moment below this many noise sd cannot be told from 0: the column is
+#: (near-)constant to the private estimate and its scale is floored at the detection limit.
+SCALE_DETECTION_SD = 2.0
 
-    1. Clipping thresholds: the counts of the non-zero |D_ij| in the octaves [2^b, 2^(b+1)),
-       b = -48..47, for all columns together, released with the Gaussian mechanism. A replaced row changes one pair, which moves at most two counts of each
-       column by 1: L2 sensitivity sqrt(2 p). Post-processing: find the fullest window of two
-       adjacent noisy octaves, and set C_j = 2 x 2^(b+1) for its fuller octave b; a column
-       whose fullest window is below 4 noise sd (of a window sum) is refused.
-    2. Clipped variances: v_j = mean_i min(D_ij^2, C_j^2) / (2 C_j^2), each in [0, 1/2],
-       released jointly with the Gaussian mechanism. A replaced row changes one pair, so
-       each v_j moves by at most 1/(2m) and the vector by sqrt(p)/(2m) in L2.
-    3. scale_j = C_j sqrt(max(v_j, 0)) (post-processing).
 
-    Budget: basic composition, half of (eps, delta) on each release.
+def _gaussian_clip_table():
+    """r(c) = E min(Z^2, c^2) / c^2 and E(c) = -d log r / d log c on c = 2^-10..2^10 (Z ~ N(0, 1))."""
+    from scipy.special import ndtr
+
+    c = 2.0 ** np.arange(-10.0, 10.0 + 1e-9, 1 / 64)
+    tail = 2 * ndtr(-c)  # P(|Z| > c)
+    inside = (1 - tail) - 2 * c * np.exp(-c * c / 2) / np.sqrt(2 * np.pi)  # E Z^2 1{|Z| < c}
+    r = inside / c ** 2 + tail
+    return c, r, 2 * (1 - tail / r)
+
+
+_CLIP_C, _CLIP_R, _CLIP_ELASTICITY = _gaussian_clip_table()
+#: c* = argmax r(c) E(c): the clip (in SDs of the differences) where the Gaussian-consistent
+#: clipped second moment has the least noise per unit of budget (c* = 1.37).
+SCALE_EFFICIENT_CLIP = float(_CLIP_C[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
+#: Octave profile of |Z| sd for an SD in the middle of octave 0: P(2^(k-1/2) <= |Z| < 2^(k+1/2)).
+_PROFILE_OFFSETS = np.arange(-8, 4)
+
+
+def _octave_profile() -> np.ndarray:
+    from scipy.special import ndtr
+
+    edges = 2.0 ** np.append(_PROFILE_OFFSETS - 0.5, _PROFILE_OFFSETS[-1] + 0.5)
+    return np.diff(2 * ndtr(edges) - 1)
+
+
+def private_column_scales(mat: Matrix, eps=None, delta=None, rng=None, *, calibration="analytic",
+                          ledger: Ledger | None = None, noise=None) -> np.ndarray:
+    """Private column standard deviations that never refuse: three joint Gaussian releases.
+
+    The target is the column SD, estimated from the paired differences D = x_a - x_b of the
+    m = floor(n/2) disjoint random pairs of :func:`random_pairs` (E D^2 = 2 Var X, translation
+    invariant, no private centre needed). For each column j, with a = |D|:
+
+    1. **Where is the column?** Counts of a in the octave bins [2^b, 2^(b+1)), b = -64..63, plus
+       one end bin below (zeros included) and one above, all p columns in one Gaussian release.
+       Each column's noisy counts are matched against the octave profile of |N(0, s^2)|; the
+       octave b_j maximises that evidence z_j(b)^2 / 2 minus ``SCALE_OCTAVE_PENALTY`` per octave
+       of distance to the octave of the pooled counts (a log-prior: with little data the columns
+       follow the pooled octave, with much data their own); the pooled octave itself pays
+       ``SCALE_UNIT_PENALTY`` per octave of distance to scale 1 (no evidence: no rescaling).
+    2. **Pilot.** The clipped second moment v = mean_i min(a_i, C)^2 / C^2 in [0, 1] at
+       C = 2^(b_j + 1/2), released jointly. It is inverted to a *Gaussian-consistent* scale:
+       s_D solves r(C / s_D) = v, r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
+       correction of a winsorized variance); r is decreasing, so the solution is unique.
+    3. **Final moment.** The same statistic at C3 = c s_D, c = c* = 1.37 (the clip with the
+       least noise per budget for Gaussian data) or, when the public noise level allows it, the
+       largest c = c* 2^(k/2) whose predicted relative noise is <= ``SCALE_HIGH_CLIP_NOISE``, so
+       that heavy-tailed and mostly-zero columns get close to their SD when n is large.
+       Scale = Gaussian-consistent s_D / sqrt(2); at c* the pilot and final estimates are
+       averaged (on the log scale, weights 1 / predicted variance), and for p >= 4 the log scales
+       are shrunk towards their mean by empirical Bayes (:func:`_shrunk`), which matters only
+       when the noise is comparable to the spread of the column scales (small n or budget).
+
+    Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
+    cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
+    quantile-resolution bins has noise in every bin; a clipped mean of bounded terms has the
+    smallest sensitivity (1/m per column), all p columns share one Gaussian release, and the
+    Gaussian releases of the three steps compose in Gaussian DP (Dong, Roth and Su 2022). The
+    consistency correction makes a *low* clip unbiased at the Gaussian, and a low clip is what
+    keeps the noise small at n ~ 1000 (relative noise of the SD ~ 2.34 / (m mu_j) at c*, with
+    mu_j the per-column Gaussian-DP parameter); clipped second moments of paired differences
+    are Biswas et al. (2020, CoinPress)'s and Karwa & Vadhan (2018)'s private variance idea
+    without their public range.
+
+    What the scale means: for Gaussian columns, the SD. For heavy-tailed or mostly-zero columns
+    (adult's capital_gain and capital_loss: 92% and 95% zeros), the Gaussian-consistent SD of
+    the differences winsorized at the final clip: never 0 while the non-zero part is detectable
+    (the octave step locates the non-zero differences, zeros are not counted there), close to
+    the SD when the clip is several SDs (capital_loss: ~0.9-1.0), and below the SD when a few
+    extreme rows carry most of the variance (capital_gain's 99999, 0.5% of the rows, make 90%
+    of its variance: its scale is ~0.28 SD, the spread of the other non-zero gains). A column whose pilot and final moments are both
+    below ``SCALE_DETECTION_SD`` noise sd cannot be told from a constant: its scale is floored at the
+    detection limit C3 sqrt(2 sigma_v) / sqrt(2) and a ``UserWarning`` names it (the decision uses
+    released numbers only). Dividing a (near-)constant column by any positive number does not
+    change the directions of the translation-invariant methods.
 
     Parameters
     ----------
-    mat : Matrix, n >= 4
-    eps, delta : float
-        The budget of the whole scale release.
+    mat : Matrix, shape (n, p), n >= 2
+    eps, delta : float, optional
+        The scale budget, when ``noise`` is not given.
     rng : numpy.random.Generator
     calibration : {"analytic", "classic"}
     ledger : Ledger, optional
+        Receives three releases (shares of the budget in Gaussian-DP terms).
+    noise : dppca.robust_mean.GaussianShare, optional
+        A share of a call-wide Gaussian-DP group (then eps and delta are ignored).
 
     Returns
     -------
     ndarray, shape (p,)
+        Positive, finite scales (data units).
 
     Raises
     ------
     DPPCAValueError
-        If a column has too few non-zero differences for a private threshold, or its private
-        scale is 0, at this budget: pass public scales with ``scale=`` or drop the column.
+        Only for public facts: neither a budget nor ``noise`` given.
+
+    Warns
+    -----
+    UserWarning
+        Columns floored at the detection limit (decided from the releases).
+
+    Notes
+    -----
+    Privacy (replace-one, n public; the pairing is drawn from ``rng`` independently of the data,
+    so a replaced row changes exactly one pair, hence one a_ij per column):
+
+    * Release 1: one a_ij moves from one bin to another, so per column at most two counts change
+      by 1: L2 sensitivity sqrt(2 p) for the p histograms. Counts are exact integers.
+    * Releases 2 and 3: C_j is a function of earlier releases only (adaptive composition), and
+      min(a, C) / C lies in [0, 1] in floating point (min(a, C) <= C, and correctly rounded
+      division of a number <= C by C is <= 1), so each term is in [0, 1]; one term changes, so
+      the exact mean moves by at most 1/m per column. The sums are correctly rounded
+      (``math.fsum``) and divided by m: the computed mean is within 2^-52 of the exact one, so it
+      moves by at most 1/m + 2^-51; L2 sensitivity sqrt(p) (1/m + 2^-51) jointly.
+    * The three Gaussian releases, with shares ``SCALE_SHARES`` of mu^2 of the budget, compose to
+      one mu-GDP mechanism, (eps, delta)-DP (Dong, Roth and Su 2022, Cor. 3.3); the rest is
+      post-processing. |x_a - x_b| is computed per pair (a difference, no cancelling sums) and an
+      overflow to inf is clamped to the largest double, so every value is finite.
+
+    References
+    ----------
+    Huber, P. J. (1981). Robust Statistics, §5.3. Dong, J., Roth, A. and Su, W. J. (2022).
+    Gaussian differential privacy. JRSS-B 84(1). Karwa, V. and Vadhan, S. (2018). Finite sample
+    differentially private confidence intervals. ITCS. Biswas, S., Dong, Y., Kamath, G. and
+    Ullman, J. (2020). CoinPress: practical private mean and covariance estimation. NeurIPS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing import as_matrix, private_column_scales
+    >>> X = np.random.default_rng(0).normal(size=(5000, 3)) * [1, 10, 100]
+    >>> s = private_column_scales(as_matrix(X), 1.0, 1e-5, np.random.default_rng(1))
+    >>> bool(np.all((s > 0.8 * np.array([1, 10, 100])) & (s < 1.25 * np.array([1, 10, 100]))))
+    True
     """
-    if mat.n < 4:
-        raise DPPCAValueError(f"private standardization needs at least 4 rows; got {mat.n}")
+    noise = _scale_noise(noise, eps, delta, calibration)
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     first, second = random_pairs(mat.n, rng)
-    m = first.size
-    absdiff = np.abs(mat.values[first] - mat.values[second])
-    eps_t, delta_t = eps * SCALE_THRESHOLD_SHARE, delta * SCALE_THRESHOLD_SHARE
-    clip = _private_clip_bounds(absdiff, mat.columns, eps_t, delta_t, rng, calibration, ledger)
-    clipped = np.minimum(absdiff, clip) ** 2 / (2 * clip ** 2)
-    noisy, _ = gaussian_mechanism(clipped.mean(axis=0), np.sqrt(mat.p) / (2 * m), eps - eps_t,
-                                  delta - delta_t, rng, calibration=calibration, ledger=ledger,
-                                  step="scale: clipped variances", norm="L2")
-    scale = clip * np.sqrt(np.maximum(noisy, 0.0))
-    _refuse_zero_scales(scale > 0, mat.columns, "its private scale is 0")
-    return scale
+    absdiff = _abs_differences(mat.values, first, second)
+    octave = _private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
+                                    rng, ledger)
+    pilot_clip = np.ldexp(np.sqrt(2.0), octave)  # 2^(b + 1/2)
+    pilot = _clipped_moment(absdiff, pilot_clip, noise.group.share(noise.fraction * SCALE_SHARES[1]),
+                            rng, ledger, "scale: pilot clipped second moments of |x_a - x_b|")
+    final_noise = noise.group.share(noise.fraction * SCALE_SHARES[2])
+    final_clip = _final_clip(pilot, final_noise.sigma(_moment_sensitivity(absdiff.shape)))
+    final = _clipped_moment(absdiff, final_clip, final_noise, rng, ledger,
+                            "scale: final clipped second moments of |x_a - x_b|")
+    sd_diff, floored = _combine(pilot, final)
+    if floored.any():
+        warnings.warn(f"columns {[c for c, f in zip(mat.columns, floored) if f]} look (near-)constant "
+                      "to the private scale estimate; their scales are set to its detection limit",
+                      UserWarning, stacklevel=2)
+    return sd_diff / np.sqrt(2.0)
 
 
-def _private_clip_bounds(absdiff, columns, eps, delta, rng, calibration, ledger) -> np.ndarray:
-    """SCALE_CLIP_MULTIPLIER x upper edge of the fuller octave of the fullest noisy two-octave window."""
-    edges = SCALE_BIN_EDGES
-    counts = np.stack([np.histogram(col[col > 0], bins=edges)[0] for col in absdiff.T])
-    noisy, sigma = gaussian_mechanism(counts, np.sqrt(2 * absdiff.shape[1]), eps, delta, rng,
-                                      calibration=calibration, ledger=ledger,
-                                      step="scale: octave histograms of |paired differences|",
-                                      norm="L2")
-    windows = noisy[:, :-1] + noisy[:, 1:]
-    _refuse_zero_scales(windows.max(axis=1) > SCALE_BIN_THRESHOLD_SD * np.sqrt(2) * sigma, columns,
-                        "too few non-zero paired differences for a private clipping bound")
-    rows = np.arange(noisy.shape[0])
-    start = np.argmax(windows, axis=1)
-    fuller = start + (noisy[rows, start + 1] > noisy[rows, start])
-    return SCALE_CLIP_MULTIPLIER * edges[fuller + 1]
+def _scale_noise(noise, eps, delta, calibration):
+    from .robust_mean import GaussianGroup
+
+    if noise is not None:
+        return noise
+    if eps is None or delta is None:
+        raise DPPCAValueError("private column scales need a budget: give `eps` and `delta`")
+    return GaussianGroup(eps, delta, calibration).share(1.0)
 
 
-def _refuse_zero_scales(ok, columns, why):
-    bad = [c for c, good in zip(columns, ok) if not good]
-    if bad:
-        raise DPPCAValueError(f"cannot standardize columns {bad} privately ({why} at this budget); "
-                              "pass public scales with `scale=` or drop these columns")
+def _abs_differences(values, first, second) -> np.ndarray:
+    """|x_a - x_b| per pair and column, finite (an overflow to inf becomes the largest double)."""
+    with np.errstate(over="ignore"):
+        absdiff = np.abs(values[first] - values[second])
+    return np.minimum(absdiff, np.finfo(float).max)
+
+
+def _private_octaves(absdiff, noise, rng, ledger) -> np.ndarray:
+    """Release 1: per-column octave b_j of the SD of the differences."""
+    low, high = SCALE_OCTAVES
+    exponent = np.frexp(absdiff)[1] - 1  # floor(log2 a), exact; frexp(0) gives -1 (end bin below)
+    bins = np.where(absdiff >= np.ldexp(1.0, low), np.clip(exponent, low - 1, high) - low + 1, 0)
+    width = high - low + 2
+    counts = np.stack([np.bincount(col, minlength=width) for col in bins.T])
+    noisy, sigma = noise.release(counts, np.sqrt(2.0 * absdiff.shape[1]), rng, ledger,
+                                 "scale: octave histograms of |x_a - x_b|")
+    profile = _octave_profile()
+    body = noisy[:, 1:]  # octaves low..high-1 and the end bin above (as octave high)
+    padded = np.pad(body, ((0, 0), (-_PROFILE_OFFSETS[0], _PROFILE_OFFSETS[-1])))
+    evidence = np.stack([padded[:, b:b + profile.size] @ profile for b in range(body.shape[1])], 1)
+    z = evidence / (sigma * np.linalg.norm(profile))
+    pooled_z = evidence.sum(axis=0) / (sigma * np.linalg.norm(profile) * np.sqrt(len(z)))
+    offsets = np.arange(body.shape[1]) + low
+    pooled = int(np.argmax(np.maximum(pooled_z, 0.0) ** 2 / 2 - SCALE_UNIT_PENALTY * np.abs(offsets)))
+    score = np.maximum(z, 0.0) ** 2 / 2 - SCALE_OCTAVE_PENALTY * np.abs(np.arange(body.shape[1]) - pooled)
+    octave = np.argmax(score, axis=1)
+    return octave + low
+
+
+def _moment_sensitivity(shape) -> float:
+    m, p = shape
+    return np.sqrt(p) * (1.0 / m + 2.0 ** -51)
+
+
+def _clipped_moment(absdiff, clip, noise, rng, ledger, step) -> dict:
+    """Releases 2 and 3: mean_i min(a_ij, C_j)^2 / C_j^2 per column, noisy; with its clip and sd."""
+    terms = (np.minimum(absdiff, clip) / clip) ** 2
+    means = np.array([math.fsum(col) for col in terms.T]) / terms.shape[0]
+    noisy, sigma = noise.release(means, _moment_sensitivity(absdiff.shape), rng, ledger, step)
+    return {"value": noisy, "clip": clip, "sd": sigma}
+
+
+def _gaussian_scale(moment) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian-consistent SD of the differences, s = C / r^-1(v), and its predicted relative sd."""
+    v = np.clip(moment["value"], _CLIP_R[-1], _CLIP_R[0])
+    c = np.interp(-v, -_CLIP_R, _CLIP_C)  # r is decreasing in c
+    elasticity = np.interp(-v, -_CLIP_R, _CLIP_ELASTICITY)
+    relative = moment["sd"] / (v * np.maximum(elasticity, 1e-3))
+    return moment["clip"] / c, relative
+
+
+def _final_clip(pilot, sigma_v) -> np.ndarray:
+    """c* x pilot SD, or the largest multiple of it whose predicted relative noise is small."""
+    scale, _ = _gaussian_scale(pilot)
+    factors = SCALE_EFFICIENT_CLIP * 2.0 ** np.arange(0.0, 40.5, 0.5)
+    rel = sigma_v / (np.interp(factors, _CLIP_C, _CLIP_R) * np.interp(factors, _CLIP_C, _CLIP_ELASTICITY))
+    affordable = factors[rel <= SCALE_HIGH_CLIP_NOISE]
+    highest = affordable[-1] if affordable.size else SCALE_EFFICIENT_CLIP
+    return _clip_range(scale * highest)
+
+
+def _clip_range(clip) -> np.ndarray:
+    low, high = SCALE_OCTAVES
+    return np.clip(clip, np.ldexp(1.0, low - 8), np.ldexp(1.0, high + 8))
+
+
+def _combine(pilot, final) -> tuple[np.ndarray, np.ndarray]:
+    """Final Gaussian-consistent SD of the differences (pilot averaged in at c*), floored columns."""
+    s3, rel3 = _gaussian_scale(final)
+    s2, rel2 = _gaussian_scale(pilot)
+    low_clip = final["clip"] <= SCALE_EFFICIENT_CLIP * np.sqrt(2.0) * s2
+    w2 = np.where(low_clip, 1 / rel2 ** 2, 0.0)
+    w3 = 1 / rel3 ** 2
+    log_sd = _shrunk((w2 * np.log(s2) + w3 * np.log(s3)) / (w2 + w3), 1 / np.sqrt(w2 + w3))
+    floor = final["clip"] * np.sqrt(SCALE_DETECTION_SD * final["sd"])
+    floored = (final["value"] < SCALE_DETECTION_SD * final["sd"]) & \
+        (pilot["value"] < SCALE_DETECTION_SD * pilot["sd"])
+    return np.where(floored, floor, np.exp(log_sd)), floored
+
+
+def _shrunk(log_sd, noise_sd) -> np.ndarray:
+    """Empirical-Bayes (James-Stein) shrinkage of the log scales towards their weighted mean.
+
+    Model: log s_j = theta_j + e_j, e_j ~ N(0, noise_sd_j^2) (the predicted noise), theta_j ~
+    N(mean, tau^2); tau^2 = max(0, var(log s) - mean(noise_sd^2)) (method of moments), and
+    theta_j is estimated by its posterior mean. Columns on very different scales (tau >> noise)
+    are left as they are; at small n the noisy scales are pulled together. Only with p >= 4
+    (James-Stein dominates the raw estimates from 3 coordinates on; Efron & Morris 1973).
+    Post-processing of the releases.
+    """
+    if log_sd.size < 4:
+        return log_sd
+    weights = 1 / noise_sd ** 2
+    centre = np.sum(weights * log_sd) / np.sum(weights)
+    tau2 = max(0.0, float(np.mean((log_sd - centre) ** 2) - np.mean(noise_sd ** 2)))
+    keep = tau2 / (tau2 + noise_sd ** 2)
+    return centre + keep * (log_sd - centre)
+
+
+# ----------------------------------------------------------------------------- one scaling path
+
+@dataclass(frozen=True)
+class ColumnScales:
+    """Column scales and where they came from; what every public function divides by.
+
+    Attributes
+    ----------
+    values : ndarray, shape (p,)
+        Positive scales in data units.
+    source : {"public", "private", "sample (NON-PRIVATE)"}
+    share : float
+        Share of the call's budget spent on them (private scales; 0 otherwise).
+    """
+
+    values: np.ndarray
+    source: str
+    share: float = 0.0
+
+    @property
+    def label(self) -> str:
+        """For summaries: ``"private (20% of eps)"``, ``"public"``, ``"sample (NON-PRIVATE)"``."""
+        return f"private ({self.share:.0%} of eps)" if self.source == "private" else self.source
+
+
+def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool = True, noise=None,
+                  share: float = 0.0, rng=None, ledger: Ledger | None = None) -> ColumnScales | None:
+    """The one standardization path of dp_pc_dir, dp_scree, dp_score and dp_score_group.
+
+    Parameters
+    ----------
+    mat : Matrix
+    standardize : bool
+        False: None (no scaling).
+    scale : array_like of shape (p,), ColumnScales, or None
+        Public scales declared by the caller, or scales already released in this call (a
+        ``ColumnScales``, reused as they are: nothing is spent again).
+    private : bool
+        False (non-private calls): the sample SD, NON-PRIVATE.
+    noise : dppca.robust_mean.GaussianShare
+        The scale budget (a share of the call's Gaussian-DP group), for private scales.
+    share : float
+        The share of the call's budget that ``noise`` stands for (shown in summaries).
+    rng, ledger
+        For :func:`private_column_scales`.
+
+    Returns
+    -------
+    ColumnScales or None
+
+    Raises
+    ------
+    DPPCAValueError
+        Public scales of the wrong length or not positive; constant columns for the sample SD.
+    """
+    if not standardize:
+        return None
+    if isinstance(scale, ColumnScales):
+        public_scale(scale.values, mat.columns)
+        return scale
+    if scale is not None:
+        return ColumnScales(public_scale(scale, mat.columns), "public")
+    if not private:
+        return ColumnScales(sample_scale(mat), "sample (NON-PRIVATE)")
+    values = private_column_scales(mat, rng=rng, ledger=ledger, noise=noise)
+    return ColumnScales(values, "private", float(share))

@@ -20,11 +20,11 @@ import pandas as pd
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg,
                           option_arg, options_arg, rng_arg, seed_of)
-from .directions import dp_pc_dir
+from .directions import SCALE_SHARE, dp_pc_dir
 from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
                          private_frame, private_histograms)
 from .plotting.score import ScorePlotControl
-from .preprocessing import as_matrix
+from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results.score import ScoreResult
 
@@ -285,11 +285,13 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     option_arg(calibration, "calibration", CALIBRATIONS)
     names, codes = (None, None) if labels is None else _group_codes(labels, mat.n)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    parts = split_budget(eps, delta, BUDGET_SHARES[g_dppca])
+    scales, rest = _private_scales(mat, standardize and g_dppca, eps, delta, calibration, generator,
+                                   ledger)
+    parts = split_budget(rest * eps, rest * delta, BUDGET_SHARES[g_dppca])
 
     directions = dp_pc_dir(mat.to_frame(), max(axes), center,
                            standardize, g_dppca, *parts.get("directions", (None, None)),
-                           calibration=calibration, rng=generator)
+                           scale=scales, calibration=calibration, rng=generator)
     if directions.ledger is not None:
         ledger.extend(directions.ledger)
     values = mat.scaled(directions.scale)
@@ -313,6 +315,18 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
                        calibration=calibration, seed=seed_of(rng), n_obs=mat.n, center=center,
                        standardize=standardize, g_dppca=g_dppca, bins_rule=rule, rng=generator,
                        scores=reference, nonprivate_counts=counts if nonprivate else None)
+
+
+def _private_scales(mat, private, eps, delta, calibration, rng, ledger):
+    """Private column scales released once for the call (``SCALE_SHARE`` of (eps, delta), basic
+    composition with the frame and histograms), and the share of the budget left."""
+    if not private:
+        return None, 1.0
+    from .robust_mean import GaussianGroup
+
+    noise = GaussianGroup(SCALE_SHARE * eps, SCALE_SHARE * delta, calibration).share(1.0)
+    return column_scales(mat, True, noise=noise, share=SCALE_SHARE, rng=rng, ledger=ledger), \
+        1.0 - SCALE_SHARE
 
 
 def _per_method(parts, methods) -> tuple:
