@@ -16,10 +16,11 @@ from .results import PCDirections
 
 #: Default share of the call's budget spent on private column scales when standardize=True.
 SCALE_SHARE = 0.2
-#: Methods whose releases are all Gaussian mechanisms: with private scales the call's budget is
+#: Methods whose releases are all Gaussian mechanisms (Analyze Gauss releases its norm bound by the
+#: exponential mechanism, so it is not one): with private scales the call's budget is
 #: one Gaussian-DP group (scales: ``scale_share`` of mu^2, the method the rest). Other methods
 #: split (eps, delta) by basic composition.
-GAUSSIAN_METHODS = ("gdppca", "analyze_gauss")
+GAUSSIAN_METHODS = ("gdppca",)
 
 
 def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, delta=None, *,
@@ -66,7 +67,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=False, eps=None, del
         :class:`dppca.preprocessing.ColumnScales` already released by the calling function.
     scale_share : float in (0, 1)
         Share of the call's budget spent on private scales (default 0.2): of mu^2 in Gaussian-DP
-        terms for the Gaussian methods (g-DPPCA, Analyze Gauss), of (eps, delta) otherwise.
+        terms for g-DPPCA (all its releases are Gaussian), of (eps, delta) for other methods.
     calibration : {"analytic", "classic"}
         Gaussian noise calibration: Balle & Wang (2018) exact (default), or the R package's
         sigma = Delta sqrt(2 ln(1.25/delta))/eps (proven only for eps < 1).

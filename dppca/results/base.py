@@ -45,6 +45,8 @@ class DPResult:
     """
 
     _title = "Differentially Private PCA"
+    #: Set by a caller that gave this result part of a larger budget (``dppca report``'s sections).
+    total_eps = budget_share = None
 
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError
@@ -61,6 +63,9 @@ class DPResult:
         ``print(result.summary())`` shows text; ``.as_html()``, ``.as_latex()`` also work.
         """
         left, right = self._header()
+        if self.total_eps is not None:  # "0.3 of 1 (section share)"
+            left = [(k, f"{fmt(v)} of {fmt(self.total_eps)} (section share)" if k == "Epsilon" else v)
+                    for k, v in left]
         smry = Summary()
         smry.add_table_2cols(None, gleft=[(f"{k}:", [fmt(v)]) for k, v in left],
                              gright=[(f"{k}:", [fmt(v)]) for k, v in right],
