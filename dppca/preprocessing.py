@@ -1,9 +1,10 @@
 """Turn user input into a float matrix with column names; centring and scaling.
 
 ``as_matrix`` is the one checking path every public function uses (like
-scikit-learn's ``check_array``). Scaling is either public (``scale=`` given by the
-user), the sample standard deviation (non-private calls only), or estimated
-privately by :func:`private_column_scales` with its own releases on the ledger.
+scikit-learn's ``check_array``). :func:`column_scales` is the one standardization path:
+scales are public (``scale=`` given by the user), the sample standard deviation
+(non-private calls only), or estimated privately, once per call, by
+:func:`dppca.private_scales.private_column_scales` with its releases on the ledger.
 """
 from __future__ import annotations
 
@@ -209,6 +210,24 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
     ------
     DPPCAValueError
         Public scales of the wrong length or not positive; constant columns for the sample SD.
+
+    Notes
+    -----
+    Privacy: public and already released scales cost nothing; private scales are the releases
+    of :func:`dppca.private_scales.private_column_scales` on ``noise`` (proof there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing import as_matrix, column_scales
+    >>> from dppca.robust_mean import GaussianGroup
+    >>> mat = as_matrix(np.random.default_rng(0).normal(size=(2000, 3)) * [1, 10, 100])
+    >>> s = column_scales(mat, True, noise=GaussianGroup(1.0, 1e-5).share(0.2), share=0.2,
+    ...                   rng=np.random.default_rng(1))
+    >>> s.label
+    'private (20% of eps)'
+    >>> column_scales(mat, True, [1, 2, 3]).source
+    'public'
     """
     if not standardize:
         return None

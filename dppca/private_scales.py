@@ -45,11 +45,17 @@ SCALE_LADDER_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
 #: A rung is chosen by its lower bound, moment - this many noise sd: a false rung above a
 #: Gaussian column needs a 4-sd noise draw (P ~ 3e-5 per rung and column).
 SCALE_RUNG_SD = 4.0
+#: Prior sd (octaves) of the SD of the differences around the pilot clip placed by the octave
+#: step: octave from the column's own counts, from the pooled counts, or the default (scale 1).
+SCALE_PRIOR_OCTAVES = (1.0, 2.0, 4.0)
 
 
 def _gaussian_clip_table():
-    """r(c) = E min(Z^2, c^2) / c^2 and E(c) = -d log r / d log c on c = 2^-4..2^4 (Z ~ N(0, 1)): the
-    inversion moves a clip by at most 4 octaves (the octave step located the SD to about one)."""
+    """r(c) = E min(Z^2, c^2) / c^2 and E(c) = -d log r / d log c on c = 2^-6..2^6 (Z ~ N(0, 1)).
+
+    The grid is also the support of the flat prior of :func:`_gaussian_scale`: a moment moves its
+    clip by at most 6 octaves (the octave step places the clip to within a few, or at the pooled
+    octave when a column has no evidence of its own)."""
     from scipy.special import ndtr
 
     c = 2.0 ** np.arange(-6.0, 6.0 + 1e-9, 1 / 64)
@@ -79,8 +85,8 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     """Private column standard deviations that never refuse: three joint Gaussian releases.
 
     The target is the column SD, estimated from the paired differences D = x_a - x_b of the
-    m = floor(n/2) disjoint random pairs of :func:`random_pairs` (E D^2 = 2 Var X, translation
-    invariant, no private centre needed). For each column j, with a = |D|:
+    m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.random_pairs` (E D^2 =
+    2 Var X, translation invariant, no private centre needed). For each column j, with a = |D|:
 
     1. **Where is the column?** Counts of a in the octave bins [2^b, 2^(b+1)), b = -64..63, plus
        one end bin below (zeros included) and one above, all p columns in one Gaussian release.
@@ -92,9 +98,12 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        z >= ``SCALE_OCTAVE_Z`` compete with the default (no evidence: scale about 1 pooled, the
        pooled octave per column).
     2. **Pilot.** The clipped second moment v = mean_i min(a_i, C)^2 / C^2 in [0, 1] at
-       C = 2^(b_j + 1/2), released jointly. It is inverted to a *Gaussian-consistent* scale:
-       s_D solves r(C / s_D) = v, r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
-       correction of a winsorized variance); r is decreasing, so the solution is unique.
+       C = 2^(b_j + 1/2), released jointly. It is read as a *Gaussian-consistent* scale:
+       v ~ N(r(C / s_D), sd_v^2), r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
+       correction of a winsorized variance), and s_D = C exp(-E[log c | v]) under a flat prior
+       on log c over [-6 ln 2, 6 ln 2] (:func:`_gaussian_scale`). Where the noise is small this
+       is the unique solution of r(C / s_D) = v; where v is within the noise of 0 it does not
+       read a positive noise draw as a scale, and its posterior sd says how uncertain it is.
     3. **Final moment, on a clip ladder.** The same statistic at C3 = c s_D with c = c* = 1.37
        (the clip with the least noise per budget for Gaussian data; raised to c* 2^(k/2) when
        the public noise level makes that precise to ``SCALE_HIGH_CLIP_NOISE``), and at 16 C3,
@@ -104,8 +113,8 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        wins: rung 0 for Gaussian-like columns, a higher rung when the spread lies far above the
        bulk (mostly-zero columns, whose bulk is 0). Scale = Gaussian-consistent s_D / sqrt(2);
        at rung 0 the pilot and final estimates are averaged (on the log scale, weights
-       1 / predicted variance), and for p >= 4 the log scales are shrunk towards their mean by
-       empirical Bayes (:func:`_shrunk`), which matters only when the noise is comparable to
+       1 / posterior variance), and for p >= 4 the log scales are shrunk towards their median
+       by empirical Bayes (:func:`_shrunk`), which matters only when the noise is comparable to
        the spread of the column scales (small n or budget).
 
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
@@ -132,9 +141,10 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     sd cannot be told from a constant: its scale is set to the detection limit
     C2 sqrt(2 sd_v) / sqrt(2) (the SD whose moment would sit at the threshold) and a
     ``UserWarning`` names it (the decision uses released numbers only). With more noise no
-    column is flagged (the test would have no power) and every scale is the estimate. Dividing a (near-)constant column by any positive number does not change the
-    directions of the translation-invariant methods. Scales are never 0 or inf: the clips are
-    kept in [2^-72, 2^72] and the inversion moves a clip by at most 16x.
+    column is flagged (the test would have no power) and every scale is the estimate.
+    Dividing a (near-)constant column by any positive number does not change the directions of
+    the translation-invariant methods. Scales are never 0 or inf: the clips are kept in
+    [2^-72, 2^72] and a moment moves its clip by at most 64x.
 
     Parameters
     ----------
@@ -204,11 +214,12 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     first, second = random_pairs(mat.n, rng)
     absdiff = _abs_differences(mat.values, first, second)
-    octave = _private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
-                                    rng, ledger)
+    octave, prior = _private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
+                                     rng, ledger)
     pilot_clip = np.ldexp(np.sqrt(2.0), octave)  # 2^(b + 1/2)
     pilot = _clipped_moment(absdiff, pilot_clip, noise.group.share(noise.fraction * SCALE_SHARES[1]),
                             rng, ledger, "scale: pilot clipped second moments of |x_a - x_b|")
+    pilot["prior_octaves"] = prior
     final_noise = noise.group.share(noise.fraction * SCALE_SHARES[2])
     final_clip = _final_clip(pilot, final_noise.sigma(_moment_sensitivity(absdiff.shape)))
     ladder = final_clip * SCALE_LADDER_FACTOR ** np.arange(len(SCALE_LADDER_WEIGHTS))[:, None]
@@ -241,8 +252,10 @@ def _abs_differences(values, first, second) -> np.ndarray:
     return np.minimum(absdiff, np.finfo(float).max)
 
 
-def _private_octaves(absdiff, noise, rng, ledger) -> np.ndarray:
-    """Release 1: per-column octave b_j of the SD of the differences."""
+def _private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarray]:
+    """Release 1: per-column octave b_j of the SD of the differences, and how sure it is (the
+    prior sd, in octaves, of the pilot: ``SCALE_PRIOR_OCTAVES`` for an octave chosen on the
+    column's own evidence, on the pooled evidence, or by default)."""
     low, high = SCALE_OCTAVES
     exponent = np.frexp(absdiff)[1] - 1  # floor(log2 a), exact; frexp(0) gives -1 (end bin below)
     bins = np.where(absdiff >= np.ldexp(1.0, low), np.clip(exponent, low - 1, high) - low + 1, 0)
@@ -261,7 +274,9 @@ def _private_octaves(absdiff, noise, rng, ledger) -> np.ndarray:
     distance = np.abs(np.arange(body.shape[1]) - pooled)
     octave = np.array([np.argmax(_octave_score(row, pooled, SCALE_OCTAVE_PENALTY * distance))
                        for row in z])
-    return octave + low
+    own = z[np.arange(len(z)), octave] >= SCALE_OCTAVE_Z
+    source = np.where(own, 0, 1 if pooled_z[pooled] >= SCALE_OCTAVE_Z else 2)
+    return octave + low, np.asarray(SCALE_PRIOR_OCTAVES)[source]
 
 
 def _octave_score(z, default, penalty) -> np.ndarray:
@@ -294,31 +309,42 @@ def _mean_of_clipped(absdiff, clip) -> np.ndarray:
     return np.array([math.fsum(col) for col in terms.T]) / terms.shape[0]
 
 
-def _gaussian_scale(moment) -> tuple[np.ndarray, np.ndarray]:
+def _gaussian_scale(moment, prior=None) -> tuple[np.ndarray, np.ndarray]:
     """Gaussian-consistent SD of the differences from a noisy clipped moment, and its uncertainty.
 
-    v ~ N(r(C / s), sd^2) with r(c) = E min(Z^2, c^2) / c^2: the posterior of log c under a flat
-    prior on c in [1/16, 16] (the clip was placed by earlier releases to within a few octaves)
-    gives s = C exp(-E log c) and the posterior sd of log s. Where the noise is small this is the
-    inversion s = C / r^-1(v) (Huber's consistency correction) with the delta-method error; where
-    v is within the noise of 0 (a clip far above the column) it does not read a positive noise
-    draw as a scale, and reports its uncertainty (used as weights). Arrays (K, p) in and out.
+    v ~ N(r(C / s), sd^2) with r(c) = E min(Z^2, c^2) / c^2. The posterior of log s on the grid
+    c = C / s in [1/64, 64] under ``prior`` = (mean, sd) of log s per column (a normal prior;
+    None: flat on the grid) gives s = exp(E log s) and the posterior sd of log s. Where the
+    noise is small this is the inversion s = C / r^-1(v) (Huber's consistency correction); where
+    v is within the noise of 0 or 1 it does not read a noise draw as a scale, and reports its
+    uncertainty (used as weights). Arrays (K, p) in and out (one row per clip).
     """
     v = np.atleast_2d(moment["value"])
     sd = np.broadcast_to(np.atleast_2d(moment["sd"]), v.shape)
-    log_c = np.log(_CLIP_C)
-    loglik = -(v[..., None] - _CLIP_R) ** 2 / (2 * sd[..., None] ** 2)
-    weights = np.exp(loglik - loglik.max(axis=-1, keepdims=True))
+    log_s = np.log(np.atleast_2d(moment["clip"]))[..., None] - np.log(_CLIP_C)
+    logpost = -(v[..., None] - _CLIP_R) ** 2 / (2 * sd[..., None] ** 2)
+    if prior is not None:
+        mean, spread = (np.asarray(x, float)[None, :, None] for x in prior)
+        logpost = logpost - (log_s - mean) ** 2 / (2 * spread ** 2)
+    weights = np.exp(logpost - logpost.max(axis=-1, keepdims=True))
     weights /= weights.sum(axis=-1, keepdims=True)
-    mean = np.sum(weights * log_c, axis=-1)
-    spread = np.sqrt(np.maximum(np.sum(weights * log_c ** 2, axis=-1) - mean ** 2, 0.0))
+    centre = np.sum(weights * log_s, axis=-1)
+    spread = np.sqrt(np.maximum(np.sum(weights * (log_s - centre[..., None]) ** 2, axis=-1), 0.0))
     # The grid's own resolution (1/64 octave) is the least uncertainty reported.
-    return moment["clip"] * np.exp(-mean), np.maximum(spread, np.log(2) / 64)
+    return np.exp(centre), np.maximum(spread, np.log(2) / 64)
+
+
+def _pilot_scale(pilot) -> tuple[np.ndarray, np.ndarray]:
+    """The pilot's posterior: prior log s_D ~ N(log C2, (b ln 2)^2), b from
+    ``SCALE_PRIOR_OCTAVES``, as the octave step put C2 at the guessed SD of the differences."""
+    clip = pilot["clip"][0]
+    s2, r2 = _gaussian_scale(pilot, (np.log(clip), pilot["prior_octaves"] * np.log(2)))
+    return s2[0], r2[0]
 
 
 def _final_clip(pilot, sigma_v) -> np.ndarray:
     """c* x pilot SD, or the largest multiple of it whose predicted relative noise is small."""
-    scale = _gaussian_scale(pilot)[0][0]
+    scale = _pilot_scale(pilot)[0]
     factors = SCALE_EFFICIENT_CLIP * 2.0 ** np.arange(0.0, 40.5, 0.5)
     factors = factors[factors <= _CLIP_C[-1]]
     rel = sigma_v / (np.interp(factors, _CLIP_C, _CLIP_R) * np.interp(factors, _CLIP_C, _CLIP_ELASTICITY))
@@ -333,22 +359,26 @@ def _clip_range(clip) -> np.ndarray:
 
 
 def _combine(pilot, final) -> tuple[np.ndarray, np.ndarray]:
-    """Final Gaussian-consistent SD of the differences (pilot averaged in at c*), floored columns."""
-    s3, rel3 = _gaussian_scale(final)  # (K, p): one estimate per rung of the ladder
-    s2, rel2 = _gaussian_scale(pilot)
-    s2, rel2 = s2[0], rel2[0]
+    """Final SD of the differences per column, and which columns are floored.
+
+    Rung 0: the posterior given the final moment with the pilot's posterior as prior (sequential
+    Bayes, so the two moments are pooled by their precision); a higher rung (chosen by
+    :func:`_supported_rung`): its own flat-prior posterior. Then empirical-Bayes shrinkage.
+    """
+    s2, r2 = _pilot_scale(pilot)
+    first = {key: final[key][:1] for key in ("value", "clip", "sd")}
+    s0, r0 = (x[0] for x in _gaussian_scale(first, (np.log(s2), r2)))
+    high, r_high = _gaussian_scale(final)
     rung = _supported_rung(final)
-    cols = np.arange(s3.shape[1])
-    low_clip = (rung == 0) & (final["clip"][0] <= SCALE_EFFICIENT_CLIP * np.sqrt(2.0) * s2)
-    w2 = np.where(low_clip, 1 / rel2 ** 2, 0.0)
-    w3 = 1 / rel3[rung, cols] ** 2
-    log_sd = (w2 * np.log(s2) + w3 * np.log(s3[rung, cols])) / (w2 + w3)
+    cols = np.arange(rung.size)
+    log_sd = np.where(rung == 0, np.log(s0), np.log(high[rung, cols]))
+    noise = np.where(rung == 0, r0, r_high[rung, cols])
     v2, sd2 = pilot["value"][0], pilot["sd"][0]
     floored = (sd2 <= SCALE_FLOOR_MAX_NOISE) & (v2 < SCALE_DETECTION_SD * sd2) & \
         (final["value"][0] < SCALE_DETECTION_SD * final["sd"][0])
     floor = pilot["clip"][0] * np.sqrt(SCALE_DETECTION_SD * sd2)
     kept = ~floored
-    log_sd[kept] = _shrunk(log_sd[kept], 1 / np.sqrt(w2 + w3)[kept])
+    log_sd[kept] = _shrunk(log_sd[kept], noise[kept])
     return np.where(floored, floor, np.exp(log_sd)), floored
 
 

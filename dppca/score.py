@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg,
-                          option_arg, options_arg, rng_arg, seed_of)
+from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
+                          int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
 from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
                          private_frame, private_histograms)
@@ -41,7 +41,7 @@ score_plot_control = ScorePlotControl
 
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=False, axes=(1, 2), *, calibration="analytic", rng=None,
-             nonprivate=False) -> ScoreResult:
+             nonprivate=False, scale_share=SCALE_SHARE) -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -63,8 +63,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         True: coordinates relative to the private frame centre (so the frame is [-h, h]^2);
         False: the raw projections X V. The sample mean is never used.
     standardize : bool
-        Scale the columns before PCA: private scales when ``g_dppca=True`` (part of the
-        directions' budget, see :func:`dppca.dp_pc_dir`), sample SDs (NON-PRIVATE) otherwise.
+        Scale the columns before PCA: private scales when ``g_dppca=True``, released once with
+        ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.private_column_scales`), the
+        rest split as usual; sample SDs (NON-PRIVATE) otherwise.
     g_dppca : bool
         **False (default, as in R): the PC directions are the NON-PRIVATE sample-covariance
         eigenvectors, so the plot is NOT end-to-end differentially private** (the frame and
@@ -79,6 +80,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         One generator drives every random step; the same seed gives the same output.
     nonprivate : bool
         Also attach the NON-PRIVATE scores and the exact histogram on the same grid.
+    scale_share : float in (0, 1)
+        Share of the call's budget for the private column scales (standardize=True with
+        g_dppca=True; default 0.2).
 
     Returns
     -------
@@ -121,12 +125,12 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     ['add', 'sparse']
     """
     return _score(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate)
+                  calibration, rng, nonprivate, scale_share)
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=False, axes=(1, 2), *, calibration="analytic",
-                   rng=None, nonprivate=False) -> ScoreResult:
+                   rng=None, nonprivate=False, scale_share=SCALE_SHARE) -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -136,7 +140,8 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     group : str or array_like of length n
         A column name of X, or the labels (compared as strings). A pandas Categorical keeps its
         category order; other labels are sorted. No missing labels; every group has >= 2 rows.
-    eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate
+    eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate,
+    scale_share
         As in :func:`dp_score` (``bins=None`` uses the same rule with the total n: groups
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
 
@@ -161,7 +166,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     except through the noisy histograms (the R package returns them exactly, Observation P7).
     """
     return _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate)
+                  calibration, rng, nonprivate, scale_share)
 
 
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
@@ -272,7 +277,7 @@ def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
 
 # --------------------------------------------------------------------------- the pipeline
 def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
-           rng, nonprivate) -> ScoreResult:
+           rng, nonprivate, scale_share=SCALE_SHARE) -> ScoreResult:
     features, labels = (X, None) if group is None else _split_group(X, group)
     mat = as_matrix(features)
     if mat.p < 2:
@@ -285,8 +290,8 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     option_arg(calibration, "calibration", CALIBRATIONS)
     names, codes = (None, None) if labels is None else _group_codes(labels, mat.n)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    scales, rest = _private_scales(mat, standardize and g_dppca, eps, delta, calibration, generator,
-                                   ledger)
+    scales, rest = _private_scales(mat, standardize and g_dppca, scale_share, eps, delta,
+                                   calibration, generator, ledger)
     parts = split_budget(rest * eps, rest * delta, BUDGET_SHARES[g_dppca])
 
     directions = dp_pc_dir(mat.to_frame(), max(axes), center,
@@ -317,16 +322,16 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
                        scores=reference, nonprivate_counts=counts if nonprivate else None)
 
 
-def _private_scales(mat, private, eps, delta, calibration, rng, ledger):
-    """Private column scales released once for the call (``SCALE_SHARE`` of (eps, delta), basic
+def _private_scales(mat, private, share, eps, delta, calibration, rng, ledger):
+    """Private column scales released once for the call (``share`` of (eps, delta), basic
     composition with the frame and histograms), and the share of the budget left."""
     if not private:
         return None, 1.0
     from .robust_mean import GaussianGroup
 
-    noise = GaussianGroup(SCALE_SHARE * eps, SCALE_SHARE * delta, calibration).share(1.0)
-    return column_scales(mat, True, noise=noise, share=SCALE_SHARE, rng=rng, ledger=ledger), \
-        1.0 - SCALE_SHARE
+    share = float_arg(share, "scale_share", open_unit=True)
+    noise = GaussianGroup(share * eps, share * delta, calibration).share(1.0)
+    return column_scales(mat, True, noise=noise, share=share, rng=rng, ledger=ledger), 1.0 - share
 
 
 def _per_method(parts, methods) -> tuple:

@@ -112,3 +112,14 @@ def test_summary_header_shows_the_section_share():
     res = dp_pc_dir(load_gau().iloc[:300], 2, g_dppca=True, eps=0.3, delta=1e-6, rng=0)
     res.total_eps, res.budget_share = 1.0, 0.3
     assert "0.3 of 1 (section share)" in str(res)
+
+
+def test_dp_score_group_uses_the_same_scale_path_and_share():
+    X = load_gau().iloc[:600]
+    labels = np.repeat(["a", "b"], 300)
+    from dppca import dp_score_group
+
+    res = dp_score_group(X, labels, eps=1, delta=1e-5, standardize=True, g_dppca=True, rng=0,
+                         scale_share=0.25)
+    assert _scale_eps(res.ledger) == pytest.approx(0.25)
+    assert res.directions.scale_source == "private (25% of eps)"
