@@ -53,7 +53,7 @@ SCALE_PRIOR_OCTAVES = (1.0, 2.0, 4.0)
 def _gaussian_clip_table():
     """r(c) = E min(Z^2, c^2) / c^2 and E(c) = -d log r / d log c on c = 2^-6..2^6 (Z ~ N(0, 1)).
 
-    The grid is also the support of the flat prior of :func:`_gaussian_scale`: a moment moves its
+    The grid is also the support of the posterior of :func:`_gaussian_scale`: a moment moves its
     clip by at most 6 octaves (the octave step places the clip to within a few, or at the pooled
     octave when a column has no evidence of its own)."""
     from scipy.special import ndtr
@@ -100,10 +100,12 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     2. **Pilot.** The clipped second moment v = mean_i min(a_i, C)^2 / C^2 in [0, 1] at
        C = 2^(b_j + 1/2), released jointly. It is read as a *Gaussian-consistent* scale:
        v ~ N(r(C / s_D), sd_v^2), r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
-       correction of a winsorized variance), and s_D = C exp(-E[log c | v]) under a flat prior
-       on log c over [-6 ln 2, 6 ln 2] (:func:`_gaussian_scale`). Where the noise is small this
-       is the unique solution of r(C / s_D) = v; where v is within the noise of 0 it does not
-       read a positive noise draw as a scale, and its posterior sd says how uncertain it is.
+       correction of a winsorized variance), and s_D = exp(E[log s_D | v]) on the grid
+       C / s_D in [1/64, 64] under the prior log2 s_D ~ N(log2 C, b^2), b = 1, 2 or 4 octaves
+       when the octave came from the column's counts, the pooled counts or the default
+       (``SCALE_PRIOR_OCTAVES``; :func:`_gaussian_scale`). Where the noise is small this is the
+       unique solution of r(C / s_D) = v; where v is within the noise of 0 or 1 it does not read
+       a noise draw as a scale, and the posterior sd says how uncertain it is.
     3. **Final moment, on a clip ladder.** The same statistic at C3 = c s_D with c = c* = 1.37
        (the clip with the least noise per budget for Gaussian data; raised to c* 2^(k/2) when
        the public noise level makes that precise to ``SCALE_HIGH_CLIP_NOISE``), and at 16 C3,
@@ -112,10 +114,10 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        confidence bound of its Gaussian-consistent scale (moment - ``SCALE_RUNG_SD`` noise sd)
        wins: rung 0 for Gaussian-like columns, a higher rung when the spread lies far above the
        bulk (mostly-zero columns, whose bulk is 0). Scale = Gaussian-consistent s_D / sqrt(2);
-       at rung 0 the pilot and final estimates are averaged (on the log scale, weights
-       1 / posterior variance), and for p >= 4 the log scales are shrunk towards their median
-       by empirical Bayes (:func:`_shrunk`), which matters only when the noise is comparable to
-       the spread of the column scales (small n or budget).
+       at rung 0 the pilot's posterior is the prior of the final moment (sequential Bayes, so
+       both moments count by their precision), and for p >= 4 the log scales are shrunk
+       towards their median by empirical Bayes (:func:`_shrunk`), which matters only when the
+       noise is comparable to the spread of the column scales (small n or budget).
 
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
     cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
