@@ -45,11 +45,12 @@ def test_private_scales_never_refuse(n, eps):
     # Any finite data, any n >= 2: positive finite scales (refusals may depend only on public facts).
     rng = np.random.default_rng(n)
     X = np.column_stack([rng.normal(size=n), np.full(n, 3.0), rng.normal(size=n) * 1e300,
-                         rng.normal(size=n) * 1e-300, (rng.random(n) < 0.1) * 1e5])
+                         rng.normal(size=n) * 1e-300, (rng.random(n) < 0.1) * 1e5,
+                         rng.normal(size=n) + 1e15, np.resize([-1.7e308, 1.7e308], n)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         s = private_column_scales(as_matrix(X), eps, 1e-5, np.random.default_rng(0))
-    assert s.shape == (5,) and np.isfinite(s).all() and (s > 0).all()
+    assert s.shape == (7,) and np.isfinite(s).all() and (s > 0).all()
 
 
 def test_constant_column_is_floored_with_a_warning():
