@@ -36,15 +36,14 @@ SCALE_DETECTION_SD = 2.0
 #: ... and the pilot's noise sd (a public number: n, p, budget) is at most this, so that a
 #: non-constant column is flagged with probability < 1e-3 (0.4 - 2 x 0.1 is 2 sd above 0).
 SCALE_FLOOR_MAX_NOISE = 0.1
-#: The final moment is released at the clips C3 x 16^k, k = 0..3 (a ladder spanning 12 octaves
-#: above C3), with weights (1, 1/2, 1/2, 1/2) in one Gaussian release: rung 0 (the efficient
-#: clip) keeps most of the precision; the higher rungs reveal columns whose spread lies far above
-#: their bulk (mostly-zero columns: their bulk is 0).
-SCALE_LADDER_FACTOR = 16.0
-SCALE_LADDER_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
-#: A rung is chosen by its lower bound, moment - this many noise sd: a false rung above a
-#: Gaussian column needs a 4-sd noise draw (P ~ 3e-5 per rung and column).
-SCALE_RUNG_SD = 4.0
+#: The final moment is released at the clips C3 x 4^k, k = 0..4 (a ladder spanning 8 octaves
+#: above C3), with weights (1, 1/2, 1/2, 1/2, 1/2) in one Gaussian release: rung 0 (the
+#: efficient clip) keeps most of the precision; the higher rungs reach the tails of heavy-tailed
+#: columns (flights' delays) and the non-zero part of mostly-zero columns (their bulk is 0).
+SCALE_LADDER_FACTOR = 4.0
+SCALE_LADDER_WEIGHTS = (1.0, 0.5, 0.5, 0.5, 0.5)
+#: An upper rung is used when its reading's relative sd is at most this (v >= 4 noise sd).
+SCALE_RUNG_NOISE = 1 / 8
 #: Prior sd (octaves) of the SD of the differences around the pilot clip placed by the octave
 #: step: octave from the column's own counts, from the pooled counts, or the default (scale 1).
 SCALE_PRIOR_OCTAVES = (1.0, 2.0, 4.0)
@@ -108,12 +107,12 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        a noise draw as a scale, and the posterior sd says how uncertain it is.
     3. **Final moment, on a clip ladder.** The same statistic at C3 = c s_D with c = c* = 1.37
        (the clip with the least noise per budget for Gaussian data; raised to c* 2^(k/2) when
-       the public noise level makes that precise to ``SCALE_HIGH_CLIP_NOISE``), and at 16 C3,
-       256 C3, 4096 C3, all in one Gaussian release with weights (1, 1/2, 1/2, 1/2) (the
-       first rung keeps most of the precision). Per column the rung with the largest lower
-       confidence bound of its Gaussian-consistent scale (moment - ``SCALE_RUNG_SD`` noise sd)
-       wins: rung 0 for Gaussian-like columns, a higher rung when the spread lies far above the
-       bulk (mostly-zero columns, whose bulk is 0). Scale = Gaussian-consistent s_D / sqrt(2);
+       the public noise level makes that precise to ``SCALE_HIGH_CLIP_NOISE``), and at 4^k C3,
+       k = 1..4, all in one Gaussian release with weights (1, 1/2, 1/2, 1/2, 1/2) (the first
+       rung keeps most of the precision). Per column the highest rung k whose readings at rungs
+       1..k are precise (relative sd <= ``SCALE_RUNG_NOISE``) wins: the largest clip the budget
+       measures well. For Gaussian columns all rungs read the same SD; for heavy-tailed and
+       mostly-zero columns a higher clip is closer to the SD. Scale = Gaussian-consistent s_D / sqrt(2);
        at rung 0 the pilot's posterior is the prior of the final moment (sequential Bayes, so
        both moments count by their precision), and for p >= 4 the log scales are shrunk
        towards their median by empirical Bayes (:func:`_shrunk`), which matters only when the
@@ -336,6 +335,19 @@ def _gaussian_scale(moment, prior=None) -> tuple[np.ndarray, np.ndarray]:
     return np.exp(centre), np.maximum(spread, np.log(2) / 64)
 
 
+def _point_scale(moment) -> tuple[np.ndarray, np.ndarray]:
+    """The inversion s = C / r^-1(v) and its delta-method relative sd, sd_v / (v E(c)) (inf where
+    v is outside the grid's range: the moment does not locate the scale). Used for the upper rungs,
+    whose clips lie at several SDs where r(c) ~ 1/c^2 and the reading is C sqrt(v)."""
+    v = np.atleast_2d(moment["value"])
+    inside = (v > _CLIP_R[-1]) & (v < _CLIP_R[0])
+    clipped = np.clip(v, _CLIP_R[-1], _CLIP_R[0])
+    c = np.interp(-clipped, -_CLIP_R, _CLIP_C)  # r is decreasing in c
+    elasticity = np.interp(-clipped, -_CLIP_R, _CLIP_ELASTICITY)
+    relative = np.where(inside, moment["sd"] / (clipped * np.maximum(elasticity, 1e-3)), np.inf)
+    return np.atleast_2d(moment["clip"]) / c, relative
+
+
 def _pilot_scale(pilot) -> tuple[np.ndarray, np.ndarray]:
     """The pilot's posterior: prior log s_D ~ N(log C2, (b ln 2)^2), b from
     ``SCALE_PRIOR_OCTAVES``, as the octave step put C2 at the guessed SD of the differences."""
@@ -365,13 +377,14 @@ def _combine(pilot, final) -> tuple[np.ndarray, np.ndarray]:
 
     Rung 0: the posterior given the final moment with the pilot's posterior as prior (sequential
     Bayes, so the two moments are pooled by their precision); a higher rung (chosen by
-    :func:`_supported_rung`): its own flat-prior posterior. Then empirical-Bayes shrinkage.
+    :func:`_chosen_rung`): its own reading (:func:`_point_scale`). Then empirical-Bayes
+    shrinkage.
     """
     s2, r2 = _pilot_scale(pilot)
     first = {key: final[key][:1] for key in ("value", "clip", "sd")}
     s0, r0 = (x[0] for x in _gaussian_scale(first, (np.log(s2), r2)))
-    high, r_high = _gaussian_scale(final)
-    rung = _supported_rung(final)
+    high, r_high = _point_scale(final)
+    rung = _chosen_rung(r_high)
     cols = np.arange(rung.size)
     log_sd = np.where(rung == 0, np.log(s0), np.log(high[rung, cols]))
     noise = np.where(rung == 0, r0, r_high[rung, cols])
@@ -384,13 +397,16 @@ def _combine(pilot, final) -> tuple[np.ndarray, np.ndarray]:
     return np.where(floored, floor, np.exp(log_sd)), floored
 
 
-def _supported_rung(final) -> np.ndarray:
-    """Per column, the rung whose lower confidence bound of the Gaussian-consistent scale
-    (moment minus ``SCALE_RUNG_SD`` noise sd) is largest; rung 0 when none is detectable."""
-    lower = final["value"] - SCALE_RUNG_SD * final["sd"]
-    bound, _ = _gaussian_scale({"value": lower, "clip": final["clip"], "sd": final["sd"]})
-    bound = np.where(lower >= _CLIP_R[-1], bound, -np.inf)  # below r(16): beyond the inversion
-    return np.where(np.isfinite(bound).any(axis=0), np.argmax(bound, axis=0), 0)
+def _chosen_rung(noise) -> np.ndarray:
+    """Per column, the highest rung k such that rungs 1..k all read the scale with relative sd at
+    most ``SCALE_RUNG_NOISE`` (rung 0 when rung 1 does not): the largest clip the release
+    measures precisely. At large clips the relative sd is ~ sd_v / (2 v), so a rung needs
+    v >= 4 sd_v: a column whose spread lies far below a rung passes it by noise with
+    probability 3e-5, and a higher rung needs every rung below it too. For a Gaussian column
+    every rung estimates the same SD (the readings are consistent), so only precision matters;
+    for a heavy-tailed or mostly-zero column a higher clip is closer to its SD."""
+    precise = np.cumprod(noise[1:] <= SCALE_RUNG_NOISE, axis=0)  # rungs 1..k all precise
+    return precise.sum(axis=0)
 
 
 def _shrunk(log_sd, noise_sd) -> np.ndarray:
