@@ -95,7 +95,8 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        follow the pooled octave, with much data their own); the pooled octave itself pays
        ``SCALE_UNIT_PENALTY`` per octave of distance to scale 1. Only octaves with evidence
        z >= ``SCALE_OCTAVE_Z`` compete with the default (no evidence: scale about 1 pooled, the
-       pooled octave per column).
+       pooled octave per column). The chosen octave is refined to a fraction of an octave by
+       parabolic interpolation of the evidence curve it came from.
     2. **Pilot.** The clipped second moment v = mean_i min(a_i, C)^2 / C^2 in [0, 1] at
        C = 2^(b_j + 1/2), released jointly. It is read as a *Gaussian-consistent* scale:
        v ~ N(r(C / s_D), sd_v^2), r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
@@ -133,9 +134,10 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     (adult's capital_gain and capital_loss: 92% and 95% zeros), the Gaussian-consistent SD of
     the differences winsorized at the final clip: never 0 while the non-zero part is detectable
     (zeros fall in the end bin below and are not matched by the octave step), close to
-    the SD when the clip is several SDs (capital_loss: ~0.9-1.0), and below the SD when a few
-    extreme rows carry most of the variance (capital_gain's 99999, 0.5% of the rows, make 90%
-    of its variance: its scale is ~0.28 SD, the spread of the other non-zero gains).
+    the SD when the budget lets the clip ladder reach the tail (flights' dep_delay, whose robust
+    scale is 0.18 SD: 0.35-1.0 SD at eps = 1; capital_loss ~0.8 SD), and below the SD when a
+    few extreme rows carry most of the variance (capital_gain's 99999, 0.5% of the rows, make
+    ~90% of its variance: its scale is ~0.2 SD, the spread of the other non-zero gains).
 
     Floor: when the pilot's noise sd is at most ``SCALE_FLOOR_MAX_NOISE`` (public: n, p, budget),
     a column whose pilot and first final moments are both below ``SCALE_DETECTION_SD`` noise
@@ -217,7 +219,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     absdiff = _abs_differences(mat.values, first, second)
     octave, prior = _private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
                                      rng, ledger)
-    pilot_clip = np.ldexp(np.sqrt(2.0), octave)  # 2^(b + 1/2)
+    pilot_clip = _clip_range(2.0 ** (octave + 0.5))  # 2^(b + 1/2), b fractional
     pilot = _clipped_moment(absdiff, pilot_clip, noise.group.share(noise.fraction * SCALE_SHARES[1]),
                             rng, ledger, "scale: pilot clipped second moments of |x_a - x_b|")
     pilot["prior_octaves"] = prior
@@ -277,7 +279,20 @@ def _private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarra
                        for row in z])
     own = z[np.arange(len(z)), octave] >= SCALE_OCTAVE_Z
     source = np.where(own, 0, 1 if pooled_z[pooled] >= SCALE_OCTAVE_Z else 2)
-    return octave + low, np.asarray(SCALE_PRIOR_OCTAVES)[source]
+    curves = np.where(own[:, None], z, pooled_z)  # the evidence each column's octave came from
+    fraction = np.where(source < 2, _peak_offset(curves, octave), 0.0)
+    return octave + fraction + low, np.asarray(SCALE_PRIOR_OCTAVES)[source]
+
+
+def _peak_offset(curves, peak) -> np.ndarray:
+    """Sub-octave position of each curve's peak by parabolic interpolation, in [-1/2, 1/2]."""
+    rows = np.arange(len(curves))
+    left = curves[rows, np.maximum(peak - 1, 0)]
+    centre = curves[rows, peak]
+    right = curves[rows, np.minimum(peak + 1, curves.shape[1] - 1)]
+    curvature = left - 2 * centre + right
+    offset = np.divide(0.5 * (left - right), curvature, out=np.zeros(len(curves)), where=curvature < 0)
+    return np.clip(offset, -0.5, 0.5)
 
 
 def _octave_score(z, default, penalty) -> np.ndarray:
@@ -393,8 +408,36 @@ def _combine(pilot, final) -> tuple[np.ndarray, np.ndarray]:
         (final["value"][0] < SCALE_DETECTION_SD * final["sd"][0])
     floor = pilot["clip"][0] * np.sqrt(SCALE_DETECTION_SD * sd2)
     kept = ~floored
-    log_sd[kept] = _shrunk(log_sd[kept], noise[kept])
+    centre = _common_scale(pilot, first, kept)
+    log_sd[kept] = _shrunk(log_sd[kept], noise[kept], centre)
     return np.where(floored, floor, np.exp(log_sd)), floored
+
+
+def _common_scale(pilot, first, kept) -> float | None:
+    """log of the SD of the differences that all kept columns would share if they had one: the
+    posterior mean given every column's pilot and first final moment (the product of their
+    likelihoods, on a grid, with the octave step's prior around the median pilot clip). With p columns it is ~sqrt(p) times more precise than
+    any one column: the centre of the shrinkage. None when the columns' clips span more than
+    ``_COMMON_SPAN`` octaves (they do not share a scale)."""
+    logs = [np.log(m["clip"][0][kept]) for m in (pilot, first)]
+    low, high = min(x.min() for x in logs), max(x.max() for x in logs)
+    if not kept.any() or high - low > _COMMON_SPAN * np.log(2):
+        return None
+    grid = np.arange(low - 6 * np.log(2), high + 6 * np.log(2), np.log(2) / 32)
+    total = np.zeros(grid.size)
+    for moment in (pilot, first):
+        clip, value = moment["clip"][0][kept], moment["value"][0][kept]
+        sd = np.broadcast_to(moment["sd"][0], value.shape)
+        r = np.interp(np.log(clip)[:, None] - grid, np.log(_CLIP_C), _CLIP_R)  # r(C / s)
+        total -= np.sum((value[:, None] - r) ** 2 / (2 * sd[:, None] ** 2), axis=0)
+    centre, spread = np.median(logs[0]), np.max(pilot["prior_octaves"][kept]) * np.log(2)
+    total -= (grid - centre) ** 2 / (2 * spread ** 2)  # the octave step's prior, as per column
+    weights = np.exp(total - total.max())
+    return float(np.sum(weights * grid) / np.sum(weights))
+
+
+#: Beyond this spread (octaves) of the clips, the columns are not read as sharing one scale.
+_COMMON_SPAN = 12
 
 
 def _chosen_rung(noise) -> np.ndarray:
@@ -409,12 +452,12 @@ def _chosen_rung(noise) -> np.ndarray:
     return precise.sum(axis=0)
 
 
-def _shrunk(log_sd, noise_sd) -> np.ndarray:
-    """Empirical-Bayes (James-Stein) shrinkage of the log scales towards their median.
+def _shrunk(log_sd, noise_sd, centre=None) -> np.ndarray:
+    """Empirical-Bayes (James-Stein) shrinkage of the log scales towards a common centre.
 
     Model: log s_j = theta_j + e_j, e_j ~ N(0, noise_sd_j^2) (the predicted noise), theta_j ~
-    N(centre, tau^2). The centre is the median of the log s_j and tau^2 = max(0, (1.4826 MAD)^2 -
-    median(noise_sd^2)) (robust method of moments: at small n a few columns whose clips were
+    N(centre, tau^2). The centre is :func:`_common_scale` (or the median of the log s_j) and
+    tau^2 = max(0, (1.4826 MAD)^2 - median(noise_sd^2)), MAD about the centre (robust method of moments: at small n a few columns whose clips were
     placed far off have errors much larger than predicted); theta_j is estimated by its posterior
     mean. Columns on very different scales (tau >> noise) are left as they are; at small n the
     noisy scales are pulled together. Only with p >= 4 (James-Stein dominates the raw estimates
@@ -422,7 +465,7 @@ def _shrunk(log_sd, noise_sd) -> np.ndarray:
     """
     if log_sd.size < 4:
         return log_sd
-    centre = float(np.median(log_sd))
+    centre = float(np.median(log_sd)) if centre is None else centre
     spread = 1.4826 * float(np.median(np.abs(log_sd - centre)))
     tau2 = max(0.0, spread ** 2 - float(np.median(noise_sd ** 2)))
     keep = tau2 / (tau2 + noise_sd ** 2)
