@@ -87,3 +87,11 @@ def test_gaussian_share_gives_the_scales_part_of_a_call_budget():
     X = np.random.default_rng(7).normal(size=(3000, 4))
     private_column_scales(as_matrix(X), rng=np.random.default_rng(8), ledger=ledger, noise=noise)
     assert ledger.spent_eps == pytest.approx(0.2)
+
+
+def test_all_columns_constant_are_floored_not_refused():
+    # Every column constant at a large n: all floored (warned), scales positive and finite.
+    X = np.tile([1.0, -2.0, 5.0, 0.0], (20000, 1))
+    with pytest.warns(UserWarning, match="look \\(near-\\)constant"):
+        s = private_column_scales(as_matrix(X), 1.0, 1e-5, np.random.default_rng(0))
+    assert np.isfinite(s).all() and (s > 0).all()
