@@ -12,12 +12,17 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
 from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
 from .methods.gdppca import NOISES, states_gdppca_sensitivity
-from .preprocessing import as_matrix, private_column_scales, public_scale, sample_scale
+from .preprocessing import ColumnScales, as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results import PCDirections
 
-#: Default share of (eps, delta) spent on private column scales when standardize=True.
+#: Default share of the call's budget spent on private column scales when standardize=True.
 SCALE_SHARE = 0.2
+#: Methods whose releases are all Gaussian mechanisms (Analyze Gauss releases its norm bound by the
+#: exponential mechanism, so it is not one): with private scales the call's budget is
+#: one Gaussian-DP group (scales: ``scale_share`` of mu^2, the method the rest). Other methods
+#: split (eps, delta) by basic composition.
+GAUSSIAN_METHODS = ("gdppca",)
 
 
 @states_gdppca_sensitivity
@@ -74,9 +79,11 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         Pairs per row r of the incomplete design (default: the rule of
         :func:`dppca.pair_design.pairs_per_row_rule`).
     scale : array_like of shape (p,), optional
-        Public column scales for ``standardize=True`` (declared public by the caller).
+        Public column scales for ``standardize=True`` (declared public by the caller), or a
+        :class:`dppca.preprocessing.ColumnScales` already released by the calling function.
     scale_share : float in (0, 1)
-        Share of (eps, delta) spent on private scales (default 0.2).
+        Share of the call's budget spent on private scales (default 0.2): of mu^2 in Gaussian-DP
+        terms for g-DPPCA (all its releases are Gaussian), of (eps, delta) for other methods.
     calibration : {"analytic", "classic"}
         Gaussian noise calibration: Balle & Wang (2018) exact (default), or the R package's
         sigma = Delta sqrt(2 ln(1.25/delta))/eps (proven only for eps < 1).
@@ -114,9 +121,11 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     -----
     Privacy: {gdppca_sensitivity}
     The directions are post-processing.
-    With private standardization the scales are a separate release (basic composition):
-    (scale_share eps, scale_share delta) for the scales, the rest for the directions.
-    The ledger lists every release and sums to (eps, delta).
+    With private standardization (:func:`dppca.preprocessing.private_column_scales`) the scales
+    and a Gaussian method form one Gaussian-DP group (Dong, Roth and Su 2022): the scales get
+    ``scale_share`` of mu^2, the method the rest, and the ledger rows show each release's share
+    of (eps, delta); other methods split (eps, delta) by basic composition. The ledger lists
+    every release and sums to (eps, delta).
 
     References
     ----------
@@ -148,14 +157,12 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration)
     eps, delta = eps_arg(eps), delta_arg(delta)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    values, scales, source, (eps_m, delta_m) = _private_scaling(
-        mat, standardize, scale, scale_share, eps, delta, generator, calibration, ledger)
-    fit = METHODS[method](values, k, eps=eps_m, delta=delta_m, rng=generator,
-                          calibration=calibration, ledger=ledger, **options)
+    scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
+                               generator, calibration, ledger, options)
     reference = _reference_directions(mat, k, standardize, scale) if nonprivate else None
-    return PCDirections(fit, mat.columns, method=method, ledger=ledger, n_obs=mat.n, eps=eps,
-                        delta=delta, calibration=calibration, seed=seed_of(rng), scale=scales,
-                        scale_source=source, nonprivate_directions=reference, options=options)
+    return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
+                   calibration=calibration, seed=seed_of(rng), nonprivate_directions=reference,
+                   options=options)
 
 
 def _input_matrix(X):
@@ -219,34 +226,52 @@ def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
     return {**gdppca_options, **extra}
 
 
-def _nonprivate_scales(mat, standardize, scale):
-    if not standardize:
-        return None, "none"
-    if scale is not None:
-        return public_scale(scale, mat.columns), "public"
-    return sample_scale(mat), "sample (NON-PRIVATE)"
-
-
 def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirections:
-    scales, source = _nonprivate_scales(mat, standardize, scale)
-    fit = METHODS["nonprivate"](mat.scaled(scales), k)
-    return PCDirections(fit, mat.columns, method="nonprivate", ledger=None, n_obs=mat.n, eps=None,
-                        delta=None, calibration=calibration, seed=seed, scale=scales,
-                        scale_source=source)
+    scales = column_scales(mat, standardize, _public_part(scale), private=False)
+    fit = METHODS["nonprivate"](mat.scaled(None if scales is None else scales.values), k)
+    return _result(fit, mat, scales, method="nonprivate", ledger=None, eps=None, delta=None,
+                   calibration=calibration, seed=seed)
+
+
+def _result(fit, mat, scales, **facts) -> PCDirections:
+    values, label = (None, "none") if scales is None else (scales.values, scales.label)
+    return PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
+
+
+def _public_part(scale):
+    """The caller's public scales; scales released privately earlier do not count as public for
+    the NON-PRIVATE reference (which divides by the sample SD, as R)."""
+    return None if isinstance(scale, ColumnScales) and scale.source == "private" else scale
 
 
 def _reference_directions(mat, k, standardize, scale):
     return _nonprivate_result(mat, k, standardize, scale, None, "analytic").directions
 
 
-def _private_scaling(mat, standardize, scale, scale_share, eps, delta, rng, calibration, ledger):
-    """Scales for a private call and the budget left for the method."""
-    if not standardize:
-        return mat.values, None, "none", (eps, delta)
-    if scale is not None:
-        scales = public_scale(scale, mat.columns)
-        return mat.scaled(scales), scales, "public", (eps, delta)
+def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rng, calibration,
+                 ledger, options):
+    """Scales (one release, or none) and the method's fit, within the call's (eps, delta)."""
+    from .robust_mean import GaussianGroup
+
+    if not standardize or scale is not None:
+        scales = column_scales(mat, standardize, scale)
+        values = mat.scaled(None if scales is None else scales.values)
+        return scales, METHODS[method](values, k, eps=eps, delta=delta, rng=rng,
+                                       calibration=calibration, ledger=ledger, **options)
     share = float_arg(scale_share, "scale_share", open_unit=True)
-    parts = split_budget(eps, delta, {"scale": share, "method": 1 - share})
-    scales = private_column_scales(mat, *parts["scale"], rng, calibration=calibration, ledger=ledger)
-    return mat.scaled(scales), scales, "private", parts["method"]
+    if method in GAUSSIAN_METHODS:
+        group = GaussianGroup(eps, delta, calibration)
+        noise, (eps_m, delta_m) = group.share(share), group.standalone(1 - share)
+    else:
+        parts = split_budget(eps, delta, {"scale": share, "method": 1 - share})
+        noise = GaussianGroup(*parts["scale"], calibration).share(1.0)
+        eps_m, delta_m = parts["method"]
+    scales = column_scales(mat, True, noise=noise, share=share, rng=rng, ledger=ledger)
+    inner = Ledger(eps_m, delta_m)
+    fit = METHODS[method](mat.scaled(scales.values), k, eps=eps_m, delta=delta_m, rng=rng,
+                          calibration=calibration, ledger=inner, **options)
+    if method in GAUSSIAN_METHODS:
+        group.absorb(inner.releases, ledger)
+    else:
+        ledger.extend(inner)
+    return scales, fit

@@ -1,9 +1,10 @@
 """Turn user input into a float matrix with column names; centring and scaling.
 
 ``as_matrix`` is the one checking path every public function uses (like
-scikit-learn's ``check_array``). Scaling is either public (``scale=`` given by the
-user), the sample standard deviation (non-private calls only), or estimated
-privately by :func:`private_column_scales` with its own releases on the ledger.
+scikit-learn's ``check_array``). :func:`column_scales` is the one standardization path:
+scales are public (``scale=`` given by the user), the sample standard deviation
+(non-private calls only), or estimated privately, once per call, by
+:func:`dppca.private_scales.private_column_scales` with its releases on the ledger.
 """
 from __future__ import annotations
 
@@ -13,22 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import DPPCATypeError, DPPCAValueError
-from .privacy import Ledger, gaussian_mechanism
-
-#: Share of the scale budget spent on the clipping thresholds (the rest on the clipped variances).
-SCALE_THRESHOLD_SHARE = 0.5
-#: Octave bins [2^b, 2^(b+1)) of |paired differences|, 2^-48 .. 2^48, for the clipping threshold.
-SCALE_BIN_EDGES = 2.0 ** np.arange(-48, 49)
-#: The fullest window of two adjacent octaves must exceed this many noise sd of a window
-#: (sqrt(2) sigma), or the column is refused (for an empty histogram the largest of ~100
-#: window sums exceeds 4 of their sd with probability ~3e-3). Two octaves, so that skewed
-#: columns (adult's capital_gain spreads over ten octaves) pass at eps = 0.5.
-SCALE_BIN_THRESHOLD_SD = 4.0
-#: Clipping threshold = this multiple of the upper edge of the fuller octave of that window: for
-#: Gaussian columns it is [0.5, 1) or [1, 2) sd(D), so the clip is 2-4 sd(D) and removes at most
-#: 8% of the variance; heavy tails (adult's capital_gain) are cut, as in a robust scale.
-#: A larger multiple would shrink v_j = var/(2 C^2) towards the noise of step 2.
-SCALE_CLIP_MULTIPLIER = 2.0
+from .privacy import Ledger
+from .private_scales import private_column_scales
 
 
 @dataclass(frozen=True)
@@ -169,79 +156,88 @@ def sample_scale(mat: Matrix) -> np.ndarray:
     return sd
 
 
-def private_column_scales(mat: Matrix, eps, delta, rng, *, calibration="analytic",
-                          ledger: Ledger | None = None) -> np.ndarray:
-    """(eps, delta)-DP estimate of each column's standard deviation.
+# ----------------------------------------------------------------------------- one scaling path
 
-    Translation invariant: it uses the paired differences D_i = x_a - x_b of the m = floor(n/2)
-    disjoint random pairs (a, b) of :func:`random_pairs`, for which E[D_ij^2] / 2 = Var(X_j).
+@dataclass(frozen=True)
+class ColumnScales:
+    """Column scales and where they came from; what every public function divides by.
 
-    1. Clipping thresholds: the counts of the non-zero |D_ij| in the octaves [2^b, 2^(b+1)),
-       b = -48..47, for all columns together, released with the Gaussian mechanism. A replaced row changes one pair, which moves at most two counts of each
-       column by 1: L2 sensitivity sqrt(2 p). Post-processing: find the fullest window of two
-       adjacent noisy octaves, and set C_j = 2 x 2^(b+1) for its fuller octave b; a column
-       whose fullest window is below 4 noise sd (of a window sum) is refused.
-    2. Clipped variances: v_j = mean_i min(D_ij^2, C_j^2) / (2 C_j^2), each in [0, 1/2],
-       released jointly with the Gaussian mechanism. A replaced row changes one pair, so
-       each v_j moves by at most 1/(2m) and the vector by sqrt(p)/(2m) in L2.
-    3. scale_j = C_j sqrt(max(v_j, 0)) (post-processing).
+    Attributes
+    ----------
+    values : ndarray, shape (p,)
+        Positive scales in data units.
+    source : {"public", "private", "sample (NON-PRIVATE)"}
+    share : float
+        Share of the call's budget spent on them (private scales; 0 otherwise).
+    """
 
-    Budget: basic composition, half of (eps, delta) on each release.
+    values: np.ndarray
+    source: str
+    share: float = 0.0
+
+    @property
+    def label(self) -> str:
+        """For summaries: ``"private (20% of eps)"``, ``"public"``, ``"sample (NON-PRIVATE)"``."""
+        return f"private ({self.share:.0%} of eps)" if self.source == "private" else self.source
+
+
+def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool = True, noise=None,
+                  share: float = 0.0, rng=None, ledger: Ledger | None = None) -> ColumnScales | None:
+    """The one standardization path of dp_pc_dir, dp_scree, dp_score and dp_score_group.
 
     Parameters
     ----------
-    mat : Matrix, n >= 4
-    eps, delta : float
-        The budget of the whole scale release.
-    rng : numpy.random.Generator
-    calibration : {"analytic", "classic"}
-    ledger : Ledger, optional
+    mat : Matrix
+    standardize : bool
+        False: None (no scaling).
+    scale : array_like of shape (p,), ColumnScales, or None
+        Public scales declared by the caller, or scales already released in this call (a
+        ``ColumnScales``, reused as they are: nothing is spent again).
+    private : bool
+        False (non-private calls): the sample SD, NON-PRIVATE.
+    noise : dppca.robust_mean.GaussianShare
+        The scale budget (a share of the call's Gaussian-DP group), for private scales.
+    share : float
+        The share of the call's budget that ``noise`` stands for (shown in summaries).
+    rng, ledger
+        For :func:`private_column_scales`.
 
     Returns
     -------
-    ndarray, shape (p,)
+    ColumnScales or None
 
     Raises
     ------
     DPPCAValueError
-        If a column has too few non-zero differences for a private threshold, or its private
-        scale is 0, at this budget: pass public scales with ``scale=`` or drop the column.
+        Public scales of the wrong length or not positive; constant columns for the sample SD.
+
+    Notes
+    -----
+    Privacy: public and already released scales cost nothing; private scales are the releases
+    of :func:`dppca.private_scales.private_column_scales` on ``noise`` (proof there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing import as_matrix, column_scales
+    >>> from dppca.robust_mean import GaussianGroup
+    >>> mat = as_matrix(np.random.default_rng(0).normal(size=(2000, 3)) * [1, 10, 100])
+    >>> s = column_scales(mat, True, noise=GaussianGroup(1.0, 1e-5).share(0.2), share=0.2,
+    ...                   rng=np.random.default_rng(1))
+    >>> s.label
+    'private (20% of eps)'
+    >>> column_scales(mat, True, [1, 2, 3]).source
+    'public'
     """
-    if mat.n < 4:
-        raise DPPCAValueError(f"private standardization needs at least 4 rows; got {mat.n}")
-    first, second = random_pairs(mat.n, rng)
-    m = first.size
-    absdiff = np.abs(mat.values[first] - mat.values[second])
-    eps_t, delta_t = eps * SCALE_THRESHOLD_SHARE, delta * SCALE_THRESHOLD_SHARE
-    clip = _private_clip_bounds(absdiff, mat.columns, eps_t, delta_t, rng, calibration, ledger)
-    clipped = np.minimum(absdiff, clip) ** 2 / (2 * clip ** 2)
-    noisy, _ = gaussian_mechanism(clipped.mean(axis=0), np.sqrt(mat.p) / (2 * m), eps - eps_t,
-                                  delta - delta_t, rng, calibration=calibration, ledger=ledger,
-                                  step="scale: clipped variances", norm="L2")
-    scale = clip * np.sqrt(np.maximum(noisy, 0.0))
-    _refuse_zero_scales(scale > 0, mat.columns, "its private scale is 0")
-    return scale
+    if not standardize:
+        return None
+    if isinstance(scale, ColumnScales):
+        public_scale(scale.values, mat.columns)
+        return scale
+    if scale is not None:
+        return ColumnScales(public_scale(scale, mat.columns), "public")
+    if not private:
+        return ColumnScales(sample_scale(mat), "sample (NON-PRIVATE)")
+    values = private_column_scales(mat, rng=rng, ledger=ledger, noise=noise)
+    return ColumnScales(values, "private", float(share))
 
-
-def _private_clip_bounds(absdiff, columns, eps, delta, rng, calibration, ledger) -> np.ndarray:
-    """SCALE_CLIP_MULTIPLIER x upper edge of the fuller octave of the fullest noisy two-octave window."""
-    edges = SCALE_BIN_EDGES
-    counts = np.stack([np.histogram(col[col > 0], bins=edges)[0] for col in absdiff.T])
-    noisy, sigma = gaussian_mechanism(counts, np.sqrt(2 * absdiff.shape[1]), eps, delta, rng,
-                                      calibration=calibration, ledger=ledger,
-                                      step="scale: octave histograms of |paired differences|",
-                                      norm="L2")
-    windows = noisy[:, :-1] + noisy[:, 1:]
-    _refuse_zero_scales(windows.max(axis=1) > SCALE_BIN_THRESHOLD_SD * np.sqrt(2) * sigma, columns,
-                        "too few non-zero paired differences for a private clipping bound")
-    rows = np.arange(noisy.shape[0])
-    start = np.argmax(windows, axis=1)
-    fuller = start + (noisy[rows, start + 1] > noisy[rows, start])
-    return SCALE_CLIP_MULTIPLIER * edges[fuller + 1]
-
-
-def _refuse_zero_scales(ok, columns, why):
-    bad = [c for c, good in zip(columns, ok) if not good]
-    if bad:
-        raise DPPCAValueError(f"cannot standardize columns {bad} privately ({why} at this budget); "
-                              "pass public scales with `scale=` or drop these columns")

@@ -23,13 +23,13 @@ import pandas as pd
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
-from .directions import dp_pc_dir
+from .directions import SCALE_SHARE, dp_pc_dir
 from .groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
 from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
                          private_frame, private_histograms)
 from .plotting.score import ScorePlotControl
-from .preprocessing import as_matrix
+from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results.score import ScoreResult
 
@@ -50,7 +50,7 @@ score_plot_control = ScorePlotControl
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
-             nonprivate=False) -> ScoreResult:
+             nonprivate=False, scale_share=SCALE_SHARE) -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -72,8 +72,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         True: coordinates relative to the private frame centre (so the frame is [-h, h]^2);
         False: the raw projections X V. The sample mean is never used.
     standardize : bool
-        Scale the columns before PCA: private scales when ``g_dppca=True`` (part of the
-        directions' budget, see :func:`dppca.dp_pc_dir`), sample SDs (NON-PRIVATE) otherwise.
+        Scale the columns before PCA: private scales when ``g_dppca=True``, released once with
+        ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.private_column_scales`), the
+        rest split as usual; sample SDs (NON-PRIVATE) otherwise.
     g_dppca : bool
         True (default; R's default is False): g-DPPCA directions, everything released is
         (eps, delta)-DP. **False: the PC directions are the NON-PRIVATE sample-covariance
@@ -88,6 +89,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         One generator drives every random step; the same seed gives the same output.
     nonprivate : bool
         Also attach the NON-PRIVATE scores and the exact histogram on the same grid.
+    scale_share : float in (0, 1)
+        Share of the call's budget for the private column scales (standardize=True with
+        g_dppca=True; default 0.2).
 
     Returns
     -------
@@ -131,13 +135,13 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     ['add', 'sparse']
     """
     return _score(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate)
+                  calibration, rng, nonprivate, scale_share)
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
-                   nonprivate=False) -> ScoreResult:
+                   nonprivate=False, scale_share=SCALE_SHARE) -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -147,7 +151,8 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     group : str or array_like of length n
         A column name of X, or one label per row (strings, numbers or a pandas Categorical).
         Missing labels are allowed: such rows are in no group (see Notes).
-    eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate
+    eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate,
+    scale_share
         As in :func:`dp_score` (``bins=None`` uses the same rule with the total n: groups
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
     levels : sequence of labels, optional
@@ -225,7 +230,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     'group6'
     """
     return _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate, levels, partition_share)
+                  calibration, rng, nonprivate, levels, partition_share, scale_share)
 
 
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
@@ -339,7 +344,8 @@ def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
 
 # --------------------------------------------------------------------------- the pipeline
 def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
-           rng, nonprivate, levels=None, partition_share=PARTITION_SHARE) -> ScoreResult:
+           rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
+           scale_share=SCALE_SHARE) -> ScoreResult:
     features, labels = (X, None) if group is None else _split_group(X, group)
     mat = as_matrix(features)
     if mat.p < 2:
@@ -355,11 +361,14 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     selection = _selection_budget(eps, delta, partition_share) \
         if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    parts = split_budget(eps - selection[0], delta - selection[1], BUDGET_SHARES[g_dppca])
+    scales, rest = _private_scales(mat, standardize and g_dppca, scale_share, eps, delta,
+                                   calibration, generator, ledger)
+    parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
+                         BUDGET_SHARES[g_dppca])
 
     directions = dp_pc_dir(mat.to_frame(), max(axes), center,
                            standardize, g_dppca, *parts.get("directions", (None, None)),
-                           calibration=calibration, rng=generator)
+                           scale=scales, calibration=calibration, rng=generator)
     if directions.ledger is not None:
         ledger.extend(directions.ledger)
     values = mat.scaled(directions.scale)
@@ -392,6 +401,18 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
 def _selection_budget(eps, delta, share) -> tuple:
     share = float_arg(share, "partition_share", open_unit=True)
     return share * eps, share * delta
+
+
+def _private_scales(mat, private, share, eps, delta, calibration, rng, ledger):
+    """Private column scales released once for the call (``share`` of (eps, delta), basic
+    composition with the frame and histograms), and the share of the budget left."""
+    if not private:
+        return None, 1.0
+    from .robust_mean import GaussianGroup
+
+    share = float_arg(share, "scale_share", open_unit=True)
+    noise = GaussianGroup(share * eps, share * delta, calibration).share(1.0)
+    return column_scales(mat, True, noise=noise, share=share, rng=rng, ledger=ledger), 1.0 - share
 
 
 def _per_method(parts, methods) -> tuple:

@@ -30,9 +30,9 @@ import numpy as np
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
-from .directions import dp_pc_dir
+from .directions import SCALE_SHARE, dp_pc_dir
 from .methods.gdppca import states_gdppca_sensitivity
-from .preprocessing import as_matrix, random_pairs, sample_scale
+from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
 from .quantiles import unbounded_quantile_between
 from .results import PCDirections
@@ -276,7 +276,7 @@ def _bounds_pair(low, high, low_name, high_name, integer):
 @states_gdppca_sensitivity
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
-             nonprivate=False, directions=None) -> ScreeResult:
+             nonprivate=False, directions=None, scale_share=SCALE_SHARE) -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -341,8 +341,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     tuning steps (pmwm scans with a and b, huber m2 with k_min_m2 and k_max_m2) are pure eps-DP
     and compose with the group by basic composition.
 
-    * Directions (g_dppca=True), ``DIRECTION_SHARE`` of the group (20% of that on private
-      scales if standardize):
+    * Directions (g_dppca=True), ``DIRECTION_SHARE`` of the rest of the group; with
+      standardize, the private scales take ``scale_share`` of the whole group first (one
+      release for the call):
       {gdppca_sensitivity}
     * Trace: t_i = ||x_a - x_b||^2 / 2 over m = floor(n/2) random disjoint pairs (E t = tr S);
       a noisy log2 histogram of the t_i (L2 sensitivity sqrt 2) locates C_T, then mean(min(t, C_T))
@@ -383,7 +384,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     shared = Ledger(eps, delta)
-    dirs, used = _directions(mat, k, flags, group, generator, shared, directions)
+    dirs, used = _directions(mat, k, flags, group, generator, shared, directions, scale_share)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
@@ -594,12 +595,19 @@ def _control_from_dict(kind, values, what):
 
 # ----------------------------------------------------------------------------- pipeline
 
-def _directions(mat, k, flags, group, rng, shared, directions) -> tuple:
-    """The directions (computed, or the caller's) and the share of the group they used."""
+def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE) -> tuple:
+    """The directions (computed, or the caller's) and the share of the group they (and the
+    private scales, ``scale_share`` of the group, released once here) used."""
     if directions is None and flags["g_dppca"]:
-        eps_d, delta_d = group.standalone(DIRECTION_SHARE)
+        scales, spent = None, 0.0
+        if flags["standardize"]:
+            spent = float_arg(scale_share, "scale_share", open_unit=True)
+            scales = column_scales(mat, True, noise=group.share(spent), share=spent, rng=rng,
+                                   ledger=shared)
+        eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
         dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], True, eps_d,
-                         delta_d, calibration=group.calibration, rng=rng)
+                         delta_d, scale=scales, calibration=group.calibration, rng=rng)
+        return dirs, spent + group.absorb(dirs.ledger.releases, shared)
     elif directions is None:
         dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False)
     else:

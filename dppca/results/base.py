@@ -212,6 +212,8 @@ class DPResult:
     def units(self) -> str:
         """Units of the data the directions saw ("data units" or "standardized units")."""
         return data_units(getattr(self, "scale_source", "none"))
+    #: Set by a caller that gave this result part of a larger budget (``dppca report``'s sections).
+    total_eps = budget_share = None
 
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError
@@ -239,6 +241,9 @@ class DPResult:
         """
         alpha = float_arg(alpha, "alpha", open_unit=True)
         left, right = self._header()
+        if self.total_eps is not None:  # "0.3 of 1 (section share)"
+            left = [(k, f"{fmt(v)} of {fmt(self.total_eps)} (section share)" if k == "Epsilon" else v)
+                    for k, v in left]
         smry = Summary()
         smry.add_table_2cols(None, gleft=_header_rows(left), gright=_header_rows(right),
                              title=self._title, yname="", xname=[])
