@@ -261,8 +261,6 @@ def run_report(args) -> int:
         result = SECTIONS[name](frame, numeric, args, eps, delta, np.random.default_rng(stream), out)
         result.seed = f"{args.seed} (stream {name})" if args.seed is not None else "none"
         result.total_eps, result.budget_share = args.eps, eps / args.eps
-        if args.standardize and hasattr(result, "scale_source"):
-            result.scale_source = f"private, released once ({REPORT_SCALE_SHARE:.0%} of eps)"
         print(result.summary(), end="\n\n")
         ledgers[name] = _ledger_payload(result)
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,

@@ -264,10 +264,7 @@ def _private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarra
     prior sd, in octaves, of the pilot: ``SCALE_PRIOR_OCTAVES`` for an octave chosen on the
     column's own evidence, on the pooled evidence, or by default)."""
     low, high = SCALE_OCTAVES
-    exponent = np.frexp(absdiff)[1] - 1  # floor(log2 a), exact; frexp(0) gives -1 (end bin below)
-    bins = np.where(absdiff >= np.ldexp(1.0, low), np.clip(exponent, low - 1, high) - low + 1, 0)
-    width = high - low + 2
-    counts = np.stack([np.bincount(col, minlength=width) for col in bins.T])
+    counts = octave_counts(absdiff)
     noisy, sigma = noise.release(counts, np.sqrt(2.0 * absdiff.shape[1]), rng, ledger,
                                  "scale: octave histograms of |x_a - x_b|")
     profile = _octave_profile()
@@ -286,6 +283,17 @@ def _private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarra
     curves = np.where(own[:, None], z, pooled_z)  # the evidence each column's octave came from
     fraction = np.where(source < 2, _peak_offset(curves, octave), 0.0)
     return octave + fraction + low, np.asarray(SCALE_PRIOR_OCTAVES)[source]
+
+
+def octave_counts(absdiff) -> np.ndarray:
+    """Release 1's statistic: per column, counts of |x_a - x_b| in the octaves of SCALE_OCTAVES
+    plus an end bin on each side, shape (p, width); one replaced row moves one pair, so each
+    column's count vector by at most one unit out of one bin into another (L2 sqrt(2 p))."""
+    low, high = SCALE_OCTAVES
+    exponent = np.frexp(absdiff)[1] - 1  # floor(log2 a), exact; frexp(0) gives -1 (end bin below)
+    bins = np.where(absdiff >= np.ldexp(1.0, low), np.clip(exponent, low - 1, high) - low + 1, 0)
+    width = high - low + 2
+    return np.stack([np.bincount(col, minlength=width) for col in bins.T])
 
 
 def _peak_offset(curves, peak) -> np.ndarray:

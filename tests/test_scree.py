@@ -194,7 +194,7 @@ def test_private_standardization_is_on_the_ledger(wide):
     res = dp_scree(X, 2, standardize=True, g_dppca=True, eps=20, delta=1e-5, rng=0)
     assert res.scale_source == "private (20% of eps)"
     assert any(s.startswith("scale") for s in res.ledger["clipped"].to_frame()["step"])
-    assert res.ledger["clipped"].spent_eps == pytest.approx(100)
+    assert res.ledger["clipped"].spent_eps == pytest.approx(20)
 
 
 def test_directions_can_be_reused(wide):

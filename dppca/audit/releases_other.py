@@ -8,13 +8,16 @@ mirrors that line and says so. Mechanisms run the public or method-level functio
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ..histograms import Grid, additive_histogram, bin_counts, private_frame, sparse_histogram
 from ..kendall import kendall_tau_matrix
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
-from ..preprocessing import SCALE_BIN_EDGES, SCALE_CLIP_MULTIPLIER, Matrix, private_column_scales, random_pairs
+from ..preprocessing import Matrix, private_column_scales, random_pairs
+from ..private_scales import (_abs_differences as abs_differences, _mean_of_clipped as mean_of_clipped,
+                              _moment_sensitivity as moment_sensitivity, octave_counts)
 from ..privacy import Ledger
 from ..privacy.smooth import quantile_smooth_sensitivity, smooth_sensitivity_quantile
 from .registry import AuditedRelease, register
@@ -53,9 +56,7 @@ register(AuditedRelease(
 
 
 def _absdiff(X, c):
-    first, second = _pairs(X, c)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.abs(X[first] - X[second])
+    return abs_differences(X, *_pairs(X, c))
 
 
 def _scale_context(D, rng):
@@ -63,33 +64,28 @@ def _scale_context(D, rng):
     with np.errstate(over="ignore", invalid="ignore"):
         typical = np.median(_absdiff(D, ctx), axis=0)
     typical = np.where(np.isfinite(typical) & (typical > 0), typical, 1.0)
-    # the thresholds the real code can pick: SCALE_CLIP_MULTIPLIER x an upper octave edge
-    octave = np.clip(np.floor(np.log2(typical)), -48, 47)
-    ctx["clip"] = SCALE_CLIP_MULTIPLIER * 2.0 ** (octave + 1 + rng.integers(-2, 3, size=octave.size).clip(-1, 1))
+    # clips the real code can pick: about the SD of the differences, up the 4x ladder
+    ctx["clip"] = typical * 4.0 ** rng.integers(-1, 5, size=typical.size)
     return ctx
 
 
 def _scale_mechanism(X, c, rng):
     mat = Matrix(np.asarray(X, float), [f"V{j + 1}" for j in range(X.shape[1])])
-    try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the floor's warning depends on the release only
         return private_column_scales(mat, EPS, DELTA, rng)
-    except Exception:  # a refusal is an output too (it depends on the noisy histogram)
-        return np.full(X.shape[1], -1.0)
 
 
 register(AuditedRelease(
     "scale: octave histograms of |paired differences|", claim="sqrt(2p)",
-    # mirrors preprocessing._private_clip_bounds (being rewritten; no hook added there)
-    statistic=lambda X, c: np.stack([np.histogram(col[col > 0], bins=SCALE_BIN_EDGES)[0]
-                                     for col in _absdiff(X, c).T]),
+    statistic=lambda X, c: octave_counts(_absdiff(X, c)),
     sensitivity=lambda n, p, c: math.sqrt(2 * p),
     mechanism=_scale_mechanism, eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
 register(AuditedRelease(
-    "scale: clipped variances", claim="sqrt(p)/(2m)",
-    # mirrors preprocessing.private_column_scales step 2 with a public clip C
-    statistic=lambda X, c: (np.minimum(_absdiff(X, c), c["clip"]) ** 2 / (2 * c["clip"] ** 2)).mean(axis=0),
-    sensitivity=lambda n, p, c: math.sqrt(p) / (2 * (n // 2)),
+    "scale: clipped second moments (pilot and ladder)", claim="sqrt(p) (1/m + 2^-51)",
+    statistic=lambda X, c: mean_of_clipped(_absdiff(X, c), c["clip"]),
+    sensitivity=lambda n, p, c: moment_sensitivity((n // 2, p)),
     eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
 # ----------------------------------------------------------------------------- frame medians
