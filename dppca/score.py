@@ -50,7 +50,7 @@ score_plot_control = ScorePlotControl
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
-             nonprivate=False, scale_share=SCALE_SHARE) -> ScoreResult:
+             nonprivate=False, scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -92,6 +92,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     scale_share : float in (0, 1)
         Share of the call's budget for the private column scales (standardize=True with
         g_dppca=True; default 0.2).
+    noise : {"tight", "r_dppca"}
+        Noise of the g-DPPCA directions: the tight sensitivity (default) or the R package's
+        4/n with the classic calibration (see :func:`dppca.dp_pc_dir`).
 
     Returns
     -------
@@ -135,13 +138,13 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     ['add', 'sparse']
     """
     return _score(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate, scale_share)
+                  calibration, rng, nonprivate, scale_share=scale_share, noise=noise)
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
-                   nonprivate=False, scale_share=SCALE_SHARE) -> ScoreResult:
+                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -152,7 +155,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         A column name of X, or one label per row (strings, numbers or a pandas Categorical).
         Missing labels are allowed: such rows are in no group (see Notes).
     eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate,
-    scale_share
+    scale_share, noise
         As in :func:`dp_score` (``bins=None`` uses the same rule with the total n: groups
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
     levels : sequence of labels, optional
@@ -230,18 +233,19 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     'group6'
     """
     return _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate, levels, partition_share, scale_share)
+                  calibration, rng, nonprivate, levels, partition_share, scale_share, noise)
 
 
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
-                  nonprivate=False) -> ScoreResult:
+                  nonprivate=False, scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
     """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
 
     Parameters
     ----------
-    X, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng
+    X, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, scale_share,
+    noise
         As in :func:`dp_score` (**g_dppca=False makes the directions NON-PRIVATE**; the figure
         says so in red).
     private_plot : str or sequence of {"histogram", "sample"}
@@ -270,7 +274,8 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     """
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                      calibration=calibration, rng=rng, nonprivate=nonprivate)
+                      calibration=calibration, rng=rng, nonprivate=nonprivate,
+                      scale_share=scale_share, noise=noise)
     return _draw(result, plots, sampling, appearance)
 
 
@@ -278,7 +283,8 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
                         levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
-                        rng=None, nonprivate=False) -> ScoreResult:
+                        rng=None, nonprivate=False, scale_share=SCALE_SHARE,
+                        noise="tight") -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
 
     Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
@@ -293,7 +299,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
         As in :func:`dp_score_group` (``levels``: the public list of labels, e.g. R's factor
         levels; without a declared domain the groups come from private partition selection).
     eps, delta, bins, method, private_plot, sampling_control, center, standardize, g_dppca,
-    axes, plot_control, calibration, rng, nonprivate
+    axes, plot_control, calibration, rng, nonprivate, scale_share, noise
         As in :func:`dp_score_plot` (the positional order is that of :func:`dp_score_plot`;
         in R ``method`` comes after ``axes`` here).
 
@@ -310,6 +316,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                             levels=levels, partition_share=partition_share,
+                            scale_share=scale_share, noise=noise,
                             calibration=calibration, rng=rng, nonprivate=nonprivate)
     return _draw(result, plots, sampling, appearance)
 
@@ -345,7 +352,7 @@ def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
 # --------------------------------------------------------------------------- the pipeline
 def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
            rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
-           scale_share=SCALE_SHARE) -> ScoreResult:
+           scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
     features, labels = (X, None) if group is None else _split_group(X, group)
     mat = as_matrix(features)
     if mat.p < 2:
@@ -368,7 +375,7 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
 
     directions = dp_pc_dir(mat.to_frame(), max(axes), center,
                            standardize, g_dppca, *parts.get("directions", (None, None)),
-                           scale=scales, calibration=calibration, rng=generator)
+                           scale=scales, calibration=calibration, noise=noise, rng=generator)
     if directions.ledger is not None:
         ledger.extend(directions.ledger)
     values = mat.scaled(directions.scale)

@@ -276,7 +276,8 @@ def _bounds_pair(low, high, low_name, high_name, integer):
 @states_gdppca_sensitivity
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
-             nonprivate=False, directions=None, scale_share=SCALE_SHARE) -> ScreeResult:
+             nonprivate=False, directions=None, scale_share=SCALE_SHARE,
+             noise="tight") -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -316,6 +317,12 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     directions : PCDirections, optional
         Directions already computed by :func:`dppca.dp_pc_dir` on the same X (first k columns
         used, its scales reused). Its releases are counted in this call's budget.
+    scale_share : float in (0, 1)
+        Share of the call's Gaussian-DP group for the private column scales (standardize=True
+        with g_dppca=True; default 0.2), released once for the call.
+    noise : {"tight", "r_dppca"}
+        Noise of the g-DPPCA directions: the tight sensitivity (default) or the R package's
+        4/n with the classic calibration (see :func:`dppca.dp_pc_dir`).
 
     Returns
     -------
@@ -384,7 +391,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     shared = Ledger(eps, delta)
-    dirs, used = _directions(mat, k, flags, group, generator, shared, directions, scale_share)
+    dirs, used = _directions(mat, k, flags, group, generator, shared, directions, scale_share,
+                             noise)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
@@ -413,13 +421,14 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
-                  calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None):
+                  calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
+                  scale_share=SCALE_SHARE, noise="tight"):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
     ----------
     X, k, method, control, eps, delta, center, standardize, g_dppca, mono, calibration, rng,
-    nonprivate, directions
+    nonprivate, directions, scale_share, noise
         As in :func:`dp_scree`.
     type : {"pve", "scree"}
         What to draw (R's default "pve": the share of the private total variance).
@@ -441,7 +450,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     option_arg(type, "type", ("pve", "scree"))
     plot_control = _resolve_plot_control(plot_control)
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
-                      calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions)
+                      calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
+                      scale_share=scale_share, noise=noise)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 
@@ -595,7 +605,8 @@ def _control_from_dict(kind, values, what):
 
 # ----------------------------------------------------------------------------- pipeline
 
-def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE) -> tuple:
+def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE,
+                noise="tight") -> tuple:
     """The directions (computed, or the caller's) and the share of the group they (and the
     private scales, ``scale_share`` of the group, released once here) used."""
     if directions is None and flags["g_dppca"]:
@@ -606,7 +617,7 @@ def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE
                                    ledger=shared)
         eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
         dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], True, eps_d,
-                         delta_d, scale=scales, calibration=group.calibration, rng=rng)
+                         delta_d, scale=scales, calibration=group.calibration, noise=noise, rng=rng)
         return dirs, spent + group.absorb(dirs.ledger.releases, shared)
     elif directions is None:
         dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False)

@@ -58,3 +58,20 @@ def test_r_dppca_sin_theta_matches_the_r_package():
         V = dp_pc_dir(X, 2, g_dppca=True, eps=1, delta=1e-5, noise="r_dppca", rng=rng)
         losses.append(sin_theta(V.directions.to_numpy(), truth))
     assert abs(np.mean(losses) - 0.749) <= 3 * 0.012 * math.sqrt(2)
+
+
+@pytest.mark.parametrize("call", ["scree", "score", "score_group"])
+def test_r_dppca_noise_reaches_the_directions_of_scree_and_score(call):
+    from dppca import dp_score, dp_score_group, dp_scree
+
+    X = load_gau().iloc[:300, :6]
+    run = {"scree": lambda noise: dp_scree(X, 2, method="clipped", eps=2, delta=1e-5, rng=1,
+                                           noise=noise).ledger["clipped"],
+           "score": lambda noise: dp_score(X, 2, 1e-5, method="add", rng=1, noise=noise).ledger,
+           "score_group": lambda noise: dp_score_group(
+               X, np.repeat(["a", "b"], 150), 2, 1e-5, method="add", rng=1, levels=["a", "b"],
+               noise=noise).ledger}[call]
+    step = "directions: Kendall's tau matrix"
+    tight, parity = (next(r for r in run(noise) if r.step == step) for noise in ("tight", "r_dppca"))
+    # R's constant 4 against 2 sqrt(2) (1 + rho), rho ~ 1e-7 at n = 300, p = 6
+    assert parity.sensitivity / tight.sensitivity == pytest.approx(math.sqrt(2.0), rel=1e-6)
