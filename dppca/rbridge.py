@@ -215,7 +215,7 @@ def score_payload(result) -> dict:
                              "ylim": r_vector(data["frame"]["ylim"])})
     if "groups" in data:
         items["groups"] = r_list({g: r_list({"n": r_vector([max(0, round(entry["n"]))], "integer"),
-                                             **_histograms(entry)})
+                                             **_histograms(entry)}, WITHHOLDING)
                                   for g, entry in data["groups"].items()})
     else:
         items.update(_histograms(data))
@@ -229,6 +229,11 @@ def score_payload(result) -> dict:
     return r_list(items, "dppca_score", attributes)
 
 
+#: S3 class of nested R lists that may withhold a NON-PRIVATE element (a group's entry, the
+#: samples): asking for it is an R error naming ``nonprivate = TRUE`` (dppcapy's access.R).
+WITHHOLDING = ("dppca_withholding", "list")
+
+
 def samples_payload(result) -> dict:
     """R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
 
@@ -237,7 +242,7 @@ def samples_payload(result) -> dict:
     """
     samples = result.samples
     return r_list({t: r_list({sm: r_data_frame(frame) for sm, frame in samples[t].items()})
-                   for t in HISTOGRAM_TARGETS if t in samples})
+                   for t in HISTOGRAM_TARGETS if t in samples}, WITHHOLDING)
 
 
 def _histograms(entry: Mapping) -> dict:

@@ -18,7 +18,8 @@
 #'
 #' `$` and `[[` work as on a list, except that asking a private result for a NON-PRIVATE
 #' element that it withholds (`score` and `nonprivate` of [dp_score()] and [dp_scree()]
-#' results, `plot$scatter` and `plot$nonprivate` of [dp_score_plot()]) is an error that
+#' results, a group's `nonprivate` in `$groups`, `sample$nonprivate`, `plot$scatter` and
+#' `plot$nonprivate` of [dp_score_plot()]) is an error that
 #' says to rerun with `nonprivate = TRUE`; 'dppca' scripts written for the full structure
 #' then fail loudly instead of printing `NULL`.
 #'
@@ -68,3 +69,11 @@ NULL
 #' @rdname dppca-extract
 #' @export
 `[[.dppca_panels` <- function(x, i, exact = TRUE, ...) .element(x, i, exact)
+
+#' @rdname dppca-extract
+#' @export
+`$.dppca_withholding` <- function(x, name) .element(x, name, exact = FALSE)
+
+#' @rdname dppca-extract
+#' @export
+`[[.dppca_withholding` <- function(x, i, exact = TRUE, ...) .element(x, i, exact)

@@ -45,6 +45,16 @@ test_that("11.3 withheld NON-PRIVATE elements are R errors naming nonprivate = T
   expect_s3_class(p$plot$add, "ggplot")
   full <- dp_score(X, eps = 2, delta = 1e-4, bins = 5, method = "add", seed = 1, nonprivate = TRUE)
   expect_identical(dim(full$score), c(300L, 2L))
+  # nested: a group's entry and the samples withhold their NON-PRIVATE element too
+  G <- gau_g[seq(1, 5000, by = 10), ]
+  G$group <- factor(G$group)
+  g <- dp_score_group(G, "group", eps = 2, delta = 1e-4, bins = 5, method = "add", seed = 1)
+  expect_error(g$groups$group1$nonprivate, "nonprivate = TRUE", class = "dppca_withheld_error")
+  expect_s3_class(g$groups$group1$add, "data.frame")
+  sp <- quietly_plotted(dp_score_plot(X, eps = 2, delta = 1e-4, bins = 5, method = "add",
+                                      private_plot = "sample", seed = 1))
+  expect_error(sp$sample$nonprivate, "nonprivate = TRUE", class = "dppca_withheld_error")
+  expect_s3_class(sp$sample$add$uniform, "data.frame")
 })
 
 test_that("11.4 an R function as xi runs (on the main thread) and its bound is enforced", {
