@@ -273,10 +273,14 @@ def pairs_per_row_rule(n: int, p: int, eps: float, delta: float, calibration: st
     """
     if n * float(n) * p <= COMPLETE_WORK:
         return None
-    unit = gaussian_sigma(1.0, eps, delta, calibration)
-    r = math.ceil(5.0 * n / (unit * unit * p * (p + 1)))
-    r = min(max(r, MIN_PAIRS_PER_ROW), int(INCOMPLETE_WORK_CAP // (n * p)))
+    r = min(_noise_pairs_per_row(n, p, eps, delta, calibration), int(INCOMPLETE_WORK_CAP // (n * p)))
     return max(1, min(r, n - 1))
+
+
+def _noise_pairs_per_row(n, p, eps, delta, calibration) -> int:
+    """max(512, ceil(5 n / (c^2 p (p + 1)))): extra sampling variance <= a tenth of the noise's."""
+    unit = gaussian_sigma(1.0, eps, delta, calibration)
+    return max(MIN_PAIRS_PER_ROW, math.ceil(5.0 * n / (unit * unit * p * (p + 1))))
 
 
 def largest_block(n: int, pairs_per_row) -> int:
@@ -306,6 +310,5 @@ def resolve_design(design: str, pairs_per_row, n: int, p: int, eps: float, delta
         return None
     r = pairs_per_row_rule(n, p, eps, delta, calibration)
     if design == "incomplete" and r is None:
-        unit = gaussian_sigma(1.0, eps, delta, calibration)
-        r = min(n - 1, max(MIN_PAIRS_PER_ROW, math.ceil(5.0 * n / (unit * unit * p * (p + 1)))))
+        r = min(n - 1, _noise_pairs_per_row(n, p, eps, delta, calibration))
     return r

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .._validation import float_arg
+from ..pair_statistics import clean_scores
 from ..preprocessing import random_pairs
 from ..privacy import Ledger
 from ..quantiles import private_quantile_grid
@@ -56,11 +57,9 @@ def paired_differences(values: np.ndarray, rng: np.random.Generator) -> np.ndarr
         return finite_rows((values[first] - values[second]) / math.sqrt(2.0))
 
 
-def finite_rows(rows: np.ndarray) -> np.ndarray:
-    """Row-local cleaning: nan -> 0, +-inf -> +-DBL_MAX (a difference of two finite rows that
-    overflowed). Each row is mapped on its own, so a replaced row still changes one row."""
-    top = np.finfo(float).max
-    return np.nan_to_num(np.asarray(rows, float), nan=0.0, posinf=top, neginf=-top)
+#: Row-local cleaning, nan -> 0 and +-inf -> +-DBL_MAX (a difference of two finite rows that
+#: overflowed): each row is mapped on its own, so a replaced row still changes one row.
+finite_rows = clean_scores
 
 
 def _unit_scaled(rows: np.ndarray):
