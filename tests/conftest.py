@@ -16,7 +16,7 @@ def gaussian_frame():
     return pd.DataFrame(X, columns=["a", "b", "c", "d"])
 
 
-#: The environment the session started with: rpy2 (tests/test_rbridge.py) adds R's library
+#: The environment the session started with: rpy2 (tests/test_interop.py) adds R's library
 #: folder to LD_LIBRARY_PATH, which breaks Jupyter kernels started later by the vignette tests.
 STARTING_ENVIRONMENT = dict(os.environ)
 

@@ -20,7 +20,7 @@
 #    matrix of directions; a list with the frame and one data.frame per histogram), plus
 #    their privacy ledger, so R code (here ggplot2) draws them.
 #
-# Everything converts through `dppca.rbridge`: one rpy2 `Converter` and the helpers
+# Everything converts through `dppca.interop`: one rpy2 `Converter` and the helpers
 # `to_r` / `from_r`. The R package `dppcapy` (reticulate) builds its objects from the same
 # Python description, so both routes give the same R object.
 
@@ -30,7 +30,7 @@ import rpy2.robjects as ro
 from IPython.display import Image
 
 import dppca
-from dppca import rbridge
+from dppca import interop
 
 print(ro.r("R.version.string")[0])
 
@@ -51,7 +51,7 @@ clusters <- do.call(rbind, lapply(1:3, function(g) {
 }))
 names(clusters)[1:6] <- c("height", "weight", "income", "savings", "age", "tenure")
 """)
-clusters = rbridge.from_r(ro.globalenv["clusters"])
+clusters = interop.from_r(ro.globalenv["clusters"])
 clusters.head(3)
 
 # %% [markdown]
@@ -74,7 +74,7 @@ print(directions.summary())
 # with the ledger as an attribute:
 
 # %%
-ro.globalenv["V"] = rbridge.to_r(directions)
+ro.globalenv["V"] = interop.to_r(directions)
 print(ro.r("round(unclass(V)[, 1:2], 3)"))
 print(ro.r('attr(V, "ledger")[, c("step", "mechanism", "eps", "delta")]'))
 
@@ -83,7 +83,7 @@ print(ro.r('attr(V, "ledger")[, c("step", "mechanism", "eps", "delta")]'))
 # dppca result (and every pandas DataFrame) becomes its R object on assignment.
 
 # %%
-with rbridge.converter().context():
+with interop.converter().context():
     ro.globalenv["V2"] = directions
 print(ro.r("identical(V, V2)")[0])
 
@@ -118,7 +118,7 @@ Image("rpy2_directions.png")
 # %%
 score = dppca.dp_score_group(clusters, "group", eps=3, delta=1e-5, bins=(16, 16), method="add",
                              g_dppca=True, rng=7)
-ro.globalenv["S"] = rbridge.to_r(score)
+ro.globalenv["S"] = interop.to_r(score)
 print(ro.r("names(S)"), ro.r("names(S$groups$g1)"))
 print(ro.r("head(S$groups$g1$add, 3)"))
 
@@ -142,13 +142,13 @@ Image("rpy2_score.png")
 # The three groups are visible in the private panel. The ledger travels with the result:
 
 # %%
-rbridge.from_r(ro.r('attr(S, "ledger")'))[["step", "mechanism", "eps", "delta"]]
+interop.from_r(ro.r('attr(S, "ledger")'))[["step", "mechanism", "eps", "delta"]]
 
 # %% [markdown]
 # ## Summary
 #
-# * `rbridge.from_r(robj)`: R data.frame -> pandas (names kept), matrix with dimnames ->
+# * `interop.from_r(robj)`: R data.frame -> pandas (names kept), matrix with dimnames ->
 #   DataFrame, named vector -> Series, list -> dict.
-# * `rbridge.to_r(result)` or `with rbridge.converter().context(): ...`: a dppca result ->
+# * `interop.to_r(result)` or `with interop.converter().context(): ...`: a dppca result ->
 #   the R package's structure, with `ledger` and `summary` attributes.
 # * From R itself, the package `dppcapy` gives the same objects through reticulate.

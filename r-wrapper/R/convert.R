@@ -1,8 +1,8 @@
 # From Python results to R objects, and from R arguments to Python ones.
 #
 # Python describes every R object it returns as a tree of nodes
-# (dppca.rbridge.r_payload: vectors, matrices, data frames, lists, with names, classes
-# and attributes). .as_r() builds the tree here; dppca.rbridge builds the same tree with
+# (dppca.interop.r_payload: vectors, matrices, data frames, lists, with names, classes
+# and attributes). .as_r() builds the tree here; dppca.interop builds the same tree with
 # rpy2, so the reticulate and rpy2 routes give identical objects.
 
 # The R object of a Python dppca result.
@@ -15,7 +15,7 @@
     matrix = .r_matrix(node),
     data.frame = .r_data_frame(node),
     list = stats::setNames(lapply(node$values, .as_r), .chr(node$names)),
-    .abort("unknown R node '", node$r, "' from dppca.rbridge"))
+    .abort("unknown R node '", node$r, "' from dppca.interop"))
   for (name in names(node$attributes)) attr(out, name) <- .as_r(node$attributes[[name]])
   if (!is.null(node$class)) class(out) <- .chr(node$class)
   out

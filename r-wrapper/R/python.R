@@ -16,7 +16,7 @@
                                          error = conditionMessage)
     },
     on_error = function(e) .state$load_error <- conditionMessage(e)))
-  .state$bridge <- reticulate::import("dppca.rbridge", delay_load = TRUE)
+  .state$bridge <- reticulate::import("dppca.interop", delay_load = TRUE)
   .state$ready <- FALSE
 }
 
@@ -83,7 +83,7 @@ install_dppca <- function(envname = "r-dppca", package = "dppca", python = NULL,
   invisible(python)
 }
 
-# The imported module `dppca` (or `dppca.rbridge`), with a clear error when it is missing.
+# The imported module `dppca` (or `dppca.interop`), with a clear error when it is missing.
 .py <- function(module = c("core", "bridge")) {
   module <- match.arg(module)
   if (!isTRUE(.state$ready)) .check_python()

@@ -1,4 +1,4 @@
-# dppcapy (reticulate) and dppca.rbridge (rpy2) build their R objects from the same Python
+# dppcapy (reticulate) and dppca.interop (rpy2) build their R objects from the same Python
 # payload: the same seeded call must give the same R object by both routes.
 test_that("the rpy2 and reticulate routes build the same R objects", {
   skip_if_no_dppca()
@@ -13,7 +13,7 @@ test_that("the rpy2 and reticulate routes build the same R objects", {
                 seed = 3, nonprivate = TRUE)
   file <- tempfile(fileext = ".rds")
   script <- paste(
-    "import dppca, dppca.rbridge as rb",
+    "import dppca, dppca.interop as rb",
     "from rpy2 import robjects as ro",
     "v = dppca.dp_pc_dir(dppca.load_gau().iloc[:300], 2, g_dppca=True, eps=1, delta=1e-5, rng=3)",
     "g = dppca.dp_score_group(dppca.load_gau_g().iloc[::10], 'group', eps=3, delta=1e-4, bins=5,",

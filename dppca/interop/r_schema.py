@@ -1,34 +1,7 @@
-"""R interoperability: results as the R objects the R package ``dppca`` returns.
+"""The R-object schema: dppca results as trees of R nodes (pure Python, no R needed).
 
-Two routes lead to R and both build their objects from one description, so they
-cannot drift apart:
-
-* :func:`r_payload` (pure Python, no R needed) turns a result's ``to_dict()`` payload
-  into a small tree of *R nodes* (plain dicts: vectors, matrices, data frames, lists,
-  with names, classes and attributes). The R package ``dppcapy`` (``r-wrapper/``, via
-  reticulate) walks that tree in R (``.as_r()`` in ``R/convert.R``).
-* The rpy2 route (extra ``[r]``): :func:`converter` is an rpy2 ``Converter`` whose
-  ``py2rpy`` rules walk the same tree into rpy2 objects; :func:`to_r` and
-  :func:`from_r` are the conveniences. rpy2 is imported lazily, inside the functions.
-
-R structures (reference/r-dppca-scree.md §5.7, r-dppca-score.md §6, §7):
-
-* ``dp_pc_dir``: numeric p x k matrix, dimnames (variables, PC1..PCk); class
-  ``c("dppca_directions", "matrix", "array")``; attributes ``ledger``, ``eigenvalues``,
-  ``summary``.
-* ``dp_scree``: named list ``nonprivate`` (when computed) then one entry per method,
-  each ``list(scree=, pve=)`` with numeric vectors named PC1..PCk; class ``dppca_scree``;
-  attributes ``ledger`` (every release of the call), ``private``, ``summary``; each entry
-  carries ``pve_among_k``, ``cumulative_pve``, ``total_variance`` (and for methods ``raw``,
-  ``std_err``, ``conf_int``, its own ``ledger``) as attributes.
-* ``dp_score``: ``list(score=, frame=list(xlim, ylim), nonprivate=, add=, sparse=)``, each
-  histogram a data.frame (xmin, xmax, ymin, ymax, prob); ``dp_score_group``:
-  ``list(score=, frame=, groups=list(<g>=list(n=, nonprivate=, add=, sparse=)))``;
-  class ``dppca_score``; attributes ``ledger``, ``summary``.
-
-A ledger is a data.frame of class ``c("dppca_ledger", "data.frame")`` with one row per
-release (step, mechanism, sensitivity, norm, noise_scale, eps, delta) and attributes
-``budget`` (eps, delta), ``spent`` and ``neighbouring``.
+See :mod:`dppca.interop` for the structures. The R package ``dppcapy`` walks these trees in R
+(``R/convert.R``) and :mod:`dppca.interop.rpy2_converter` walks them into rpy2 objects.
 """
 from __future__ import annotations
 
@@ -38,7 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .results import PCDirections
+from ..results import PCDirections
 
 #: R vector modes a node may carry.
 MODES = ("double", "integer", "character", "logical")
@@ -143,9 +116,9 @@ def r_payload(result) -> dict:
 
 
 def _payload_builders():
-    from .privacy import Ledger
-    from .results.score import ScoreResult
-    from .results.scree import ScreeResult
+    from ..privacy import Ledger
+    from ..results.score import ScoreResult
+    from ..results.scree import ScreeResult
 
     return [(PCDirections, directions_payload), (ScreeResult, scree_payload),
             (ScoreResult, score_payload), (Ledger, lambda led: ledger_payload(led.to_dict()))]
@@ -280,166 +253,5 @@ def call_for_r(function, *args, **kwargs):
     return result, [str(w.message) for w in caught]
 
 
-# --------------------------------------------------------------------------- rpy2 route
-_CONVERTER = None
-
-
-def converter():
-    """The rpy2 ``Converter`` of dppca (built once).
-
-    ``default_converter + numpy2ri + pandas2ri`` (pandas DataFrames <-> R data.frames,
-    column names and index/row names kept) plus ``py2rpy`` rules turning every dppca
-    result into the R object of :func:`r_payload`. Use it locally::
-
-        with dppca.rbridge.converter().context():
-            robjects.globalenv["res"] = result
-
-    Raises
-    ------
-    ImportError
-        If rpy2 (extra ``[r]``) or R is missing.
-    """
-    global _CONVERTER
-    if _CONVERTER is None:
-        _CONVERTER = _build_converter()
-    return _CONVERTER
-
-
-def _build_converter():
-    from rpy2.robjects import default_converter, numpy2ri, pandas2ri
-    from rpy2.robjects.conversion import Converter
-
-    rules = Converter("dppca results")
-    for cls, _ in _payload_builders():
-        rules.py2rpy.register(cls, lambda obj: materialize(r_payload(obj)))
-    return default_converter + numpy2ri.converter + pandas2ri.converter + rules
-
-
-def to_r(obj):
-    """An R object (rpy2) for a dppca result, a pandas DataFrame/Series or a numpy array.
-
-    Results become the R package's structures (:func:`r_payload`); a DataFrame becomes a
-    data.frame with its column names and index as row names; a Series a named vector.
-    """
-    if isinstance(obj, pd.Series):
-        from rpy2.robjects import default_converter
-        from rpy2.robjects.conversion import localconverter
-
-        with localconverter(default_converter):
-            return materialize(r_vector(obj.to_numpy(dtype=float), names=obj.index))
-    conv = converter()
-    from rpy2.robjects.conversion import localconverter
-
-    with localconverter(conv):
-        return conv.py2rpy(obj)
-
-
-def materialize(node):
-    """Build the rpy2 object of an R node tree (see :func:`r_payload`)."""
-    from rpy2 import robjects as ro
-    from rpy2.robjects import default_converter
-    from rpy2.robjects.conversion import localconverter
-
-    with localconverter(default_converter):
-        return _materialize(node, ro)
-
-
-def _materialize(node, ro):
-    if node is None:
-        return ro.NULL
-    kind = node["r"]
-    if kind == "vector":
-        obj = _rpy2_vector(node, ro)
-    elif kind == "matrix":
-        values = node["values"]
-        obj = ro.r["matrix"](ro.FloatVector(values.ravel(order="F")), nrow=values.shape[0],
-                             ncol=values.shape[1])
-        obj.do_slot_assign("dimnames", ro.r["list"](_names(node["rownames"], ro),
-                                                    _names(node["colnames"], ro)))
-    elif kind == "data.frame":
-        obj = _rpy2_data_frame(node, ro)
-    else:
-        obj = ro.r["list"](*[_materialize(v, ro) for v in node["values"]])
-        obj.do_slot_assign("names", ro.StrVector(node["names"]))
-    for name, value in node.get("attributes", {}).items():
-        obj.do_slot_assign(name, _materialize(value, ro))
-    if "class" in node:  # through `class<-`, which also sets the object bit S3 dispatch needs
-        obj = ro.baseenv["class<-"](obj, ro.StrVector(node["class"]))
-    return obj
-
-
-def _rpy2_vector(node, ro):
-    make = {"double": ro.FloatVector, "integer": ro.IntVector, "character": ro.StrVector,
-            "logical": ro.BoolVector}[node["mode"]]
-    obj = make(list(node["values"]) if node["mode"] == "character" else node["values"].tolist())
-    if node["names"] is not None:
-        obj.do_slot_assign("names", ro.StrVector(node["names"]))
-    return obj
-
-
-def _rpy2_data_frame(node, ro):
-    columns = [_materialize(v, ro) for v in node["values"]]
-    obj = ro.r["list"](*columns)
-    obj.do_slot_assign("names", ro.StrVector(node["names"]))
-    n = len(node["values"][0]["values"]) if node["values"] else 0
-    rows = ro.IntVector([ro.NA_Integer, -n]) if node["row_names"] is None else ro.StrVector(node["row_names"])
-    obj = ro.baseenv["attr<-"](obj, "row.names", rows)
-    return ro.baseenv["class<-"](obj, ro.StrVector(["data.frame"]))
-
-
-def _names(names, ro):
-    return ro.NULL if names is None else ro.StrVector(names)
-
-
-def from_r(robj):
-    """A Python object for an R object (rpy2), names kept.
-
-    data.frame -> pandas DataFrame (row names as index); matrix -> DataFrame when it has
-    dimnames, else a 2-D array; named atomic vector -> pandas Series; unnamed vector ->
-    1-D numpy array (length-1 vectors -> the scalar); named list -> dict; unnamed list ->
-    list; NULL -> None. Attributes other than names/dim/dimnames/class are dropped.
-    """
-    from rpy2 import rinterface as ri
-    from rpy2.robjects import default_converter, pandas2ri
-    from rpy2.robjects.conversion import localconverter
-
-    if robj is None or isinstance(robj, ri.NULLType):
-        return None
-    classes = list(robj.rclass) if hasattr(robj, "rclass") else []
-    if "data.frame" in classes:
-        with localconverter(default_converter + pandas2ri.converter) as conv:
-            frame = conv.rpy2py(robj)
-        frame.index = [str(i) for i in frame.index]
-        return frame
-    if isinstance(robj, ri.ListSexpVector):
-        names = _r_names(robj)
-        items = [from_r(robj[i]) for i in range(len(robj))]
-        return dict(zip(names, items)) if names is not None else items
-    return _from_r_atomic(robj)
-
-
-def _r_names(robj):
-    names = robj.do_slot("names") if "names" in robj.list_attrs() else None
-    return None if names is None else [str(n) for n in names]
-
-
-def _from_r_atomic(robj):
-    from rpy2 import rinterface as ri
-
-    values = np.array(list(robj), dtype=object if isinstance(robj, ri.StrSexpVector) else None)
-    if "dim" in robj.list_attrs():
-        dim = [int(d) for d in robj.do_slot("dim")]
-        matrix = values.reshape(dim, order="F")
-        if "dimnames" in robj.list_attrs():
-            rows, cols = (None if isinstance(d, ri.NULLType) else [str(x) for x in d]
-                          for d in robj.do_slot("dimnames"))
-            return pd.DataFrame(matrix, index=rows, columns=cols)
-        return matrix
-    names = _r_names(robj)
-    if names is not None:
-        return pd.Series(values, index=names)
-    return values[0] if values.size == 1 else values
-
-
-__all__ = ["call_for_r", "converter", "directions_payload", "from_r", "ledger_payload", "materialize", "r_data_frame",
-           "r_list", "r_matrix", "r_payload", "r_vector", "samples_payload", "score_payload", "scree_payload", "to_r"]
+__all__ = ["LEDGER_COLUMNS", "MODES", "call_for_r", "directions_payload", "ledger_payload", "r_data_frame",
+           "r_list", "r_matrix", "r_payload", "r_vector", "samples_payload", "score_payload", "scree_payload"]

@@ -1,4 +1,4 @@
-"""dppca.rbridge: results as the R package's objects, through rpy2 (R in-process).
+"""dppca.interop: results as the R package's objects, through rpy2 (R in-process).
 
 The payload tests need no R. The rpy2 tests skip when rpy2 or R is missing; CI has both
 (the main venv installs the ``[r]`` extra and Debian's R).
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import dppca
-from dppca import rbridge
+from dppca import interop
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def r_eval(ro, code, **objects):
 
 # ----------------------------------------------------------------------------- payloads
 def test_directions_payload_is_the_r_matrix(private_directions):
-    node = rbridge.r_payload(private_directions)
+    node = interop.r_payload(private_directions)
     assert node["r"] == "matrix"
     assert node["class"] == ["dppca_directions", "matrix", "array"]
     np.testing.assert_array_equal(node["values"], private_directions.directions.to_numpy())
@@ -63,17 +63,17 @@ def test_directions_payload_is_the_r_matrix(private_directions):
     assert node["colnames"] == ["PC1", "PC2", "PC3"]
     ledger = node["attributes"]["ledger"]
     assert ledger["class"] == ["dppca_ledger", "data.frame"]
-    assert ledger["names"] == list(rbridge.LEDGER_COLUMNS)
+    assert ledger["names"] == list(interop.LEDGER_COLUMNS)
     assert "Differentially Private PC Directions" in node["attributes"]["summary"]["values"][0]
 
 
 def test_nonprivate_directions_have_no_ledger(gau):
-    node = rbridge.r_payload(dppca.dp_pc_dir(gau, k=2))
+    node = interop.r_payload(dppca.dp_pc_dir(gau, k=2))
     assert "ledger" not in node["attributes"]
 
 
 def test_score_payload_follows_r_order(grouped_score):
-    node = rbridge.r_payload(grouped_score)
+    node = interop.r_payload(grouped_score)
     assert node["names"] == ["score", "frame", "groups"]
     groups = node["values"][2]
     assert groups["names"] == [f"group{g}" for g in range(1, 6)]
@@ -84,7 +84,7 @@ def test_score_payload_follows_r_order(grouped_score):
 
 
 def test_scree_payload_follows_r_order(scree):
-    node = rbridge.r_payload(scree)
+    node = interop.r_payload(scree)
     assert node["names"] == ["nonprivate", "clipped", "huber"]
     assert node["class"] == ["dppca_scree"]
     clipped = node["values"][1]
@@ -98,14 +98,14 @@ def test_scree_payload_follows_r_order(scree):
 
 def test_payload_of_unknown_object_is_a_type_error():
     with pytest.raises(TypeError, match="no R form for dict"):
-        rbridge.r_payload({"a": 1})
+        interop.r_payload({"a": 1})
 
 
 def test_node_constructors_check_their_input():
     with pytest.raises(ValueError, match="mode"):
-        rbridge.r_vector([1], "complex")
+        interop.r_vector([1], "complex")
     with pytest.raises(ValueError, match="2-D"):
-        rbridge.r_matrix([1.0, 2.0])
+        interop.r_matrix([1.0, 2.0])
 
 
 def test_call_for_r_returns_warnings_as_messages():
@@ -115,12 +115,12 @@ def test_call_for_r_returns_warnings_as_messages():
         warnings.warn("careful", UserWarning)
         return x + 1
 
-    assert rbridge.call_for_r(noisy, 1) == (2, ["careful"])
+    assert interop.call_for_r(noisy, 1) == (2, ["careful"])
 
 
 # ----------------------------------------------------------------------------- rpy2 route
 def test_directions_become_the_r_packages_matrix(ro, private_directions):
-    V = rbridge.to_r(private_directions)
+    V = interop.to_r(private_directions)
     facts = r_eval(ro, """list(is.matrix(V), class(V), dim(V), rownames(V)[1:2], colnames(V),
                              inherits(V, "dppca_directions"), sum(attr(V, "ledger")$eps),
                              names(attributes(V)))""", V=V)
@@ -136,12 +136,12 @@ def test_directions_become_the_r_packages_matrix(ro, private_directions):
 
 
 def test_directions_round_trip(ro, private_directions):
-    back = rbridge.from_r(rbridge.to_r(private_directions))
+    back = interop.from_r(interop.to_r(private_directions))
     pd.testing.assert_frame_equal(back, private_directions.directions, check_names=False)
 
 
 def test_grouped_score_becomes_the_r_packages_list(ro, grouped_score):
-    G = rbridge.to_r(grouped_score)
+    G = interop.to_r(grouped_score)
     facts = r_eval(ro, """list(names(G), names(G$groups), names(G$groups$group1), class(G$groups$group1$n),
                              dim(G$score), names(G$groups$group3$add), nrow(G$groups$group3$add),
                              sum(G$groups$group2$nonprivate$prob), names(G$frame))""", G=G)
@@ -157,7 +157,7 @@ def test_grouped_score_becomes_the_r_packages_list(ro, grouped_score):
 
 
 def test_scree_becomes_the_r_packages_list(ro, scree):
-    S = rbridge.to_r(scree)
+    S = interop.to_r(scree)
     facts = r_eval(ro, """list(names(S), names(S$clipped), names(S$huber$scree),
                              sum(attr(S$clipped, "pve_among_k")), dim(attr(S$huber, "conf_int")),
                              sum(attr(S, "ledger")$eps), is.list(S))""", S=S)
@@ -168,25 +168,25 @@ def test_scree_becomes_the_r_packages_list(ro, scree):
     assert list(facts[4]) == [3, 2]
     assert facts[5][0] == pytest.approx(2.0)
     assert bool(facts[6][0])
-    back = rbridge.from_r(S)
+    back = interop.from_r(S)
     np.testing.assert_allclose(back["huber"]["pve"].to_numpy(), scree.pve["huber"].to_numpy())
 
 
 def test_score_matrix_has_no_row_names_as_in_r(grouped_score):
     """Issue 11.9: R's dp_score returns the score matrix without row names."""
-    node = rbridge.score_payload(grouped_score)
+    node = interop.score_payload(grouped_score)
     score = node["values"][list(node["names"]).index("score")]
     assert score["rownames"] is None and list(score["colnames"]) == ["PC1", "PC2"]
 
 
 def test_score_matrix_round_trip(ro, grouped_score):
-    back = rbridge.from_r(rbridge.to_r(grouped_score))
+    back = interop.from_r(interop.to_r(grouped_score))
     assert list(back["score"].columns) == ["PC1", "PC2"]
 
 
 def test_samples_become_named_data_frames(ro, grouped_score):
     grouped_score.draw_samples(dppca.sampling_control(("uniform", "center"), sample_size=30))
-    samples = rbridge.from_r(rbridge.materialize(rbridge.samples_payload(grouped_score)))
+    samples = interop.from_r(interop.materialize(interop.samples_payload(grouped_score)))
     assert list(samples) == ["nonprivate", "add"]
     assert list(samples["add"]) == ["uniform", "center"]
     assert list(samples["add"]["center"].columns) == ["pc_x", "pc_y", "group"]
@@ -196,20 +196,20 @@ def test_samples_become_named_data_frames(ro, grouped_score):
 def test_pandas_and_data_frames_keep_names(ro):
     frame = pd.DataFrame({"height": [1.5, 2.5, 3.0], "count": [1, 2, 3], "label": ["a", "b", "c"]},
                          index=["r1", "r2", "r3"])
-    robj = rbridge.to_r(frame)
+    robj = interop.to_r(frame)
     facts = r_eval(ro, "list(names(d), rownames(d), class(d$count), class(d$label))", d=robj)
     assert list(facts[0]) == ["height", "count", "label"]
     assert list(facts[1]) == ["r1", "r2", "r3"]
     assert list(facts[2]) == ["integer"]
     assert list(facts[3]) == ["character"]
-    back = rbridge.from_r(robj)
+    back = interop.from_r(robj)
     assert list(back.index) == ["r1", "r2", "r3"]
     np.testing.assert_array_equal(back["height"], frame["height"])
 
 
 def test_r_data_frame_to_pandas_and_into_dppca(ro):
     usarrests = ro.r("datasets::USArrests")
-    frame = rbridge.from_r(usarrests)
+    frame = interop.from_r(usarrests)
     assert list(frame.columns) == ["Murder", "Assault", "UrbanPop", "Rape"]
     assert frame.index[0] == "Alabama"
     result = dppca.dp_pc_dir(frame, k=2)
@@ -217,16 +217,16 @@ def test_r_data_frame_to_pandas_and_into_dppca(ro):
 
 
 def test_series_and_r_vectors(ro):
-    robj = rbridge.to_r(pd.Series([1.0, 2.0], index=["x", "y"]))
+    robj = interop.to_r(pd.Series([1.0, 2.0], index=["x", "y"]))
     assert list(ro.r["names"](robj)) == ["x", "y"]
-    back = rbridge.from_r(robj)
+    back = interop.from_r(robj)
     assert back.to_dict() == {"x": 1.0, "y": 2.0}
-    assert rbridge.from_r(ro.r("c(1.5, 2.5)")).tolist() == [1.5, 2.5]
-    assert rbridge.from_r(ro.r("list(a = 'z', b = NULL)")) == {"a": "z", "b": None}
+    assert interop.from_r(ro.r("c(1.5, 2.5)")).tolist() == [1.5, 2.5]
+    assert interop.from_r(ro.r("list(a = 'z', b = NULL)")) == {"a": "z", "b": None}
 
 
 def test_converter_context_assigns_results_as_r_objects(ro, private_directions):
-    with rbridge.converter().context():
+    with interop.converter().context():
         ro.globalenv["dppca_V"] = private_directions
     try:
         assert list(ro.r("class(dppca_V)")) == ["dppca_directions", "matrix", "array"]
@@ -235,8 +235,8 @@ def test_converter_context_assigns_results_as_r_objects(ro, private_directions):
 
 
 def test_ledger_converts_on_its_own(ro, private_directions):
-    ledger = rbridge.from_r(rbridge.to_r(private_directions.ledger))
-    assert list(ledger.columns) == list(rbridge.LEDGER_COLUMNS)
+    ledger = interop.from_r(interop.to_r(private_directions.ledger))
+    assert list(ledger.columns) == list(interop.LEDGER_COLUMNS)
     assert ledger["eps"].sum() == pytest.approx(1.0)
 
 
