@@ -9,10 +9,10 @@ from .datasets import load_adult, load_gau, load_gau_g
 from .directions import dp_pc_dir
 from .privacy import Ledger
 from .results import PCDirections, ScoreResult, ScreeResult
-from .score import (dp_score, dp_score_group, dp_score_plot, dp_score_plot_group, sampling_control,
-                    score_plot_control)
-from .scree import (clipped_control, dp_scree, dp_scree_plot, huber_control, pmwm_control,
-                    scree_plot_control)
+from .controls import (clipped_control, huber_control, pmwm_control, sampling_control,
+                       score_plot_control, scree_plot_control)
+from .score import dp_score, dp_score_group, dp_score_plot, dp_score_plot_group
+from .scree import dp_scree, dp_scree_plot
 
 __version__ = "0.1.0"
 

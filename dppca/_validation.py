@@ -6,8 +6,10 @@ the argument, the rule, and what was given.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
+import re
 
 import numpy as np
 
@@ -132,3 +134,49 @@ def seed_of(rng):
     if isinstance(rng, numbers.Integral):
         return int(rng)
     return "user Generator"
+
+
+def control_arg(value, kind, name: str):
+    """A control object of dataclass ``kind`` from None (its defaults), an instance or a dict.
+
+    The one validation path of every ``*_control`` argument (scree methods, plots, sampling).
+
+    Parameters
+    ----------
+    value : None, kind or dict
+        A dict gives settings by name (R's ``list(...)`` of a control).
+    kind : type
+        A frozen dataclass that validates its own fields.
+    name : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    kind
+
+    Raises
+    ------
+    DPPCATypeError
+        ``value`` is of another type, or the dict names settings ``kind`` does not have.
+    DPPCAValueError
+        A setting breaks its rule (raised by ``kind``).
+
+    Examples
+    --------
+    >>> from dppca.controls import ClippedControl
+    >>> control_arg({"C_clip": 2.0}, ClippedControl, "control").C_clip
+    2.0
+    """
+    if value is None:
+        return kind()
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, dict):
+        known = [f.name for f in dataclasses.fields(kind)]
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise DPPCATypeError(f"`{name}` has unknown settings {unknown}; known: {known}")
+        return kind(**value)
+    constructor = re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower()
+    raise DPPCATypeError(f"`{name}` must be None, a {constructor}() or a dict of its settings; "
+                         f"got {type(value).__name__}")

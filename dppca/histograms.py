@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg, options_arg
+from ._validation import float_arg
 from .privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
 from .pair_statistics import clean_scores
 from .privacy.smooth import smooth_sensitivity_quantile
@@ -40,8 +40,6 @@ MIN_RELATIVE_HALF_WIDTH = 1e-9
 #: Default bins per axis: round(sqrt(n / (BINS_NOISE_RATIO * noise sd))), within BINS_RANGE.
 BINS_NOISE_RATIO, BINS_RANGE = 2.5, (4, 64)
 #: Synthetic sampling: base points and the default jitter (in bin widths) of each.
-SAMPLING_METHODS = ("uniform", "center")
-DEFAULT_BANDWIDTH = {"uniform": 0.25, "center": 0.5}
 
 
 @dataclass(frozen=True)
@@ -358,63 +356,6 @@ def histogram_frame(grid: Grid, prob, group_names=None) -> pd.DataFrame:
     out = pd.concat(frames, ignore_index=True)
     out["group"] = pd.Categorical(out["group"], categories=list(group_names))
     return out
-
-
-@dataclass(frozen=True)
-class SamplingControl:
-    """How synthetic points are drawn from a private histogram (R ``sampling_control``).
-
-    Parameters
-    ----------
-    method : str or sequence of {"uniform", "center"}
-        Base point of each synthetic observation: uniform inside the drawn bin, or its centre.
-        Several give one sample each. Unknown names are errors (R drops them silently, and
-        gives "center" for NULL; here None means the default "uniform").
-    sample_size : int, optional
-        Points per sample, >= 1; None means n (public).
-    bandwidth_scale : float or dict of str to float, optional
-        Standard deviation of the Gaussian jitter in units of the median bin width, >= 0.
-        One number applies to every method; a dict needs every requested method. Default
-        {"uniform": 0.25, "center": 0.5}.
-
-    Raises
-    ------
-    DPPCAValueError, DPPCATypeError
-        Unknown or repeated methods, a sample size that is not a positive integer, a
-        negative or non-finite bandwidth, a dict missing a method or naming an unknown one.
-
-    Notes
-    -----
-    Sampling is post-processing of a released histogram: it costs no budget as long as
-    these settings do not depend on the data.
-    """
-
-    method: tuple = ("uniform",)
-    sample_size: int | None = None
-    bandwidth_scale: dict | float | None = None
-
-    def __post_init__(self):
-        methods = options_arg("uniform" if self.method is None else self.method, "method",
-                              SAMPLING_METHODS)
-        size = None if self.sample_size is None else int_arg(self.sample_size, "sample_size", lower=1)
-        object.__setattr__(self, "method", methods)
-        object.__setattr__(self, "sample_size", size)
-        object.__setattr__(self, "bandwidth_scale", _bandwidths(self.bandwidth_scale, methods))
-
-
-def _bandwidths(value, methods) -> dict:
-    if value is None:
-        return {m: DEFAULT_BANDWIDTH[m] for m in methods}
-    if isinstance(value, dict):
-        unknown = sorted(set(value) - set(SAMPLING_METHODS))
-        missing = [m for m in methods if m not in value]
-        if unknown or missing:
-            raise DPPCAValueError(f"`bandwidth_scale` must give a value for each method {methods} "
-                                  f"and no others; unknown {unknown}, missing {missing}")
-        return {m: float_arg(value[m], f"bandwidth_scale[{m!r}]", nonnegative=True) for m in methods}
-    if isinstance(value, (str, bytes)) or not np.isscalar(value):
-        raise DPPCATypeError(f"`bandwidth_scale` must be a number or a dict method -> number; got {value!r}")
-    return {m: float_arg(value, "bandwidth_scale", nonnegative=True) for m in methods}
 
 
 def sample_histogram(hist: pd.DataFrame, size: int, method: str, bandwidth: float, rng) -> pd.DataFrame:

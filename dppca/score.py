@@ -21,14 +21,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
+from ._validation import (control_arg, DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
 from .groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
-from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
+from .controls import SamplingControl, ScorePlotControl
+from .histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins,
                          private_frame, private_histograms)
-from .plotting.score import ScorePlotControl
 from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results.score import ScoreResult
@@ -41,10 +41,6 @@ PRIVATE_PLOTS = ("histogram", "sample")
 #: Share of a grouped call's budget (eps and delta) spent on private partition selection when
 #: no domain of labels is declared; the rest is split as in ``BUDGET_SHARES``.
 PARTITION_SHARE = 0.1
-
-#: R-style names of the control constructors (frozen dataclasses validated at construction).
-sampling_control = SamplingControl
-score_plot_control = ScorePlotControl
 
 
 @states_gdppca_sensitivity
@@ -323,23 +319,10 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
 
 def _plot_arguments(private_plot, sampling, appearance):
     return (options_arg(private_plot, "private_plot", PRIVATE_PLOTS),
-            _control(sampling, SamplingControl, "sampling_control"),
-            _control(appearance, ScorePlotControl, "plot_control"))
+            control_arg(sampling, SamplingControl, "sampling_control"),
+            control_arg(appearance, ScorePlotControl, "plot_control"))
 
 
-def _control(value, kind, name):
-    if value is None:
-        return kind()
-    if isinstance(value, kind):
-        return value
-    if isinstance(value, dict):
-        unknown = sorted(set(value) - set(kind.__dataclass_fields__))
-        if unknown:
-            raise DPPCAValueError(f"`{name}` has unknown settings {unknown}; known: "
-                                  f"{list(kind.__dataclass_fields__)}")
-        return kind(**value)
-    raise DPPCATypeError(f"`{name}` must be a {kind.__name__}, a dict of its settings or None; "
-                         f"got {type(value).__name__}")
 
 
 def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:

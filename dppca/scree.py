@@ -24,12 +24,12 @@ split the rest of the budget evenly, so the whole result is (eps, delta)-DP.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
 
 import numpy as np
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
-                          int_arg, option_arg, options_arg, rng_arg, seed_of)
+                          int_arg, option_arg, options_arg, rng_arg, seed_of, control_arg)
+from .controls import SCREE_METHODS, ScreePlotControl, resolve_controls
 from .directions import SCALE_SHARE, dp_pc_dir
 from .methods.gdppca import states_gdppca_sensitivity
 from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
@@ -41,7 +41,6 @@ from .robust_mean import (GaussianGroup, dp_clipped_mean, dp_clipped_paired_mean
                           dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram,
                           dp_winsorized_mean, paired_squares, tau_from_m2)
 
-SCREE_METHODS = ("clipped", "pmwm", "huber")
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.robust_mean.GaussianGroup`) for
 #: the private directions when g_dppca=True (R gives them half of eps and of delta).
 DIRECTION_SHARE = 0.5
@@ -78,197 +77,6 @@ _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 
 
 # ----------------------------------------------------------------------------- controls
-
-@dataclass(frozen=True)
-class ClippedControl:
-    """Tuning of the "clipped" method; build it with :func:`clipped_control`."""
-
-    C_clip: float | None = None
-    tuning_share: float = 0.25
-    method = "clipped"
-
-    def __post_init__(self):
-        if self.C_clip is not None:
-            float_arg(self.C_clip, "C_clip", positive=True)
-        float_arg(self.tuning_share, "tuning_share", open_unit=True)
-
-
-@dataclass(frozen=True)
-class PmwmControl:
-    """Tuning of the "pmwm" method; build it with :func:`pmwm_control`."""
-
-    a: float | None = None
-    b: float | None = None
-    trim_const: float = 10.0
-    eta: float | None = None
-    beta: float = 1.001
-    split_mode: bool = False
-    widen: float | None = None
-    tuning_share: float = 0.25
-    method = "pmwm"
-
-    def __post_init__(self):
-        _bounds_pair(self.a, self.b, "a", "b", integer=False)
-        float_arg(self.trim_const, "trim_const", positive=True)
-        if self.eta is not None and not 0 < float_arg(self.eta, "eta") < 0.5:
-            raise DPPCAValueError(f"`eta` must be a number in the open interval (0, 0.5); got {self.eta}")
-        if not float_arg(self.beta, "beta") > 1:
-            raise DPPCAValueError(f"`beta` must be a finite number > 1; got {self.beta}")
-        bool_arg(self.split_mode, "split_mode")
-        if self.widen is not None:
-            float_arg(self.widen, "widen", nonnegative=True)
-        float_arg(self.tuning_share, "tuning_share", open_unit=True)
-
-
-@dataclass(frozen=True)
-class HuberControl:
-    """Tuning of the "huber" method; build it with :func:`huber_control`."""
-
-    k_min_m2: int | None = None
-    k_max_m2: int | None = None
-    m2_frac: float = 0.25
-    mu0: float | None = None
-    eta0: float = 1.0
-    T: int | None = None
-    M: int | None = None
-    method = "huber"
-
-    def __post_init__(self):
-        _bounds_pair(self.k_min_m2, self.k_max_m2, "k_min_m2", "k_max_m2", integer=True)
-        float_arg(self.m2_frac, "m2_frac", open_unit=True)
-        if self.mu0 is not None:
-            float_arg(self.mu0, "mu0")
-        float_arg(self.eta0, "eta0", positive=True)
-        for name in ("T", "M"):
-            if getattr(self, name) is not None:
-                int_arg(getattr(self, name), name, lower=1)
-
-
-CONTROLS = {"clipped": ClippedControl, "pmwm": PmwmControl, "huber": HuberControl}
-
-
-def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
-    """Control of the "clipped" scree method (R: ``clipped_control``).
-
-    Parameters
-    ----------
-    C_clip : float > 0, optional
-        Public threshold C for the pair values u_ij = (y_i - y_j)^2 / 2 (units of the scores
-        squared), used for every component. Default None: self-tuned, C_l = 2.4 x a private
-        90% quantile of the pair values of component l (``CLIP_LEVEL``, ``CLIP_MULTIPLIER``).
-    tuning_share : float in (0, 1)
-        Share of the method's Gaussian-DP budget spent on self-tuning (ignored with C_clip).
-
-    Returns
-    -------
-    ClippedControl
-        Frozen and validated.
-
-    Raises
-    ------
-    DPPCAValueError, DPPCATypeError
-        C_clip not a finite number > 0, tuning_share outside (0, 1).
-    """
-    return ClippedControl(C_clip, tuning_share)
-
-
-def pmwm_control(a=None, b=None, trim_const=10.0, eta=None, beta=1.001, split_mode=False,
-                 widen=None, tuning_share=0.25) -> PmwmControl:
-    """Control of the "pmwm" (private modified winsorized mean) scree method (R: ``pmwm_control``).
-
-    The pair values of each component are winsorized to [L - w (U - L), U + w (U - L)]
-    (clamped at 0), L and U private quantiles at levels p and 1 - p,
-    p = min(max(trim_const / n_q, eta), 0.49), n_q the number of pair values used, w = ``widen``.
-
-    Parameters
-    ----------
-    a, b : float, optional
-        Public search range for the quantiles (a < b). Given: R's unbounded AboveThreshold
-        quantile scans from a (upper quantile) and from b (lower quantile), one pair of scans
-        per component, pure DP. Default None: self-tuned quantiles from one joint noisy
-        histogram of all components (``TUNING_LOG2_BINS`` around the private trace).
-    trim_const : float > 0
-        R's trim constant (default 10).
-    eta : float in (0, 0.5), optional
-        Minimum trim proportion. Default None: self-tuned, the smallest level the private
-        quantiles can locate, ``PMWM_RANK_SAFETY`` noise sd of the histogram counts over n_q,
-        kept in [0.01, 0.25] (with a and b: 0.01, R's examples).
-    beta : float > 1
-        Grid ratio of the AboveThreshold scans (used only with a and b).
-    split_mode : bool
-        True: quantiles from the rows of one random half, the winsorized mean from the other
-        half (R's default; the budget is still composed sequentially, so this only loses data).
-        Default False: both from all rows.
-    widen : float >= 0, optional
-        Widening of the interval, in units of U - L (a Tukey-fence-like "modification": it lets
-        moderate, privately well-located quantiles cover the tail). Default None: the widening
-        that puts U + widen (U - L) at the clipped method's 6.5 lambda for Gaussian scores
-        (chi2_1 pair values): 4.2 at p = 0.25, 0 at p = 0.01 (R's behaviour).
-    tuning_share : float in (0, 1)
-        Share of the method's budget spent on the quantiles (R spends half).
-
-    Returns
-    -------
-    PmwmControl
-        Frozen and validated.
-
-    Raises
-    ------
-    DPPCAValueError, DPPCATypeError
-        Only one of a, b given, a >= b, trim_const <= 0, eta outside (0, 0.5), beta <= 1,
-        split_mode not a bool, widen < 0, tuning_share outside (0, 1).
-    """
-    return PmwmControl(a, b, trim_const, eta, beta, split_mode, widen, tuning_share)
-
-
-def huber_control(k_min_m2=None, k_max_m2=None, m2_frac=0.25, mu0=None, eta0=1.0, T=None,
-                  M=None) -> HuberControl:
-    """Control of the "huber" scree method (R: ``huber_control``).
-
-    Noisy gradient descent on the Huber loss of the pair values (Yu, Ren and Zhou 2024).
-
-    Parameters
-    ----------
-    k_min_m2, k_max_m2 : int, optional
-        Public log2 bin range of R's private scale proxy m2 (k_min_m2 < k_max_m2). Given:
-        m2 from R's Laplace histogram of block medians, tau from R's ``tau_from_m2``. Default
-        None: self-tuned, tau = 2 x a private 90% quantile of the pair values.
-    m2_frac : float in (0, 1)
-        Share of the method's budget spent on tuning (m2 or the quantiles).
-    mu0 : float, optional
-        Starting value (units of the scores squared). Default None: the private median of
-        the pair values when self-tuned, 0 (R's default) with k_min_m2/k_max_m2.
-    eta0 : float > 0
-        Step size (1: each step is a winsorized-mean update).
-    T : int >= 1, optional
-        Number of steps. Default None: ``HUBER_STEPS`` (1, a one-step M-estimator; R uses
-        ceiling(ln n), and every step costs noise).
-    M : int >= 1, optional
-        Number of blocks of R's m2 histogram. Default None: floor(sqrt(n) / 2) (R).
-
-    Returns
-    -------
-    HuberControl
-        Frozen and validated.
-
-    Raises
-    ------
-    DPPCAValueError, DPPCATypeError
-        Only one of k_min_m2, k_max_m2 given, or not integers with k_min_m2 < k_max_m2,
-        m2_frac outside (0, 1), mu0 not finite, eta0 <= 0, T or M not positive integers.
-    """
-    return HuberControl(k_min_m2, k_max_m2, m2_frac, mu0, eta0, T, M)
-
-
-def _bounds_pair(low, high, low_name, high_name, integer):
-    if (low is None) != (high is None):
-        raise DPPCAValueError(f"give both `{low_name}` and `{high_name}` (a public range) or "
-                              f"neither (self-tuned); got {low_name}={low!r}, {high_name}={high!r}")
-    if low is None:
-        return
-    check = (lambda v, n: int_arg(v, n)) if integer else (lambda v, n: float_arg(v, n))
-    if not check(low, low_name) < check(high, high_name):
-        raise DPPCAValueError(f"`{low_name}` must be smaller than `{high_name}`; got {low} and {high}")
 
 
 # ----------------------------------------------------------------------------- dp_scree
@@ -386,7 +194,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
              dict(center=center, standardize=standardize, g_dppca=g_dppca, mono=mono,
                   nonprivate=nonprivate).items()}
     option_arg(calibration, "calibration", CALIBRATIONS)
-    controls = _resolve_controls(control, methods)
+    controls = resolve_controls(control, methods)
     generator = rng_arg(rng)
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
@@ -448,7 +256,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         As :func:`dp_scree`, plus an unknown ``type`` or a bad ``plot_control``.
     """
     option_arg(type, "type", ("pve", "scree"))
-    plot_control = _resolve_plot_control(plot_control)
+    plot_control = control_arg(plot_control, ScreePlotControl, "plot_control")
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
                       scale_share=scale_share, noise=noise)
@@ -457,99 +265,6 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
 
 
 # ----------------------------------------------------------------------------- plot control
-
-SERIES = ("nonprivate",) + SCREE_METHODS
-
-
-@dataclass(frozen=True)
-class ScreePlotControl:
-    """Appearance of :func:`dp_scree_plot`; build it with :func:`scree_plot_control`."""
-
-    title: str | None = None
-    xlab: str | None = None
-    ylab: str | None = None
-    legend_position: str = "topright"
-    legend_labels: dict | None = None
-    col: dict | None = None
-    lty: dict | None = None
-    pch: dict | None = None
-    lwd: float = 1.0
-    point_cex: float = 1.0
-    cex_main: float = 1.5
-    cex_lab: float = 1.2
-    cex_axis: float = 1.1
-    cex_legend: float = 1.1
-    legend_bty: str = "n"
-
-    def __post_init__(self):
-        for name in ("title", "xlab", "ylab"):
-            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
-                raise DPPCATypeError(f"`{name}` must be None or a string; got {getattr(self, name)!r}")
-        for name in ("legend_position", "legend_bty"):
-            if not isinstance(getattr(self, name), str):
-                raise DPPCATypeError(f"`{name}` must be a string; got {getattr(self, name)!r}")
-        for name in ("lwd", "point_cex", "cex_main", "cex_lab", "cex_axis", "cex_legend"):
-            float_arg(getattr(self, name), name, positive=True)
-        for name in ("legend_labels", "col", "lty", "pch"):
-            _series_dict(getattr(self, name), name, strings=name in ("legend_labels", "col"))
-
-
-def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="topright",
-                       legend_labels=None, col=None, lty=None, pch=None, lwd=1.0, point_cex=1.0,
-                       cex_main=1.5, cex_lab=1.2, cex_axis=1.1, cex_legend=1.1,
-                       legend_bty="n") -> ScreePlotControl:
-    """Appearance of :func:`dp_scree_plot` (R: ``scree_plot_control``).
-
-    Parameters
-    ----------
-    title, xlab, ylab : str, optional
-        Defaults depend on ``type`` (and say whether the figure is private).
-    legend_position : str
-        R keyword ("topright", "bottomleft", "top", ...) or a matplotlib ``loc`` string.
-    legend_labels, col, lty, pch : dict, optional
-        Per series, keys among "nonprivate", "clipped", "pmwm", "huber"; only the named
-        series change. ``col`` and labels are strings; ``lty`` an R number (1-6) or a matplotlib
-        line style; ``pch`` an R number (15-18, ...) or a matplotlib marker.
-    lwd, point_cex, cex_main, cex_lab, cex_axis, cex_legend : float > 0
-        Line width and size multipliers, as in R.
-    legend_bty : str
-        "n": no legend box (R's default), "o": boxed.
-
-    Returns
-    -------
-    ScreePlotControl
-
-    Raises
-    ------
-    DPPCAValueError, DPPCATypeError
-        Non-string titles, non-positive sizes, dict keys outside the series names, non-string
-        colours or labels.
-    """
-    return ScreePlotControl(title, xlab, ylab, legend_position, legend_labels, col, lty, pch, lwd,
-                            point_cex, cex_main, cex_lab, cex_axis, cex_legend, legend_bty)
-
-
-def _series_dict(value, name, strings):
-    if value is None:
-        return
-    if not isinstance(value, dict):
-        raise DPPCATypeError(f"`{name}` must be None or a dict keyed by series {SERIES}; got {value!r}")
-    unknown = [key for key in value if key not in SERIES]
-    if unknown:
-        raise DPPCAValueError(f"`{name}` keys must be among {SERIES}; got {unknown}")
-    if strings and not all(isinstance(v, str) for v in value.values()):
-        raise DPPCATypeError(f"`{name}` values must be strings; got {value!r}")
-
-
-def _resolve_plot_control(plot_control) -> ScreePlotControl:
-    if plot_control is None:
-        return ScreePlotControl()
-    if isinstance(plot_control, ScreePlotControl):
-        return plot_control
-    if isinstance(plot_control, dict):
-        return _control_from_dict(ScreePlotControl, plot_control, "plot_control")
-    raise DPPCATypeError(f"`plot_control` must be None, a scree_plot_control() or a dict; got "
-                         f"{plot_control!r}")
 
 
 # ----------------------------------------------------------------------------- resolution
@@ -560,47 +275,6 @@ def _resolve_methods(method) -> tuple:
     return options_arg(method, "method", SCREE_METHODS)
 
 
-def _resolve_controls(control, methods) -> dict:
-    """{method: control}; unknown methods, foreign types and misplaced dicts are errors."""
-    given = {}
-    if control is None:
-        pass
-    elif isinstance(control, tuple(CONTROLS.values())):
-        given[control.method] = control
-    elif isinstance(control, dict) and control and set(control) <= set(SCREE_METHODS):
-        given = dict(control)
-    elif isinstance(control, dict) and len(methods) == 1:
-        given[methods[0]] = control
-    elif isinstance(control, dict):
-        raise DPPCAValueError(f"with several methods, `control` must be keyed by method names "
-                              f"{SCREE_METHODS}; got keys {list(control)}")
-    else:
-        raise DPPCATypeError(f"`control` must be None, a *_control() object or a dict; got {control!r}")
-    extra = [name for name in given if name not in methods]
-    if extra:
-        raise DPPCAValueError(f"`control` given for {extra}, which are not among the requested "
-                              f"methods {methods}")
-    return {name: _as_control(name, given.get(name)) for name in methods}
-
-
-def _as_control(name, control):
-    kind = CONTROLS[name]
-    if control is None:
-        return kind()
-    if isinstance(control, kind):
-        return control
-    if isinstance(control, dict):
-        return _control_from_dict(kind, control, f"control for {name!r}")
-    raise DPPCATypeError(f"the control for {name!r} must be a {name}_control() or a dict; got "
-                         f"{type(control).__name__}")
-
-
-def _control_from_dict(kind, values, what):
-    names = {f.name for f in fields(kind)}
-    unknown = [key for key in values if key not in names]
-    if unknown:
-        raise DPPCATypeError(f"{what}: unknown arguments {unknown}; allowed: {sorted(names)}")
-    return kind(**values)
 
 
 # ----------------------------------------------------------------------------- pipeline

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from dppca import DPPCATypeError, DPPCAValueError, Ledger
-from dppca.histograms import (Grid, SamplingControl, additive_histogram, allocate_sample_sizes,
+from dppca.controls import SamplingControl
+from dppca.histograms import (Grid, additive_histogram, allocate_sample_sizes,
                               bin_counts, default_bins, histogram_frame, private_frame,
                               private_histograms, sample_histogram, sparse_histogram)
 from dppca.privacy import gaussian_sigma

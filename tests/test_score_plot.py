@@ -140,8 +140,8 @@ def test_plot_control_is_validated_at_construction(kwargs, error, message):
 
 @pytest.mark.parametrize("kwargs,error,message", [
     (dict(private_plot="hist"), DPPCAValueError, "`private_plot` must be one of"),
-    (dict(plot_control={"colour": "red"}), DPPCAValueError, "unknown settings \\['colour'\\]"),
-    (dict(plot_control="red"), DPPCATypeError, "`plot_control` must be a ScorePlotControl"),
+    (dict(plot_control={"colour": "red"}), DPPCATypeError, "unknown settings \\['colour'\\]"),
+    (dict(plot_control="red"), DPPCATypeError, "`plot_control` must be None, a score_plot_control\\(\\)"),
     (dict(sampling_control={"method": "both"}), DPPCAValueError, "`method` must be one of"),
 ])
 def test_plot_arguments_are_checked_before_any_release(grouped, kwargs, error, message):

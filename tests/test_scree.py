@@ -328,7 +328,7 @@ def test_control_resolution(wide):
     (dict(control=clipped_control(3), method="pmwm"), DPPCAValueError, "not among the requested"),
     (dict(control={"pmwm": clipped_control(3)}, method=ALL), DPPCATypeError, "pmwm_control"),
     (dict(control={"C_clip": 3}, method=ALL), DPPCAValueError, "keyed by method names"),
-    (dict(control={"Cclip": 3}), DPPCATypeError, "unknown arguments \\['Cclip'\\]"),
+    (dict(control={"Cclip": 3}), DPPCATypeError, "unknown settings \\['Cclip'\\]"),
     (dict(control={"clipped": {"C_clip": -1}}), DPPCAValueError, "`C_clip`"),
     (dict(control=[3]), DPPCATypeError, "`control` must be"),
     (dict(eps=None), DPPCAValueError, "`eps` is required"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shiny import ui
 
-from ..scree import SCREE_METHODS
+from ..controls import SCREE_METHODS
 from .data import EXAMPLES, MAX_UPLOAD_BYTES
 from .runs import SCORE_METHODS, SCREE_TYPES
 

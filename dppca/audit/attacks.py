@@ -40,7 +40,7 @@ def offset_attack(runs: int = 2000, seed: int = 0) -> DistinguishingResult:
     True
     """
     from .. import dp_pc_dir, dp_scree
-    from ..scree import clipped_control
+    from ..controls import clipped_control
 
     control = clipped_control(C_clip=C_CLIP)
     outputs = []

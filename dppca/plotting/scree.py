@@ -42,12 +42,12 @@ def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
     """
     import matplotlib.pyplot as plt
 
-    from .._validation import float_arg, option_arg
-    from ..scree import _resolve_plot_control
+    from .._validation import control_arg, float_arg, option_arg
+    from ..controls import ScreePlotControl
 
     option_arg(type, "type", ("pve", "scree"))
     alpha = float_arg(alpha, "alpha", open_unit=True)
-    control = _resolve_plot_control(plot_control)
+    control = control_arg(plot_control, ScreePlotControl, "plot_control")
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
     else:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..histograms import (SamplingControl, allocate_sample_sizes, histogram_frame,
+from ..controls import SamplingControl
+from ..histograms import (allocate_sample_sizes, histogram_frame,
                           sample_histogram)
 from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
