@@ -34,7 +34,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dppca import (DPPCAValueError, clipped_control, dp_pc_dir, dp_scree, huber_control,  # noqa: E402
                    load_adult, load_gau, pmwm_control)
-from dppca.robust_mean import GaussianGroup  # noqa: E402
+from dppca.privacy.composition import GaussianGroup  # noqa: E402
 from dppca.scree import DIRECTION_SHARE  # noqa: E402
 
 METHODS = ("clipped", "pmwm", "huber")

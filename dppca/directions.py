@@ -251,7 +251,7 @@ def _reference_directions(mat, k, standardize, scale):
 def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rng, calibration,
                  ledger, options):
     """Scales (one release, or none) and the method's fit, within the call's (eps, delta)."""
-    from .robust_mean import GaussianGroup
+    from .privacy.composition import GaussianGroup
 
     if not standardize or scale is not None:
         scales = column_scales(mat, standardize, scale)

@@ -24,7 +24,7 @@ from ._validation import float_arg
 from .privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
 from .pair_statistics import clean_scores
 from .privacy.smooth import smooth_sensitivity_quantile
-from .quantiles import unbounded_quantile
+from .privacy.quantiles import unbounded_quantile
 from .privacy.samplers import add_gaussian_noise, add_laplace_noise
 
 #: Histogram mechanisms, in the order results list them.
@@ -105,7 +105,7 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     -----
     Sensitivities (replace-one, n public): steps 1 and 4 release counts #{v_i <= t} of one
     value per row, which change by at most 1 and monotonically (proof in
-    :func:`dppca.quantiles.unbounded_quantile`); step 4's distances use the released centre,
+    :func:`dppca.privacy.quantiles.unbounded_quantile`); step 4's distances use the released centre,
     so it is adaptive composition. Steps 2-3: smooth sensitivity on a domain fixed by step 1.
     The R package uses the Euclidean radius; the Chebyshev distance is the radius of a square,
     so 99% of the points (up to the noise) lie inside the frame before inflation.

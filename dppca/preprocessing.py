@@ -195,7 +195,7 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
         ``ColumnScales``, reused as they are: nothing is spent again).
     private : bool
         False (non-private calls): the sample SD, NON-PRIVATE.
-    noise : dppca.robust_mean.GaussianShare
+    noise : dppca.privacy.composition.GaussianShare
         The scale budget (a share of the call's Gaussian-DP group), for private scales.
     share : float
         The share of the call's budget that ``noise`` stands for (shown in summaries).

@@ -162,7 +162,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     calibration : {"analytic", "classic"}
     ledger : Ledger, optional
         Receives three releases (shares of the budget in Gaussian-DP terms).
-    noise : dppca.robust_mean.GaussianShare, optional
+    noise : dppca.privacy.composition.GaussianShare, optional
         A share of a call-wide Gaussian-DP group (then eps and delta are ignored).
 
     Returns
@@ -243,7 +243,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
 def _scale_noise(noise, eps, delta, calibration):
     from ._validation import DPPCAValueError
-    from .robust_mean import GaussianGroup
+    from .privacy.composition import GaussianGroup
 
     if noise is not None:
         return noise

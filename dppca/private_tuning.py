@@ -8,15 +8,13 @@ the clamped log-mean carries the rounding slack of :func:`dppca.pair_statistics.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .pair_statistics import as_columns as _as_columns, mean_inflation
 from .privacy import Ledger, laplace_mechanism
 
-if TYPE_CHECKING:  # robust_mean imports this module
-    from .robust_mean import GaussianShare
+from .privacy.composition import GaussianShare
 
 
 def dp_log2_centre(values, noise: GaussianShare, rng, *, ledger: Ledger | None = None,

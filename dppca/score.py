@@ -398,7 +398,7 @@ def _private_scales(mat, private, share, eps, delta, calibration, rng, ledger):
     composition with the frame and histograms), and the share of the budget left."""
     if not private:
         return None, 1.0
-    from .robust_mean import GaussianGroup
+    from .privacy.composition import GaussianGroup
 
     share = float_arg(share, "scale_share", open_unit=True)
     noise = GaussianGroup(share * eps, share * delta, calibration).share(1.0)

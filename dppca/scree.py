@@ -17,7 +17,7 @@ variance of the projected scores privately). The pipeline of one call:
 
 Statistics are translation invariant (pair differences), so ``center`` changes nothing and no
 private mean is spent. All Gaussian releases of a call, directions included, form one Gaussian-DP
-group (:class:`dppca.robust_mean.GaussianGroup`): each gets a share of mu^2, which is about
+group (:class:`dppca.privacy.composition.GaussianGroup`): each gets a share of mu^2, which is about
 twice as efficient as splitting eps and delta. Several methods in one call share steps 1-2 and
 split the rest of the budget evenly, so the whole result is (eps, delta)-DP.
 """
@@ -34,14 +34,14 @@ from .directions import SCALE_SHARE, dp_pc_dir
 from .methods.gdppca import states_gdppca_sensitivity
 from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
-from .quantiles import unbounded_quantile_between
+from .privacy.quantiles import unbounded_quantile_between
 from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
-from .robust_mean import (GaussianGroup, dp_clipped_mean, dp_clipped_paired_mean,
-                          dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram,
-                          dp_winsorized_mean, paired_squares, tau_from_m2)
+from .robust_mean import (dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean, dp_log2_centre,
+                          dp_m2_histogram, dp_winsorized_mean, paired_squares, tau_from_m2)
+from .privacy.composition import GaussianGroup
 
-#: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.robust_mean.GaussianGroup`) for
+#: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for
 #: the private directions when g_dppca=True (R gives them half of eps and of delta).
 DIRECTION_SHARE = 0.5
 #: Share of the remaining mu^2 for the private total variance (trace).

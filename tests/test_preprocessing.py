@@ -8,7 +8,7 @@ import pytest
 from dppca import Ledger
 from dppca.preprocessing import as_matrix, public_scale, sample_scale
 from dppca.private_scales import _abs_differences, private_column_scales
-from dppca.robust_mean import GaussianGroup
+from dppca.privacy.composition import GaussianGroup
 
 
 def test_as_matrix_keeps_names_and_casts_integers():

@@ -8,7 +8,7 @@ from scipy import stats
 from dppca import DPPCAValueError, Ledger
 from dppca.privacy import (gaussian_mechanism, gaussian_sigma, laplace_scale, split_budget,
                            symmetric_gaussian_noise)
-from dppca.quantiles import private_quantile, private_quantile_grid
+from dppca.privacy.quantiles import private_quantile, private_quantile_grid
 
 
 def _analytic_delta(sigma, eps, sensitivity=1.0):

@@ -10,7 +10,7 @@ from dppca import DPPCAValueError, Ledger
 from dppca.histograms import Grid, bin_counts
 from dppca.privacy import smooth_sensitivity_quantile
 from dppca.privacy.smooth import quantile_smooth_sensitivity
-from dppca.quantiles import UNBOUNDED_GRID, unbounded_quantile
+from dppca.privacy.quantiles import UNBOUNDED_GRID, unbounded_quantile
 
 
 def _neighbours(data, rng, extra_rows):

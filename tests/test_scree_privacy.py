@@ -12,10 +12,10 @@ import pytest
 
 from dppca import DPPCAValueError
 from dppca.privacy import Ledger, gaussian_sigma
-from dppca.quantiles import unbounded_quantile_between
+from dppca.privacy.quantiles import unbounded_quantile_between
 from dppca.results.scree import antitonic, monotone_scree, share_of_sum
-from dppca.robust_mean import (GaussianGroup, dp_clipped_mean, dp_huber_mean, dp_log2_centre,
-                               m2_counts, pair_clamped_means, paired_squares)
+from dppca.robust_mean import (dp_clipped_mean, dp_huber_mean, dp_log2_centre, m2_counts, pair_clamped_means, paired_squares)
+from dppca.privacy.composition import GaussianGroup
 from dppca.preprocessing import random_pairs
 
 
@@ -216,7 +216,7 @@ def test_unbounded_quantile_on_the_r_grid_matches_r_reference_values():
     rng = np.random.default_rng(0)
     assert unbounded_quantile_between(data, 0.5, 1e12, rng, 0, beta=2) == 63
     assert unbounded_quantile_between(data, 0.5, 1e12, rng, 10, beta=2) == 73
-    # R counts x < t, dppca.quantiles.unbounded_quantile x <= t: at q m = 90 exactly the count
+    # R counts x < t, dppca.privacy.quantiles.unbounded_quantile x <= t: at q m = 90 exactly the count
     # ties with the target at t = 89.69, so either neighbouring grid point is the R answer.
     upper = unbounded_quantile_between(data, 0.9, 1e12, rng, 0, 1000, 1.01)
     assert upper == pytest.approx(90.60173452) or upper == pytest.approx(1.01 ** 453 - 1)

@@ -95,7 +95,7 @@ def scree_is_gaussian(settings: dict) -> bool:
 
     True unless R's own pure-DP tuning is asked for (pmwm with a, b; huber with k_min_m2,
     k_max_m2): every other release of :func:`dppca.dp_scree` is a share of one
-    :class:`dppca.robust_mean.GaussianGroup` of the run's (eps, delta).
+    :class:`dppca.privacy.composition.GaussianGroup` of the run's (eps, delta).
     """
     return not (settings.get("pmwm.a") is not None or settings.get("huber.k_min_m2") is not None)
 

@@ -13,7 +13,7 @@ Composition. Each run is (eps_r, delta_r)-DP for the budget it was given (its ow
 kept in :attr:`SessionBudget.runs`, says how it was spent). Some runs are more: a scree run
 with self-tuned controls is one Gaussian-DP group, i.e. mu_r-GDP with
 mu_r = 1 / sigma(1; eps_r, delta_r) (analytic calibration; see
-:class:`dppca.robust_mean.GaussianGroup`). The session is then
+:class:`dppca.privacy.composition.GaussianGroup`). The session is then
 
     (min(eps_G, sum of eps_r over the GDP runs) + sum of eps_r over the other runs,
      sum of all delta_r)-DP,
@@ -36,7 +36,7 @@ import pandas as pd
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
 from ..privacy import Ledger, gaussian_sigma
-from ..robust_mean import _gdp_epsilon
+from ..privacy.composition import gdp_epsilon
 
 #: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
 BUDGET_RTOL = 1e-9
@@ -94,7 +94,7 @@ def composed(runs) -> tuple[float, float]:
     if not gaussian:
         return basic_eps, delta
     mu = math.sqrt(sum(r.mu ** 2 for r in gaussian))
-    eps_g = _gdp_epsilon(mu, sum(r.delta for r in gaussian))
+    eps_g = gdp_epsilon(mu, sum(r.delta for r in gaussian))
     eps_sum = sum(r.eps for r in gaussian)
     # Within the calibration's tolerance of basic composition (e.g. one run): charge the sum.
     return basic_eps + (eps_g if eps_g < eps_sum * (1 - GDP_SNAP_RTOL) else eps_sum), delta

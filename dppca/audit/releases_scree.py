@@ -13,12 +13,12 @@ import math
 import numpy as np
 
 from ..preprocessing import random_pairs
-from ..quantiles import UNBOUNDED_GRID, unbounded_quantile
-from ..robust_mean import (GaussianGroup, clipped_paired_statistic, dp_clipped_mean,
-                           dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean,
-                           dp_log2_centre, dp_m2_histogram, dp_winsorized_mean, histogram_counts,
-                           huber_score, log2_counts, m2_counts, normalised_pair_statistic,
-                           pair_release_sensitivity, paired_squares)
+from ..privacy.quantiles import UNBOUNDED_GRID, unbounded_quantile
+from ..robust_mean import (clipped_paired_statistic, dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles,
+                           dp_huber_mean, dp_log2_centre, dp_m2_histogram, dp_winsorized_mean,
+                           histogram_counts, huber_score, log2_counts, m2_counts,
+                           normalised_pair_statistic, pair_release_sensitivity, paired_squares)
+from ..privacy.composition import GaussianGroup
 from .registry import AuditedRelease, register
 
 EPS, DELTA = 1.0, 1e-5

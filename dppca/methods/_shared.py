@@ -22,7 +22,7 @@ from .._validation import float_arg
 from ..pair_statistics import clean_scores
 from ..preprocessing import random_pairs
 from ..privacy import Ledger
-from ..quantiles import private_quantile_grid
+from ..privacy.quantiles import private_quantile_grid
 
 #: Default private bound: C = BOUND_MULTIPLIER x (private ``bound_quantile`` of the row norms).
 #: With the median, C = 2 x median norm clips a few per cent of Gaussian rows (the norm of a
@@ -131,7 +131,7 @@ def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta
     Private bound: C = BOUND_MULTIPLIER x q, q the ``bound_quantile`` of the m row norms
     released by the exponential mechanism on the geometric grid 2^-48..2^48 (ratio 2^(1/4)),
     utility -|#{||w_i|| <= c} - q m| (sensitivity 1 under replace-one: one row norm moves).
-    Pure (bound_share eps, 0)-DP (Smith 2011; :func:`dppca.quantiles.private_quantile_grid`).
+    Pure (bound_share eps, 0)-DP (Smith 2011; :func:`dppca.privacy.quantiles.private_quantile_grid`).
     It needs bound_share eps m of about 30 or more: below that the released quantile is often
     far from the data, and the method's output is then close to random.
     """

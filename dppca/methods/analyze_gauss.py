@@ -6,7 +6,7 @@ import numpy as np
 from .._validation import float_arg, option_arg
 from ..privacy import Ledger, gaussian_sigma, split_budget
 from ..privacy.samplers import add_gaussian_noise, add_symmetric_gaussian_noise
-from ..quantiles import private_quantile_grid
+from ..privacy.quantiles import private_quantile_grid
 from ._base import DirectionFit, top_eigen
 from ._shared import (BOUND_QUANTILE, clip_rows, paired_differences, resolve_norm_bound,
                       row_norms, second_moment_sensitivity)

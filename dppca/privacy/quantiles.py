@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import DPPCAValueError, eps_arg, float_arg
-from .privacy import Ledger, exponential_mechanism
-from .privacy.samplers import exponential_noise
+from .._validation import DPPCAValueError, eps_arg, float_arg
+from .budget import Ledger
+from .mechanisms import exponential_mechanism
+from .samplers import exponential_noise
 
 #: Geometric grid used when the scale of a positive quantity is unknown: 2^-48 .. 2^48, ratio 2^(1/4).
 #: Few candidates keep the mass of the candidates beyond the data small (it grows with their number).
