@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dppca import DPPCAValueError, dp_pc_dir, load_adult, load_gau
-from dppca.kendall import kendall_tau_matrix
+from dppca.stats.kendall import kendall_tau_matrix
 from dppca.methods import top_eigen
 from dppca.metrics import sin_theta
 

@@ -34,7 +34,7 @@ import pandas as pd
 from sklearn import datasets
 
 from dppca import DPPCAValueError, dp_pc_dir
-from dppca.kendall import kendall_tau_matrix
+from dppca.stats.kendall import kendall_tau_matrix
 from dppca.methods._shared import paired_differences, row_norms
 from dppca.metrics import sin_theta
 

@@ -13,7 +13,7 @@ Two tables:
    n = 10^7 from Parquet <= 120 s with <= 4 GiB peak RSS.
 2. Accuracy: mean sin-theta distance to the true top-2 eigenvectors for the complete and the
    incomplete Kendall's tau matrix (pairs per row from
-   :func:`dppca.pair_design.resolve_design` with design="incomplete"), Gaussian and
+   :func:`dppca.stats.pair_design.resolve_design` with design="incomplete"), Gaussian and
    multivariate t_1 data of Kim & Jung (2025, §4: eigenvalues 10, 5, 1, ..., 1), n in
    {2*10^4, 10^5, 2*10^5}, eps in {0.5, 1}, delta = 1e-5. Each data set's complete matrix is
    computed once and gets independent noise for each eps; complete and incomplete share the
@@ -166,7 +166,7 @@ def _worker(config) -> dict:
 
 def _pairs(fit) -> str:
     """Pairs per row that design="auto" used (the public rule; "all" for the complete design)."""
-    from dppca.pair_design import resolve_design
+    from dppca.stats.pair_design import resolve_design
 
     r = resolve_design("auto", None, fit.n_obs, D, 1.0, DELTA, "analytic")
     return "all" if r is None else str(r)
@@ -177,11 +177,11 @@ def _pairs(fit) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def accuracy_table(ns, data_sets) -> pd.DataFrame:
-    from dppca.kendall import kendall_tau_matrix
+    from dppca.stats.kendall import kendall_tau_matrix
     from dppca.methods import top_eigen
     from dppca.methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT
     from dppca.metrics import sin_theta
-    from dppca.pair_design import block_design, incomplete_kendall_tau_matrix, resolve_design
+    from dppca.stats.pair_design import block_design, incomplete_kendall_tau_matrix, resolve_design
     from dppca.privacy import gaussian_sigma, symmetric_gaussian_noise
     from dppca.simulate import kim_jung_sigma, simulate_kim_jung
 

@@ -47,7 +47,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     standardize : bool
         Divide each column by a scale before PCA. Private calls never use the sample SD:
         the scales come from ``scale=`` (public) or from
-        :func:`dppca.preprocessing.private_column_scales` with ``scale_share`` of the budget.
+        :func:`dppca.preprocessing.matrix.private_column_scales` with ``scale_share`` of the budget.
     g_dppca : bool or None
         R's switch: False = NON-PRIVATE PCA, True = g-DPPCA. None (default): g-DPPCA when
         ``eps`` or ``delta`` is given (private by default; R would silently ignore them and
@@ -74,13 +74,13 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         g-DPPCA's Kendall's tau matrix over all n(n-1)/2 pairs ("complete"), or an incomplete
         U-statistic over a random block design drawn from ``rng`` ("incomplete"; the same
         sensitivity, so the same noise). "auto" (default) is complete while that costs under
-        about a second (n^2 p <= 3e10) and incomplete above. See :mod:`dppca.pair_design`.
+        about a second (n^2 p <= 3e10) and incomplete above. See :mod:`dppca.stats.pair_design`.
     pairs_per_row : int, optional
         Pairs per row r of the incomplete design (default: the rule of
-        :func:`dppca.pair_design.pairs_per_row_rule`).
+        :func:`dppca.stats.pair_design.pairs_per_row_rule`).
     scale : array_like of shape (p,), optional
         Public column scales for ``standardize=True`` (declared public by the caller), or a
-        :class:`dppca.preprocessing.ColumnScales` already released by the calling function.
+        :class:`dppca.preprocessing.matrix.ColumnScales` already released by the calling function.
     scale_share : float in (0, 1)
         Share of the call's budget spent on private scales (default 0.2): of mu^2 in Gaussian-DP
         terms for g-DPPCA (all its releases are Gaussian), of (eps, delta) for other methods.
@@ -121,7 +121,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     -----
     Privacy: {gdppca_sensitivity}
     The directions are post-processing.
-    With private standardization (:func:`dppca.preprocessing.private_column_scales`) the scales
+    With private standardization (:func:`dppca.preprocessing.matrix.private_column_scales`) the scales
     and a Gaussian method form one Gaussian-DP group (Dong, Roth and Su 2022): the scales get
     ``scale_share`` of mu^2, the method the rest, and the ledger rows show each release's share
     of (eps, delta); other methods split (eps, delta) by basic composition. The ledger lists

@@ -24,11 +24,10 @@ import pandas as pd
 from ._validation import (control_arg, DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
-from .groups import declared_groups, label_series, selected_groups
+from .estimators.groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl, ScorePlotControl
-from .histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins,
-                         private_frame, private_histograms)
+from .estimators.histograms import HISTOGRAM_METHODS, Grid, bin_counts, default_bins, private_frame, private_histograms
 from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results.score import ScoreResult
@@ -59,7 +58,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         Total privacy budget of the call, in (0, 1).
     bins : int or (int, int), optional
         Bins along x and y (each >= 1). None picks b x b bins from public quantities with
-        :func:`dppca.histograms.default_bins`: b = round(sqrt(n / (2.5 sigma))) in [4, 64],
+        :func:`dppca.estimators.histograms.default_bins`: b = round(sqrt(n / (2.5 sigma))) in [4, 64],
         sigma the noise standard deviation (in counts) of the requested mechanisms.
     method : str or sequence of {"add", "sparse"}
         Histogram mechanisms: additive Gaussian on every count ("add") and/or Laplace on the
@@ -69,7 +68,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         False: the raw projections X V. The sample mean is never used.
     standardize : bool
         Scale the columns before PCA: private scales when ``g_dppca=True``, released once with
-        ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.private_column_scales`), the
+        ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.matrix.private_column_scales`), the
         rest split as usual; sample SDs (NON-PRIVATE) otherwise.
     g_dppca : bool
         True (default; R's default is False): g-DPPCA directions, everything released is
@@ -115,9 +114,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
       {gdppca_sensitivity}
       The scores X V are then a fixed map of each row, so replacing a row changes one score
       pair and nothing else (no sample mean);
-    * frame: :func:`dppca.histograms.private_frame` (counts of sensitivity 1 for the bound and
+    * frame: :func:`dppca.estimators.histograms.private_frame` (counts of sensitivity 1 for the bound and
       the radius, smooth sensitivity for the medians);
-    * histograms: :func:`dppca.histograms.private_histograms` (L2 sensitivity sqrt(2) for
+    * histograms: :func:`dppca.estimators.histograms.private_histograms` (L2 sensitivity sqrt(2) for
       "add", L1 sensitivity 2 plus a delta/4 threshold for "sparse").
 
     References
@@ -211,7 +210,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     (group, bin) counts covers every group: replacing a row (which may change its label,
     move it into or out of the groups shown, or change its bin) removes it from at most one
     cell and adds it to at most one cell, so the count vector moves by at most 1 in two
-    entries (L1 2, L2 sqrt(2); :func:`dppca.histograms.private_histograms`). A group with 0
+    entries (L1 2, L2 sqrt(2); :func:`dppca.estimators.histograms.private_histograms`). A group with 0
     or 1 rows gets its noisy histogram like any other. The group sizes are released only
     through the noisy histograms (the R package returns them exactly, Observation P7).
     Composition: directions, frame, selection (if any) and histograms add up to (eps, delta).

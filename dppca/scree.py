@@ -37,8 +37,7 @@ from .privacy import CALIBRATIONS, Ledger
 from .privacy.quantiles import unbounded_quantile_between
 from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
-from .robust_mean import (dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean, dp_log2_centre,
-                          dp_m2_histogram, dp_winsorized_mean, paired_squares, tau_from_m2)
+from .estimators.pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram, dp_winsorized_mean, paired_squares, tau_from_m2
 from .privacy.composition import GaussianGroup
 
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for
@@ -165,7 +164,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       (sensitivity C_T / m); ``TRACE_SHARE`` of the rest.
     * Each method: the pair-value U-statistics have sensitivity 2 W / n for terms in an interval
       of width W (a replaced row touches n - 1 of the n(n - 1)/2 pairs); tuning histograms have
-      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.robust_mean`.
+      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.estimators.pair_means`.
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dppca import DPPCATypeError, DPPCAValueError, PCDirections, dp_pc_dir
-from dppca.kendall import kendall_tau_matrix, sign_bound
+from dppca.stats.kendall import kendall_tau_matrix, sign_bound
 from dppca.metrics import sin_theta
 
 

@@ -1,4 +1,4 @@
-"""Frame, grid and binning, histogram mechanisms, synthetic sampling (dppca.histograms)."""
+"""Frame, grid and binning, histogram mechanisms, synthetic sampling (dppca.estimators.histograms)."""
 import math
 
 import numpy as np
@@ -7,9 +7,7 @@ import pytest
 
 from dppca import DPPCATypeError, DPPCAValueError, Ledger
 from dppca.controls import SamplingControl
-from dppca.histograms import (Grid, additive_histogram, allocate_sample_sizes,
-                              bin_counts, default_bins, histogram_frame, private_frame,
-                              private_histograms, sample_histogram, sparse_histogram)
+from dppca.estimators.histograms import Grid, additive_histogram, allocate_sample_sizes, bin_counts, default_bins, histogram_frame, private_frame, private_histograms, sample_histogram, sparse_histogram
 from dppca.privacy import gaussian_sigma
 
 

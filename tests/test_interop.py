@@ -244,7 +244,7 @@ def test_user_xi_runs_on_the_calling_thread():
     """Issue 11.4: reticulate aborts R when an R function `xi` is called from a worker thread."""
     import threading
 
-    from dppca.kendall import kendall_tau_matrix
+    from dppca.stats.kendall import kendall_tau_matrix
 
     threads = set()
 

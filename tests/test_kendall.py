@@ -1,4 +1,4 @@
-"""Tests for dppca.kendall: the tiled Laplacian Kendall's tau against the pair sum.
+"""Tests for dppca.stats.kendall: the tiled Laplacian Kendall's tau against the pair sum.
 
 Tolerances. The fast path (kendall_tau_matrix) and the reference
 (kendall_tau_matrix_naive) sum the same n(n-1)/2 terms in different orders
@@ -20,14 +20,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import pdist
 from scipy.stats import ortho_group
 
-from dppca import kendall
-from dppca.kendall import (
-    SIGNS,
-    kendall_tau_matrix,
-    kendall_tau_matrix_naive,
-    sign_bound,
-    spatial_sign,
-)
+from dppca.stats import kendall
+from dppca.stats.kendall import SIGNS, kendall_tau_matrix, kendall_tau_matrix_naive, sign_bound, spatial_sign
 
 MATCH_RTOL = 1e-10  # fast vs naive, see the module docstring
 EXACT_RTOL = 1e-12  # exact identities, see the module docstring

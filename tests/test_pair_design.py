@@ -1,4 +1,4 @@
-"""Incomplete U-statistics over a random block design (dppca.pair_design)."""
+"""Incomplete U-statistics over a random block design (dppca.stats.pair_design)."""
 import math
 
 import numpy as np
@@ -6,10 +6,9 @@ import pytest
 
 from dppca import dp_pc_dir
 from dppca._validation import DPPCAValueError
-from dppca.kendall import kendall_tau_matrix
+from dppca.stats.kendall import kendall_tau_matrix
 from dppca.methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT
-from dppca.pair_design import (COMPLETE_WORK, MIN_PAIRS_PER_ROW, block_design,
-                               incomplete_kendall_tau_matrix, pairs_per_row_rule, resolve_design)
+from dppca.stats.pair_design import COMPLETE_WORK, MIN_PAIRS_PER_ROW, block_design, incomplete_kendall_tau_matrix, pairs_per_row_rule, resolve_design
 
 
 def test_design_is_a_partition_with_nearly_equal_blocks():

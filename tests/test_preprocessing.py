@@ -7,7 +7,7 @@ import pytest
 
 from dppca import Ledger
 from dppca.preprocessing import as_matrix, public_scale, sample_scale
-from dppca.private_scales import _abs_differences, private_column_scales
+from dppca.preprocessing.scales import _abs_differences, private_column_scales
 from dppca.privacy.composition import GaussianGroup
 
 

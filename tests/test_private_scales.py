@@ -7,7 +7,7 @@ import pytest
 
 from dppca import dp_pc_dir, dp_score, dp_scree, load_gau
 from dppca.preprocessing import ColumnScales, as_matrix, column_scales, sample_scale
-from dppca.private_scales import private_column_scales
+from dppca.preprocessing.scales import private_column_scales
 
 
 def _scale_eps(ledger) -> float:

@@ -27,7 +27,7 @@ def test_r_dppca_overrides_the_calibration_and_is_noisier_than_tight():
     parity = dp_pc_dir(X, 2, g_dppca=True, eps=1, delta=1e-5, calibration="analytic",
                        noise="r_dppca", rng=1)
     # same mechanism, constant 4 against 2 sqrt(2) (1 + rho): the noise scales by sqrt(2), up to
-    # the tight constant's rounding slack rho (dppca.kendall.rounding_slack, 1.0e-7 here)
+    # the tight constant's rounding slack rho (dppca.stats.kendall.rounding_slack, 1.0e-7 here)
     ratio = parity.ledger.releases[0].noise_scale / tight.ledger.releases[0].noise_scale
     assert ratio == pytest.approx(math.sqrt(2.0), rel=1e-6)
 

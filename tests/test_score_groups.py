@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from dppca import DPPCATypeError, DPPCAValueError, dp_score_group, dp_score_plot_group
-from dppca.groups import declared_groups, label_series, selected_groups
-from dppca.histograms import Grid, bin_counts
+from dppca.estimators.groups import declared_groups, label_series, selected_groups
+from dppca.estimators.histograms import Grid, bin_counts
 from dppca.privacy import (Ledger, partition_selection_threshold, select_partitions,
                            selection_probability)
 

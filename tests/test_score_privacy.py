@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dppca import DPPCAValueError, Ledger
-from dppca.histograms import Grid, bin_counts
+from dppca.estimators.histograms import Grid, bin_counts
 from dppca.privacy import smooth_sensitivity_quantile
 from dppca.privacy.smooth import quantile_smooth_sensitivity
 from dppca.privacy.quantiles import UNBOUNDED_GRID, unbounded_quantile

@@ -1,4 +1,4 @@
-"""Sensitivities and privacy accounting behind dp_scree (dppca.robust_mean, R-grid quantile).
+"""Sensitivities and privacy accounting behind dp_scree (dppca.estimators.pair_means, R-grid quantile).
 
 Each claimed sensitivity is checked by an empirical neighbour search: replace one row by
 outliers, duplicates of other rows and random points, keep everything public fixed (pairing,
@@ -14,7 +14,7 @@ from dppca import DPPCAValueError
 from dppca.privacy import Ledger, gaussian_sigma
 from dppca.privacy.quantiles import unbounded_quantile_between
 from dppca.results.scree import antitonic, monotone_scree, share_of_sum
-from dppca.robust_mean import (dp_clipped_mean, dp_huber_mean, dp_log2_centre, m2_counts, pair_clamped_means, paired_squares)
+from dppca.estimators.pair_means import dp_clipped_mean, dp_huber_mean, dp_log2_centre, m2_counts, pair_clamped_means, paired_squares
 from dppca.privacy.composition import GaussianGroup
 from dppca.preprocessing import random_pairs
 

@@ -83,7 +83,7 @@ assert elliptical.loc["t1", "g-DPPCA (Kendall)"] < elliptical.loc["t1", "Analyze
 # directions), on publicly standardized data (the units differ), at eps = 2 and 8.
 
 # %%
-from dppca.kendall import kendall_tau_matrix
+from dppca.stats.kendall import kendall_tau_matrix
 from dppca.methods import top_eigen
 
 

@@ -12,12 +12,11 @@ import warnings
 
 import numpy as np
 
-from ..histograms import Grid, additive_histogram, bin_counts, private_frame, sparse_histogram
-from ..kendall import kendall_tau_matrix
+from ..estimators.histograms import Grid, additive_histogram, bin_counts, private_frame, sparse_histogram
+from ..stats.kendall import kendall_tau_matrix
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
-from ..private_scales import (_abs_differences as abs_differences, _mean_of_clipped as mean_of_clipped,
-                              _moment_sensitivity as moment_sensitivity, octave_counts)
+from ..preprocessing.scales import _abs_differences as abs_differences, _mean_of_clipped as mean_of_clipped, _moment_sensitivity as moment_sensitivity, octave_counts
 from ..privacy import Ledger
 from ..privacy.smooth import quantile_smooth_sensitivity, smooth_sensitivity_quantile
 from .registry import AuditedRelease, register
@@ -180,7 +179,7 @@ _LEVELS = ["A", "B", "C"]
 
 
 def _grouped_counts(X, c):
-    from ..groups import declared_groups, label_series  # the label set as dp_score_group reads it
+    from ..estimators.groups import declared_groups, label_series  # the label set as dp_score_group reads it
     groups = declared_groups(label_series(_labels(X), X.shape[0]), levels=_LEVELS)
     return bin_counts(X[:, :2], c["grid"], groups.codes, len(groups.names))
 

@@ -2,7 +2,7 @@
 
 Each entry's ``statistic`` is the pre-noise value computed by the package's own function (the
 hooks ``normalised_pair_statistic``, ``huber_score``, ``histogram_counts``, ``m2_counts``,
-``log2_counts`` and ``clipped_paired_statistic`` of :mod:`dppca.robust_mean`), and its
+``log2_counts`` and ``clipped_paired_statistic`` of :mod:`dppca.estimators.pair_means`), and its
 ``mechanism`` runs the real release with a whole Gaussian-DP group of (eps, delta).
 Score columns are the data columns themselves (projection on public directions is row-local).
 """
@@ -14,10 +14,7 @@ import numpy as np
 
 from ..preprocessing import random_pairs
 from ..privacy.quantiles import UNBOUNDED_GRID, unbounded_quantile
-from ..robust_mean import (clipped_paired_statistic, dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles,
-                           dp_huber_mean, dp_log2_centre, dp_m2_histogram, dp_winsorized_mean,
-                           histogram_counts, huber_score, log2_counts, m2_counts,
-                           normalised_pair_statistic, pair_release_sensitivity, paired_squares)
+from ..estimators.pair_means import clipped_paired_statistic, dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram, dp_winsorized_mean, histogram_counts, huber_score, log2_counts, m2_counts, normalised_pair_statistic, pair_release_sensitivity, paired_squares
 from ..privacy.composition import GaussianGroup
 from .registry import AuditedRelease, register
 
@@ -129,8 +126,8 @@ register(AuditedRelease(
 
 
 def _paired_mean_sensitivity(m: int) -> float:
-    """The sensitivity :func:`dppca.robust_mean.dp_clipped_paired_mean` claims for m pairs."""
-    from ..pair_statistics import mean_inflation
+    """The sensitivity :func:`dppca.estimators.pair_means.dp_clipped_paired_mean` claims for m pairs."""
+    from ..stats.pair_statistics import mean_inflation
     return mean_inflation(m) / m
 
 

@@ -1,6 +1,6 @@
 """g-DPPCA on data too big for one process: dask arrays, dask DataFrames, Parquet and CSV files.
 
-The incomplete Kendall's tau matrix of :mod:`dppca.pair_design` is a sum of per-block
+The incomplete Kendall's tau matrix of :mod:`dppca.stats.pair_design` is a sum of per-block
 terms over a random partition of the rows. Here the rows are permuted lazily (the
 public permutation of the design), cut into chunks that hold whole blocks, and each chunk
 sends back one p x p matrix: the reduction moves p^2 numbers per chunk, never rows. dask
@@ -15,7 +15,7 @@ Functions
 is_dask_input(X)
     Whether ``X`` is a dask collection or a path to Parquet/CSV files.
 as_dask_matrix(X, columns=None)
-    A :class:`dppca.preprocessing.Matrix` whose values are a lazy dask array.
+    A :class:`dppca.preprocessing.matrix.Matrix` whose values are a lazy dask array.
 dask_block_kendall(X, design, ...)
     ``sum_B |B| K_g(X_B)`` computed per chunk and reduced (shape (p, p)).
 """
@@ -69,7 +69,7 @@ def as_dask_matrix(X, columns=None):
 
     Returns
     -------
-    dppca.preprocessing.Matrix
+    dppca.preprocessing.matrix.Matrix
         ``values`` is a float64 dask array with known chunk sizes; ``columns`` the names
         (V1..Vp for arrays).
 
@@ -116,10 +116,10 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
     ----------
     X : dask.array.Array, shape (n, p)
         Data with known chunk sizes.
-    design : dppca.pair_design.BlockDesign
+    design : dppca.stats.pair_design.BlockDesign
         The random block design for n rows.
     sign, radius, xi
-        The generalized spatial sign (see :func:`dppca.kendall.kendall_tau_matrix`).
+        The generalized spatial sign (see :func:`dppca.stats.kendall.kendall_tau_matrix`).
 
     Returns
     -------
@@ -140,7 +140,7 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
     import dask
     import dask.array as da
 
-    from ..pair_design import sum_block_kendall
+    from ..stats.pair_design import sum_block_kendall
 
     permuted = X[design.order].rechunk({0: _block_aligned_chunks(design.bounds, X.shape[1])})
     starts = np.cumsum((0,) + permuted.chunks[0])

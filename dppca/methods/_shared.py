@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .._validation import float_arg
-from ..pair_statistics import clean_scores
+from ..stats.pair_statistics import clean_scores
 from ..preprocessing import random_pairs
 from ..privacy import Ledger
 from ..privacy.quantiles import private_quantile_grid

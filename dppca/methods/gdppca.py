@@ -6,8 +6,8 @@ import textwrap
 
 import numpy as np
 
-from ..kendall import rounding_slack, sign_bound
-from ..pair_design import kendall_statistic, largest_block, resolve_design
+from ..stats.kendall import rounding_slack, sign_bound
+from ..stats.pair_design import kendall_statistic, largest_block, resolve_design
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
@@ -133,12 +133,12 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     calibration : {"analytic", "classic"}
     ledger : Ledger
     sign, radius, xi, xi_bound
-        The generalized spatial sign g, see :func:`dppca.kendall.spatial_sign`.
+        The generalized spatial sign g, see :func:`dppca.stats.kendall.spatial_sign`.
     design : {"auto", "complete", "incomplete"}
         All n(n-1)/2 pairs, or an incomplete U-statistic over a random block design with
-        ``pairs_per_row`` pairs per row (:mod:`dppca.pair_design`); "auto" is complete while
+        ``pairs_per_row`` pairs per row (:mod:`dppca.stats.pair_design`); "auto" is complete while
         that costs under about a second and incomplete above
-        (:func:`dppca.pair_design.pairs_per_row_rule`). The sensitivity is the same.
+        (:func:`dppca.stats.pair_design.pairs_per_row_rule`). The sensitivity is the same.
     pairs_per_row : int, optional
         r for the incomplete design (default from the rule).
     noise : {"tight", "r_dppca"}
@@ -169,7 +169,7 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     floating point (snapping to a power-of-two grid, exact rounded-Gaussian draws; its sigma is
     the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma). In floating point the
     computed K_g carries the engine's rounding, so the tight constant is released as
-    2 sqrt(2) (1 + rho) with rho from :func:`dppca.kendall.rounding_slack` (1.7e-6 at
+    2 sqrt(2) (1 + rho) with rho from :func:`dppca.stats.kendall.rounding_slack` (1.7e-6 at
     n = 5000, p = 20).
     """
     n, p = values.shape

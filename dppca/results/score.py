@@ -5,8 +5,7 @@ import numpy as np
 import pandas as pd
 
 from ..controls import SamplingControl
-from ..histograms import (allocate_sample_sizes, histogram_frame,
-                          sample_histogram)
+from ..estimators.histograms import allocate_sample_sizes, histogram_frame, sample_histogram
 from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
 
@@ -24,7 +23,7 @@ class ScoreResult(DPResult):
         Half the side of the frame (private).
     bins : (int, int)
         Bins along x and y; ``bins_rule`` says where they came from.
-    grid : dppca.histograms.Grid
+    grid : dppca.estimators.histograms.Grid
     histograms : dict of str to pandas.DataFrame
         Private histograms, method -> DataFrame with columns xmin, xmax, ymin, ymax, prob
         (and ``group`` for grouped results; prob sums to 1 within each group).

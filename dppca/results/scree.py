@@ -26,7 +26,7 @@ class MethodFit:
 
     Attributes
     ----------
-    release : dppca.robust_mean.MeanRelease
+    release : dppca.estimators.pair_means.MeanRelease
         Raw estimates, noise sd and clamp intervals per component.
     mechanism : str
         Short name for the summary.

@@ -19,7 +19,7 @@ Neighbours differ in one row (replace-one, n public). Two facts give every sensi
   is drawn from ``rng``, independently of the data), so a mean of w's clamped to an interval
   of width W moves by at most W / m, and each count of a histogram of the w's by at most 1.
 
-Floating point: the pair U-statistics are computed by :mod:`dppca.pair_statistics` from
+Floating point: the pair U-statistics are computed by :mod:`dppca.stats.pair_statistics` from
 differences inside blocks of width sqrt(2 U) (never from prefix sums of squares, which cancel
 at the scale of the data's offset), clamped to their range, and every sensitivity below carries
 the proven rounding slack (``fp_inflation``, ``mean_inflation``: 1 + 1.1e-5 at n = 5,000), so
@@ -46,15 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import DPPCAValueError
-from .privacy import Ledger, gaussian_sigma
-from .privacy.composition import GaussianShare
-from .privacy.samplers import add_gaussian_noise
-from .pair_statistics import (as_columns as _as_columns, fp_inflation, mean_inflation,  # noqa: F401
-                              pair_clamped_fractions, pair_clamped_means)
-from .private_tuning import (HISTOGRAM_THRESHOLD_SD, LOG2_CENTRE_RANGE, LOG2_CENTRE_WINDOW,  # noqa: F401
-                             dp_histogram_quantiles, dp_log2_centre, dp_log_scale, dp_m2_histogram,
-                             histogram_counts, log2_counts, m2_counts, tau_from_m2)
+from .._validation import DPPCAValueError
+from ..privacy import Ledger, gaussian_sigma
+from ..privacy.composition import GaussianShare
+from ..privacy.samplers import add_gaussian_noise
+from ..stats.pair_statistics import as_columns as _as_columns, fp_inflation, mean_inflation, pair_clamped_fractions, pair_clamped_means
+from .tuning import HISTOGRAM_THRESHOLD_SD, LOG2_CENTRE_RANGE, LOG2_CENTRE_WINDOW, dp_histogram_quantiles, dp_log2_centre, dp_log_scale, dp_m2_histogram, histogram_counts, log2_counts, m2_counts, tau_from_m2
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     Privacy: each pair term min(u, C_l) / C_l lies in [0, 1], so each normalised U-statistic
     moves by at most 2/n when one row is replaced (module docstring) and the k-vector by at
     most 2 sqrt(k)/n in L2. In floating point the computed statistic moves by at most
-    (2/n) fp_inflation(n) (:mod:`dppca.pair_statistics`: 1 + 1.1e-5 at n = 5,000), which is the
+    (2/n) fp_inflation(n) (:mod:`dppca.stats.pair_statistics`: 1 + 1.1e-5 at n = 5,000), which is the
     sensitivity used. The Gaussian mechanism with that sensitivity makes the vector private;
     multiplying by the (already private or public) C_l is post-processing.
     """
@@ -154,7 +151,7 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     sensitivity 2/n per component and the vector 2 sqrt(k')/n in L2, k' the number of
     components with U_l > L_l (a component with U_l = L_l releases the constant L_l and
     needs no noise, as in the R package). In floating point, times the largest
-    fp_inflation(n, L_l/U_l) of the active components (:mod:`dppca.pair_statistics`).
+    fp_inflation(n, L_l/U_l) of the active components (:mod:`dppca.stats.pair_statistics`).
     """
     scores = _as_columns(scores)
     n, k = scores.shape
@@ -235,7 +232,7 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     composition, ~sqrt(T) times more noise) and charges the full width 2 tau.
 
     Floating point: the score is computed as (L - mu) + (U - L) F with F the normalised clamped
-    pair U-statistic of :mod:`dppca.pair_statistics` (L = max(mu - tau, 0), U = mu + tau), so
+    pair U-statistic of :mod:`dppca.stats.pair_statistics` (L = max(mu - tau, 0), U = mu + tau), so
     it moves by at most b_tl (2/n) fp_inflation(n, L/U) between neighbours (4u b for the two
     roundings of the sum are inside fp_inflation's 64 u). Each step's noise is scaled by that
     inflation, so every step keeps the ratio noise / sensitivity the calibration assumed;
@@ -292,7 +289,7 @@ def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
     -----
     Privacy: a replaced row changes one pair value, so the mean of min(t, C)/C in [0, 1]
     moves by at most 1/m: Gaussian mechanism with sensitivity (1/m) mean_inflation(m) (the
-    rounding slack of a computed mean, :func:`dppca.pair_statistics.mean_inflation`), then
+    rounding slack of a computed mean, :func:`dppca.stats.pair_statistics.mean_inflation`), then
     times C. nan values (never produced from finite data) count as C.
     """
     values = np.asarray(values, float)

@@ -7,7 +7,7 @@ independently of the data (Blom 1976; Lee 1990, Ch. 4.3). The design used here i
 random partition of the rows into blocks of nearly equal size b (every row is in the
 same block as b - 1 or b others): a disjoint union of cliques, (b - 1)-regular when b
 divides n. Inside a block every pair is used, so each block's term is the complete
-statistic of its rows, computed by the fast engine of :mod:`dppca.kendall`.
+statistic of its rows, computed by the fast engine of :mod:`dppca.stats.kendall`.
 
 Functions
 ---------
@@ -26,9 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import DPPCAValueError, int_arg, option_arg
+from .._validation import DPPCAValueError, int_arg, option_arg
 from .kendall import available_cores, kendall_tau_matrix
-from .privacy import gaussian_sigma
+from ..privacy import gaussian_sigma
 
 __all__ = ["DESIGNS", "BlockDesign", "block_design", "incomplete_kendall_tau_matrix",
            "kendall_statistic", "largest_block", "pairs_per_row_rule", "resolve_design"]
@@ -131,7 +131,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     design : BlockDesign
         From :func:`block_design` with the same n.
     sign, radius, xi
-        The generalized spatial sign, as in :func:`dppca.kendall.kendall_tau_matrix`.
+        The generalized spatial sign, as in :func:`dppca.stats.kendall.kendall_tau_matrix`.
 
     Returns
     -------
@@ -154,7 +154,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     :func:`dppca.methods.gdppca.gdppca_directions`), so the change is at most
     2 sqrt(2) G^2 / n, G = sup ||g||: the sensitivity of the complete statistic, whatever
     the block sizes. The noise does not grow. In floating point each block is computed by
-    the engine of :mod:`dppca.kendall` from explicit differences near duplicates; the
+    the engine of :mod:`dppca.stats.kendall` from explicit differences near duplicates; the
     weights |B|/n are exact ratios of integers below 2^53.
 
     Extra variance: each block is a complete U-statistic of b rows, so
@@ -179,7 +179,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     if design.n != X.shape[0]:
         raise DPPCAValueError(f"the pair design is for n = {design.n} rows; `X` has {X.shape[0]}")
     if _is_dask_array(X):
-        from .backends.dask import dask_block_kendall
+        from ..backends.dask import dask_block_kendall
 
         return dask_block_kendall(X, design, sign, radius, xi) / design.n
     X = np.asarray(X, dtype=np.float64)
@@ -196,7 +196,7 @@ def kendall_statistic(X, pairs_per_row, rng, sign="spherical", radius=None, xi=N
     n = X.shape[0]
     if pairs_per_row is None:
         if _is_dask_array(X):
-            from .backends.dask import compute_checked
+            from ..backends.dask import compute_checked
 
             X = compute_checked(X)
         return (kendall_tau_matrix(X, sign=sign, radius=radius, xi=xi),
@@ -218,7 +218,7 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     contributes its own sum, and the chunks' sums add up to n times the statistic.
     """
     blocks = list(zip(bounds[:-1], bounds[1:]))
-    # A user xi runs on the calling thread (it may be an R function: see dppca.kendall).
+    # A user xi runs on the calling thread (it may be an R function: see dppca.stats.kendall).
     workers = 1 if xi is not None else min(available_cores(), len(blocks))
 
     def blocks_sum(share):

@@ -4,7 +4,7 @@
 scikit-learn's ``check_array``). :func:`column_scales` is the one standardization path:
 scales are public (``scale=`` given by the user), the sample standard deviation
 (non-private calls only), or estimated privately, once per call, by
-:func:`dppca.private_scales.private_column_scales` with its releases on the ledger.
+:func:`dppca.preprocessing.scales.private_column_scales` with its releases on the ledger.
 """
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validation import DPPCATypeError, DPPCAValueError
-from .privacy import Ledger
-from .private_scales import private_column_scales
+from .._validation import DPPCATypeError, DPPCAValueError
+from ..privacy import Ledger
+from .scales import private_column_scales
 
 
 @dataclass(frozen=True)
@@ -214,13 +214,13 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
     Notes
     -----
     Privacy: public and already released scales cost nothing; private scales are the releases
-    of :func:`dppca.private_scales.private_column_scales` on ``noise`` (proof there).
+    of :func:`dppca.preprocessing.scales.private_column_scales` on ``noise`` (proof there).
 
     Examples
     --------
     >>> import numpy as np
     >>> from dppca.preprocessing import as_matrix, column_scales
-    >>> from dppca.robust_mean import GaussianGroup
+    >>> from dppca.estimators.pair_means import GaussianGroup
     >>> mat = as_matrix(np.random.default_rng(0).normal(size=(2000, 3)) * [1, 10, 100])
     >>> s = column_scales(mat, True, noise=GaussianGroup(1.0, 1e-5).share(0.2), share=0.2,
     ...                   rng=np.random.default_rng(1))

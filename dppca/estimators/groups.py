@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validation import DPPCATypeError, DPPCAValueError
-from .privacy import Ledger
-from .privacy.partition import select_partitions
+from .._validation import DPPCATypeError, DPPCAValueError
+from ..privacy import Ledger
+from ..privacy.partition import select_partitions
 
 #: Where the groups of a result came from (``ScoreResult.group_selection``).
 SOURCES = ("levels", "categories", "partition selection")

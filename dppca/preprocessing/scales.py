@@ -1,7 +1,7 @@
 """Private column scales (standard deviations) that never refuse.
 
 See :func:`private_column_scales`. Lower layer than the pipelines: used through
-:func:`dppca.preprocessing.column_scales`, the one standardization path.
+:func:`dppca.preprocessing.matrix.column_scales`, the one standardization path.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .privacy import Ledger
+from ..privacy import Ledger
 
 
 #: Octave bins [2^b, 2^(b+1)), b = -64..63, of the |paired differences| (release 1); values below
@@ -84,7 +84,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     """Private column standard deviations that never refuse: three joint Gaussian releases.
 
     The target is the column SD, estimated from the paired differences D = x_a - x_b of the
-    m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.random_pairs` (E D^2 =
+    m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.matrix.random_pairs` (E D^2 =
     2 Var X, translation invariant, no private centre needed). For each column j, with a = |D|:
 
     1. **Where is the column?** Counts of a in the octave bins [2^b, 2^(b+1)), b = -64..63, plus
@@ -155,7 +155,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
     Parameters
     ----------
-    mat : dppca.preprocessing.Matrix, shape (n, p), n >= 2
+    mat : dppca.preprocessing.matrix.Matrix, shape (n, p), n >= 2
     eps, delta : float, optional
         The scale budget, when ``noise`` is not given.
     rng : numpy.random.Generator
@@ -215,7 +215,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     >>> bool(np.all((s > 0.8 * np.array([1, 10, 100])) & (s < 1.25 * np.array([1, 10, 100]))))
     True
     """
-    from .preprocessing import random_pairs
+    from .matrix import random_pairs
 
     noise = _scale_noise(noise, eps, delta, calibration)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
@@ -242,8 +242,8 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
 
 def _scale_noise(noise, eps, delta, calibration):
-    from ._validation import DPPCAValueError
-    from .privacy.composition import GaussianGroup
+    from .._validation import DPPCAValueError
+    from ..privacy.composition import GaussianGroup
 
     if noise is not None:
         return noise

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._validation import float_arg
-from .privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
-from .pair_statistics import clean_scores
-from .privacy.smooth import smooth_sensitivity_quantile
-from .privacy.quantiles import unbounded_quantile
-from .privacy.samplers import add_gaussian_noise, add_laplace_noise
+from .._validation import float_arg
+from ..privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
+from ..stats.pair_statistics import clean_scores
+from ..privacy.smooth import smooth_sensitivity_quantile
+from ..privacy.quantiles import unbounded_quantile
+from ..privacy.samplers import add_gaussian_noise, add_laplace_noise
 
 #: Histogram mechanisms, in the order results list them.
 HISTOGRAM_METHODS = ("add", "sparse")
@@ -186,7 +186,7 @@ def bin_counts(points, grid: Grid, codes=None, n_groups: int = 1) -> np.ndarray:
     """Counts per (group, bin), shape (n_groups, m).
 
     ``codes`` are group indices 0..n_groups-1, or -1 for a row in no group (a label outside
-    the declared domain or not selected; see :mod:`dppca.groups`): such a row is counted in
+    the declared domain or not selected; see :mod:`dppca.estimators.groups`): such a row is counted in
     no cell. Without ``codes`` every row is in the one group.
     """
     flat = grid.bin_index(points)

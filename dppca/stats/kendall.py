@@ -547,7 +547,7 @@ class _Prepared(NamedTuple):
 
 #: Below this many rows the pair work (~n^2 d / 2) takes less time than starting threads
 #: (~0.5 ms each), so one thread does it; blocks of incomplete designs are spread over the
-#: cores one level up instead (:func:`dppca.pair_design.sum_block_kendall`).
+#: cores one level up instead (:func:`dppca.stats.pair_design.sum_block_kendall`).
 _PARALLEL_MIN_ROWS = 1024
 
 #: Rows per chunk when building the working rows: the temporaries stay O(chunk d).

@@ -1,9 +1,9 @@
 """Private tuning steps of the scree and trace estimators: rough centres, quantile histograms, m2.
 
-Split from :mod:`dppca.robust_mean` (which re-exports every name). Each step is a Gaussian (or,
+Split from :mod:`dppca.estimators.pair_means` (which re-exports every name). Each step is a Gaussian (or,
 for R's m2, Laplace) release of counts or clamped means whose sensitivity is proved in its
 Notes; counts are exact integers, so their sensitivities hold in floating point as stated, and
-the clamped log-mean carries the rounding slack of :func:`dppca.pair_statistics.mean_inflation`.
+the clamped log-mean carries the rounding slack of :func:`dppca.stats.pair_statistics.mean_inflation`.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from .pair_statistics import as_columns as _as_columns, mean_inflation
-from .privacy import Ledger, laplace_mechanism
+from ..stats.pair_statistics import as_columns as _as_columns, mean_inflation
+from ..privacy import Ledger, laplace_mechanism
 
-from .privacy.composition import GaussianShare
+from ..privacy.composition import GaussianShare
 
 
 def dp_log2_centre(values, noise: GaussianShare, rng, *, ledger: Ledger | None = None,
