@@ -180,3 +180,9 @@ def control_arg(value, kind, name: str):
     constructor = re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower()
     raise DPPCATypeError(f"`{name}` must be None, a {constructor}() or a dict of its settings; "
                          f"got {type(value).__name__}")
+
+
+def as_columns(values) -> np.ndarray:
+    """``values`` as a float array of shape (n, k): a 1-D array becomes one column."""
+    values = np.asarray(values, float)
+    return values[:, None] if values.ndim == 1 else values

@@ -37,7 +37,9 @@ from .privacy import CALIBRATIONS, Ledger
 from .privacy.quantiles import unbounded_quantile_between
 from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
-from .estimators.pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram, dp_winsorized_mean, paired_squares, tau_from_m2
+from .estimators.pair_means import (dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean, paired_squares)
+from .privacy.quantiles import dp_histogram_quantiles
+from .estimators.tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 from .privacy.composition import GaussianGroup
 
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for

@@ -14,7 +14,11 @@ import numpy as np
 
 from ..preprocessing import random_pairs
 from ..privacy.quantiles import UNBOUNDED_GRID, unbounded_quantile
-from ..estimators.pair_means import clipped_paired_statistic, dp_clipped_mean, dp_clipped_paired_mean, dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram, dp_winsorized_mean, histogram_counts, huber_score, log2_counts, m2_counts, normalised_pair_statistic, pair_release_sensitivity, paired_squares
+from ..estimators.pair_means import (clipped_paired_statistic, dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean,
+                                     dp_winsorized_mean, huber_score, normalised_pair_statistic,
+                                     pair_release_sensitivity, paired_squares)
+from ..privacy.quantiles import dp_histogram_quantiles, histogram_counts
+from ..estimators.tuning import dp_log2_centre, dp_m2_histogram, log2_counts, m2_counts
 from ..privacy.composition import GaussianGroup
 from .registry import AuditedRelease, register
 

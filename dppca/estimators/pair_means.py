@@ -46,12 +46,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import DPPCAValueError
-from ..privacy import Ledger, gaussian_sigma
+from .._validation import DPPCAValueError, as_columns
+from ..privacy import Ledger
 from ..privacy.composition import GaussianShare
 from ..privacy.samplers import add_gaussian_noise
-from ..stats.pair_statistics import as_columns as _as_columns, fp_inflation, mean_inflation, pair_clamped_fractions, pair_clamped_means
-from .tuning import HISTOGRAM_THRESHOLD_SD, LOG2_CENTRE_RANGE, LOG2_CENTRE_WINDOW, dp_histogram_quantiles, dp_log2_centre, dp_log_scale, dp_m2_histogram, histogram_counts, log2_counts, m2_counts, tau_from_m2
+from ..stats.pair_statistics import fp_inflation, mean_inflation, pair_clamped_fractions
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     sensitivity used. The Gaussian mechanism with that sensitivity makes the vector private;
     multiplying by the (already private or public) C_l is post-processing.
     """
-    scores = _as_columns(scores)
+    scores = as_columns(scores)
     n, k = scores.shape
     clip = _positive_vector(clip, k, "clip")
     return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step)
@@ -153,7 +152,7 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     needs no noise, as in the R package). In floating point, times the largest
     fp_inflation(n, L_l/U_l) of the active components (:mod:`dppca.stats.pair_statistics`).
     """
-    scores = _as_columns(scores)
+    scores = as_columns(scores)
     n, k = scores.shape
     lower = np.maximum(np.broadcast_to(np.asarray(lower, float), (k,)), 0.0)
     upper = np.broadcast_to(np.asarray(upper, float), (k,))
@@ -178,7 +177,7 @@ def pair_release_sensitivity(n, lower, upper) -> float:
 
 def normalised_pair_statistic(scores, lower, upper) -> np.ndarray:
     """The pre-noise statistic of the clipped and winsorized releases: F_l in [0, 1], shape (k,)."""
-    return pair_clamped_fractions(_as_columns(scores), lower, upper)
+    return pair_clamped_fractions(as_columns(scores), lower, upper)
 
 
 def _release_normalised(scores, lower, upper, noise, rng, ledger, step) -> MeanRelease:
@@ -238,7 +237,7 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     inflation, so every step keeps the ratio noise / sensitivity the calibration assumed;
     the ledger records the exact-arithmetic sensitivity 2 sqrt(kT)/n.
     """
-    scores = _as_columns(scores)
+    scores = as_columns(scores)
     n, k = scores.shape
     tau = _positive_vector(tau, k, "tau")
     mu = np.array(np.broadcast_to(np.asarray(mu0, float), (k,)))
@@ -263,7 +262,7 @@ def huber_score(scores, mu, tau) -> tuple[np.ndarray, np.ndarray]:
     -------
     (gradient, scale) : ndarrays, shape (k,)
     """
-    scores = _as_columns(scores)
+    scores = as_columns(scores)
     n, k = scores.shape
     mu = np.broadcast_to(np.asarray(mu, float), (k,))
     tau = np.broadcast_to(np.asarray(tau, float), (k,))

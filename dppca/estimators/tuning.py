@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ..stats.pair_statistics import as_columns as _as_columns, mean_inflation
+from ..stats.pair_statistics import mean_inflation
+from .._validation import as_columns as _as_columns
 from ..privacy import Ledger, laplace_mechanism
 
 from ..privacy.composition import GaussianShare
@@ -93,70 +94,6 @@ def dp_log_scale(w, log_lower, log_upper, noise: GaussianShare, rng, *,
     noisy, _ = noise.release((logs - log_lower).mean(axis=0), sensitivity, rng, ledger, step)
     noisy = noisy + log_lower
     return np.exp(noisy)
-
-
-def dp_histogram_quantiles(w, edges, levels, noise: GaussianShare, rng, *,
-                           ledger: Ledger | None = None,
-                           step="scree tuning: quantile histograms") -> np.ndarray:
-    """Private quantiles of each column of ``w`` from one joint noisy histogram.
-
-    Counts of each column in the bins [e_0, e_1), ..., [e_{B-1}, e_B] (values outside are put
-    in the end bins) are released jointly with Gaussian noise. Each column's noisy cumulative
-    counts (unbiased: negative counts are kept) are made non-decreasing by a running maximum
-    and divided by the noisy total, and each quantile is read off by linear interpolation.
-
-    Parameters
-    ----------
-    w : ndarray, shape (m, k)
-    edges : ndarray, shape (B + 1,)
-        Public increasing bin edges (finite).
-    levels : sequence of float in (0, 1)
-    noise, rng, ledger, step
-        As in :func:`dp_clipped_mean`.
-
-    Returns
-    -------
-    ndarray, shape (k, len(levels))
-
-    Notes
-    -----
-    Privacy: a replaced row changes one value per column, so each column's counts change in
-    at most two bins by 1: L2 sensitivity sqrt(2 k) for the k histograms; Gaussian mechanism,
-    the quantiles are post-processing. Unlike k x 2 separate quantile searches (R's PMWM), the
-    noise grows like sqrt(k), not k. A quantile near the top is read from the few bins above
-    it, so its rank error is about sigma sqrt(bins above).
-    """
-    counts = histogram_counts(w, edges)
-    noisy, sigma = noise.release(counts, math.sqrt(2.0 * counts.shape[0]), rng, ledger, step)
-    kept = np.where(noisy > HISTOGRAM_THRESHOLD_SD * sigma, noisy, 0.0)
-    return np.stack([_histogram_quantiles(row, edges, levels) for row in kept])
-
-
-def histogram_counts(w, edges) -> np.ndarray:
-    """Pre-noise statistic of :func:`dp_histogram_quantiles`: counts (k, B), end bins take the rest."""
-    w = _as_columns(w)
-    edges = np.asarray(edges, float)
-    bins = np.clip(np.searchsorted(edges, w, side="right") - 1, 0, edges.size - 2)
-    return np.stack([np.bincount(bins[:, j], minlength=edges.size - 1) for j in range(w.shape[1])])
-
-
-#: Noisy counts below this many noise sd are set to 0 before reading quantiles: empty bins
-#: above the data would otherwise carry phantom mass (~0.4 sd each) into the upper tail.
-HISTOGRAM_THRESHOLD_SD = 2.0
-
-
-def _histogram_quantiles(counts, edges, levels) -> np.ndarray:
-    cumulative = np.maximum.accumulate(np.concatenate(([0.0], np.cumsum(counts))))
-    total = cumulative[-1]
-    if not total > 0:
-        return np.full(len(levels), edges[-1])  # no signal: the widest choice
-    cdf = np.minimum(np.maximum(cumulative, 0.0) / total, 1.0)
-    # side="left": the first edge at which the CDF reaches q, interpolated inside its bin.
-    index = np.clip(np.searchsorted(cdf, levels, side="left"), 1, edges.size - 1)
-    low, high = cdf[index - 1], cdf[index]
-    fraction = np.divide(np.asarray(levels) - low, high - low, out=np.ones(len(levels)),
-                         where=high > low)
-    return edges[index - 1] + np.clip(fraction, 0.0, 1.0) * (edges[index] - edges[index - 1])
 
 
 def dp_m2_histogram(w, k_min, k_max, blocks, eps, rng, *, ledger: Ledger | None = None,

@@ -105,12 +105,6 @@ def mean_inflation(m: int) -> float:
     return 1.0 + m * (2.0 * gamma(m) + 4 * UNIT_ROUNDOFF)
 
 
-def as_columns(values) -> np.ndarray:
-    """``values`` as a float array of shape (n, k): a 1-D array becomes one column."""
-    values = np.asarray(values, float)
-    return values[:, None] if values.ndim == 1 else values
-
-
 def clean_scores(scores) -> np.ndarray:
     """Row-local cleaning of projected scores: nan -> 0, +-inf -> +-DBL_MAX (step 1)."""
     finite = np.finfo(float).max
