@@ -18,6 +18,8 @@ as_dask_matrix(X, columns=None)
     A :class:`dppca.preprocessing.Matrix` whose values are a lazy dask array.
 dask_block_kendall(X, design, ...)
     ``sum_B |B| K_g(X_B)`` computed per chunk and reduced (shape (p, p)).
+pair_chunk_statistics(X, first, second, rows, statistic)
+    A statistic of the paired differences x_a - x_b per group of ``rows`` pairs (private scales).
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import pandas as pd
 from .._validation import DPPCATypeError, DPPCAValueError
 
 __all__ = ["as_dask_matrix", "compute_checked", "dask_block_kendall", "is_dask_input",
-           "TARGET_CHUNK_BYTES"]
+           "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
 
 #: Rows per chunk of the permuted data aim at this size (64 MiB): big enough for BLAS,
 #: small enough that a worker holds a few chunks at once.
@@ -153,6 +155,51 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
     total, finite = dask.compute(dask.delayed(sum)(parts), da.isfinite(X).all())
     _check_finite(finite)
     return total
+
+
+def pair_chunk_statistics(X, first, second, rows, statistic) -> list:
+    """``statistic(x_a - x_b)`` for each group of ``rows`` consecutive pairs, computed by dask.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        Data with known chunk sizes.
+    first, second : ndarray of int, shape (m,)
+        The public random pairing (:func:`dppca.preprocessing.random_pairs`).
+    rows : int
+        Pairs per group: the differences are re-chunked to exactly ``rows`` pairs per chunk
+        (the last one shorter), so chunk g is group g whatever the chunking of ``X``.
+    statistic : callable
+        Maps a (rows, p) float array of differences to a small result (sent to the client).
+
+    Returns
+    -------
+    list
+        One result per group, in order.
+
+    Raises
+    ------
+    DPPCAValueError
+        If a paired row holds NaN or inf (checked in the same pass).
+
+    Notes
+    -----
+    Each worker gathers its pairs' rows (dask's ``take``), differences them and returns the
+    group's statistic: a few numbers per group, never rows. The gathered rows are the same
+    doubles for any chunking of ``X``, so the results are identical in memory, on the threaded
+    scheduler and on a ``dask.distributed`` cluster.
+    """
+    import dask
+
+    diff = (X[first] - X[second]).rechunk({0: rows, 1: -1})
+
+    def checked(block):
+        return statistic(block), bool(np.isfinite(block).all())
+
+    parts = [dask.delayed(checked)(block) for block in diff.to_delayed()[:, 0]]
+    results = dask.compute(*parts)
+    _check_finite(all(finite for _, finite in results))
+    return [result for result, _ in results]
 
 
 def compute_checked(X) -> np.ndarray:
