@@ -31,6 +31,7 @@ import numpy as np
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
+from .pair_design import pair_statistic_design
 from .methods.gdppca import states_gdppca_sensitivity
 from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
@@ -277,7 +278,7 @@ def _bounds_pair(low, high, low_name, high_name, integer):
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
-             noise="tight") -> ScreeResult:
+             noise="tight", design="auto", pairs_per_row=None) -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -323,6 +324,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     noise : {"tight", "r_dppca"}
         Noise of the g-DPPCA directions: the tight sensitivity (default) or the R package's
         4/n with the classic calibration (see :func:`dppca.dp_pc_dir`).
+    design : {"auto", "complete", "incomplete"}
+        Pairs of the methods' pair statistics: "complete", all n(n-1)/2 pairs (O(n log n) per
+        component); "incomplete", the pairs inside the blocks of a random block design
+        (:func:`dppca.pair_design.pair_statistic_design`), same sensitivity; "auto": complete
+        in memory, incomplete for dask input.
+    pairs_per_row : int, optional
+        Pairs per row r of the incomplete design (blocks of r + 1 rows; default 4,095).
 
     Returns
     -------
@@ -357,7 +365,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       (sensitivity C_T / m); ``TRACE_SHARE`` of the rest.
     * Each method: the pair-value U-statistics have sensitivity 2 W / n for terms in an interval
       of width W (a replaced row touches n - 1 of the n(n - 1)/2 pairs); tuning histograms have
-      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.robust_mean`.
+      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.robust_mean`. With the incomplete design
+      each row is in exactly one block, whose complete statistic moves by 2 W / |B| and weighs
+      |B| / n: the same 2 W / n (rounding slack in
+      :func:`dppca.pair_statistics.block_clamped_fractions`).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
 
@@ -395,6 +406,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                              noise)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
+    pair_design = pair_statistic_design(design, pairs_per_row, mat.n, False, generator)
+    _check_split_mode(controls, pair_design)
     rest = 1.0 - used
     # With k = p the k values are all the variance: T is their sum and only the trace's rough
     # centre is released (to anchor the tuning histograms).
@@ -408,7 +421,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         ledgers[name] = Ledger(eps, delta)
         ledgers[name].extend(shared)
         fits[name] = _FITTERS[name](scores, pairs, anchor, controls[name], group, share, pure[name],
-                                    generator, ledgers[name])
+                                    generator, ledgers[name], pair_design)
     reference = _nonprivate_reference(mat, k, flags["standardize"]) if flags["nonprivate"] else None
     return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
                        shared_releases=len(shared),
@@ -705,7 +718,14 @@ def _tuning_quantiles(w, anchor, levels, noise, rng, ledger, method):
                                   step=f"{method} tuning: pair-value histograms (PC1..PCk)")
 
 
-def _fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger) -> MethodFit:
+def _check_split_mode(controls, pair_design) -> None:
+    if pair_design is not None and "pmwm" in controls and controls["pmwm"].split_mode:
+        raise DPPCAValueError("pmwm_control(split_mode=True) uses the complete statistic on half "
+                              "of the rows: give design='complete' (or split_mode=False)")
+
+
+def _fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+                 design=None) -> MethodFit:
     k = scores.shape[1]
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
@@ -715,12 +735,13 @@ def _fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, le
                               group.share(control.tuning_share * share), rng, ledger, "clipped")[:, 0]
         clip = CLIP_MULTIPLIER * np.maximum(q, np.finfo(float).tiny)
         tuning = f"C = {CLIP_MULTIPLIER:g} x private {CLIP_LEVEL:.0%} quantile of the pair values"
-    release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger,
+    release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
     return MethodFit(release, "Gaussian", tuning)
 
 
-def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger) -> MethodFit:
+def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+              design=None) -> MethodFit:
     n = scores.shape[0]
     if control.split_mode:  # quantiles from one random half of the rows, the mean from the other
         order = rng.permutation(n)
@@ -749,7 +770,8 @@ def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledge
     spread = widen * (high - low)
     lower, upper = np.maximum(low - spread, 0.0), high + spread
     release = dp_winsorized_mean(scores[mean_rows], lower, np.maximum(upper, lower), noise, rng,
-                                 ledger=ledger, step="pmwm: U-statistics of clamp(u, L, U) (PC1..PCk)")
+                                 ledger=ledger, design=design,
+                                 step="pmwm: U-statistics of clamp(u, L, U) (PC1..PCk)")
     return MethodFit(release, "Gaussian", f"{tuning}, p = {p:.3g}, widen = {widen:.3g}")
 
 
@@ -781,7 +803,8 @@ def _scan_quantiles(w, p, control, eps, rng, ledger):
     return low, high
 
 
-def _fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger) -> MethodFit:
+def _fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+               design=None) -> MethodFit:
     n, k = scores.shape
     w = paired_squares(scores, pairs)
     steps = HUBER_STEPS if control.T is None else control.T
@@ -801,7 +824,7 @@ def _fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledg
         start = np.full(k, 0.0 if control.mu0 is None else float(control.mu0))
         tuning = "R's m2 histogram and tau_from_m2"
     release = dp_huber_mean(scores, tau, steps, start, control.eta0, noise, rng, ledger=ledger,
-                            step="huber: noisy gradient descent (PC1..PCk)")
+                            design=design, step="huber: noisy gradient descent (PC1..PCk)")
     return MethodFit(release, "Gaussian (approximate s.e.)", f"{tuning}, T = {steps}")
 
 

@@ -18,6 +18,8 @@ as_dask_matrix(X, columns=None)
     A :class:`dppca.preprocessing.Matrix` whose values are a lazy dask array.
 dask_block_kendall(X, design, ...)
     ``sum_B |B| K_g(X_B)`` computed per chunk and reduced (shape (p, p)).
+dask_block_terms(X, design, statistic)
+    A statistic of each chunk of whole design blocks (scree pair statistics), stacked.
 pair_chunk_statistics(X, first, second, rows, statistic)
     A statistic of the paired differences x_a - x_b per group of ``rows`` pairs (private scales).
 """
@@ -32,7 +34,7 @@ import pandas as pd
 from .._validation import DPPCATypeError, DPPCAValueError
 
 __all__ = ["as_dask_matrix", "compute_checked", "dask_block_kendall", "is_dask_input",
-           "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
+           "dask_block_terms", "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
 
 #: Rows per chunk of the permuted data aim at this size (64 MiB): big enough for BLAS,
 #: small enough that a worker holds a few chunks at once.
@@ -144,17 +146,46 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
 
     from ..pair_design import sum_block_kendall
 
-    permuted = X[design.order].rechunk({0: _block_aligned_chunks(design.bounds, X.shape[1])})
-    starts = np.cumsum((0,) + permuted.chunks[0])
-    parts = []
-    for index, block in enumerate(permuted.to_delayed()[:, 0]):
-        a, b = starts[index], starts[index + 1]
-        local = design.bounds[(design.bounds >= a) & (design.bounds <= b)] - a
-        parts.append(dask.delayed(sum_block_kendall)(block, np.arange(b - a), local, sign,
-                                                     radius, xi))
+    parts = [dask.delayed(sum_block_kendall)(block, np.arange(local[-1]), local, sign, radius, xi)
+             for block, local in _design_chunks(X, design)]
     total, finite = dask.compute(dask.delayed(sum)(parts), da.isfinite(X).all())
     _check_finite(finite)
     return total
+
+
+def dask_block_terms(X, design, statistic) -> np.ndarray:
+    """``statistic(rows, bounds)`` of each chunk of whole design blocks, stacked in block order.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, k)
+        Rows in their original order (e.g. projected scores).
+    design : dppca.pair_design.BlockDesign
+    statistic : callable
+        Maps a chunk's permuted rows (whole blocks) and its local block bounds to an array of
+        shape (blocks in the chunk, ...), e.g. :func:`dppca.pair_statistics.block_fraction_terms`.
+
+    Returns
+    -------
+    ndarray, shape (number of blocks, ...)
+        The same rows as the statistic of the whole permuted array: the chunks cut only at
+        block boundaries, so the numbers do not depend on the chunking of ``X``.
+    """
+    import dask
+
+    parts = [dask.delayed(statistic)(block, local) for block, local in _design_chunks(X, design)]
+    return np.concatenate(dask.compute(*parts))
+
+
+def _design_chunks(X, design):
+    """(delayed chunk of permuted rows, its local block bounds) for chunks of whole blocks."""
+    permuted = X[design.order].rechunk({0: _block_aligned_chunks(design.bounds, X.shape[1]), 1: -1})
+    starts = np.cumsum((0,) + permuted.chunks[0])
+    out = []
+    for index, block in enumerate(permuted.to_delayed()[:, 0]):
+        a, b = starts[index], starts[index + 1]
+        out.append((block, design.bounds[(design.bounds >= a) & (design.bounds <= b)] - a))
+    return out
 
 
 def pair_chunk_statistics(X, first, second, rows, statistic) -> list:
