@@ -33,6 +33,7 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
 from .directions import SCALE_SHARE, dp_pc_dir
 from .pair_design import pair_statistic_design
 from .methods.gdppca import states_gdppca_sensitivity
+from .backends.dask import is_dask_input
 from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
 from .quantiles import unbounded_quantile_between
@@ -40,7 +41,7 @@ from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
 from .robust_mean import (GaussianGroup, dp_clipped_mean, dp_clipped_paired_mean,
                           dp_histogram_quantiles, dp_huber_mean, dp_log2_centre, dp_m2_histogram,
-                          dp_winsorized_mean, paired_squares, tau_from_m2)
+                          dp_winsorized_mean, paired_half_norms, paired_squares, tau_from_m2)
 
 SCREE_METHODS = ("clipped", "pmwm", "huber")
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.robust_mean.GaussianGroup`) for
@@ -389,7 +390,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     >>> res.scree.shape
     (5, 1)
     """
-    mat = as_matrix(X, min_rows=4)
+    lazy = is_dask_input(X)
+    mat = _scree_matrix(X, lazy)
     methods = _resolve_methods(method)
     k = int_arg(k, "k", 1, mat.p)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -398,6 +400,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                   nonprivate=nonprivate).items()}
     option_arg(calibration, "calibration", CALIBRATIONS)
     controls = _resolve_controls(control, methods)
+    _check_lazy_call(lazy, flags)
     generator = rng_arg(rng)
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
@@ -406,7 +409,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                              noise)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
-    pair_design = pair_statistic_design(design, pairs_per_row, mat.n, False, generator)
+    pair_design = pair_statistic_design(design, pairs_per_row, mat.n, lazy, generator)
     _check_split_mode(controls, pair_design)
     rest = 1.0 - used
     # With k = p the k values are all the variance: T is their sum and only the trace's rough
@@ -414,7 +417,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     trace_share = TRACE_SHARE * rest * (1 if k < mat.p else TRACE_TUNING_SHARE / 2)
     trace, trace_sd, anchor = _private_trace(values, pairs, group, trace_share, generator, shared,
                                              needed=k < mat.p)
-    scores = values @ dirs.directions.to_numpy()[:, :k]
+    scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = (rest - trace_share) / len(methods)
     fits, ledgers = {}, {}
     for name in methods:
@@ -629,7 +632,7 @@ def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE
             scales = column_scales(mat, True, noise=group.share(spent), share=spent, rng=rng,
                                    ledger=shared)
         eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
-        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], True, eps_d,
+        dirs = dp_pc_dir(_direction_input(mat), k, flags["center"], flags["standardize"], True, eps_d,
                          delta_d, scale=scales, calibration=group.calibration, noise=noise, rng=rng)
         return dirs, spent + group.absorb(dirs.ledger.releases, shared)
     elif directions is None:
@@ -638,6 +641,40 @@ def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE
         dirs = _check_directions(directions, mat, k, flags)
     used = 0.0 if dirs.ledger is None else group.absorb(dirs.ledger.releases, shared)
     return dirs, used
+
+
+def _scree_matrix(X, lazy):
+    """``X`` validated: in memory, or a lazy dask matrix (dask collections and files)."""
+    if not lazy:
+        return as_matrix(X, min_rows=4)
+    from .backends.dask import as_dask_matrix
+
+    mat = as_dask_matrix(X)
+    if mat.n < 4:
+        raise DPPCAValueError(f"`X` must have at least 4 rows; got {mat.n}")
+    return mat
+
+
+def _check_lazy_call(lazy, flags) -> None:
+    if lazy and not flags["g_dppca"]:
+        raise DPPCAValueError("dask and file input needs private directions (g_dppca=True)")
+    if lazy and flags["nonprivate"]:
+        raise DPPCAValueError("nonprivate=True is not available for dask or file input")
+
+
+def _direction_input(mat):
+    """What dp_pc_dir gets: the frame in memory, the lazy dask array otherwise."""
+    return mat.values if not isinstance(mat.values, np.ndarray) else mat.to_frame()
+
+
+def _scores(values, directions, pair_design):
+    """Projected scores (n, k). On dask: computed block by block and kept by dask (``persist``:
+    on the workers of a cluster) for the block design, or brought into memory (k columns) for
+    the complete statistic."""
+    scores = values @ directions
+    if isinstance(scores, np.ndarray):
+        return scores
+    return scores.compute() if pair_design is None else scores.persist()
 
 
 def _pure_budgets(controls, eps, g_dppca) -> dict:
@@ -690,9 +727,7 @@ def _private_trace(values, pairs, group, share, rng, ledger, needed=True):
     then the clipped mean. Shares of the trace's mu^2: 1/6, 1/6, 2/3. With ``needed=False``
     (k = p) only the centre is released, with all of ``share``, and the trace is nan.
     """
-    first, second = pairs
-    with np.errstate(over="ignore"):  # +inf is clamped by the clipped mean; a warning would leak
-        halves = np.sum((values[first] - values[second]) ** 2, axis=1) / 2
+    halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
     tuning = TRACE_TUNING_SHARE / 2 * share if needed else share
     centre = dp_log2_centre(halves, group.share(tuning), rng, ledger=ledger,
                             step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
