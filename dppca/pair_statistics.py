@@ -370,3 +370,46 @@ def design_fp_inflation(n: int, rho=0.0, design=None):
     if design is None:
         return fp_inflation(n, rho)
     return block_fp_inflation(n, int(np.max(np.diff(design.bounds))), rho)
+
+
+# ----------------------------------------------------------------------------- disjoint pairs
+
+def paired_squares(scores, pairs) -> np.ndarray:
+    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y).
+
+    A pair value that overflows is +inf (counted in the top bin, clamped by every mean), silently:
+    a warning would depend on the private data. ``scores`` may be a dask array: the pairs are
+    gathered and squared chunk by chunk (:func:`dppca.backends.dask.pair_chunk_statistics`) and
+    only the m x k pair values come back.
+    """
+    return _paired(scores, pairs, _half_squares)
+
+
+def paired_half_norms(values, pairs) -> np.ndarray:
+    """t_i = ||x_a - x_b||^2 / 2 for each pair (a, b): shape (m,), E[t] = tr(S) (numpy or dask)."""
+    return _paired(values, pairs, _half_square_norms)
+
+
+#: Pairs per dask chunk when pair values are gathered (any size gives the same numbers).
+PAIR_CHUNK_ROWS = 2**16
+
+
+def _paired(values, pairs, function) -> np.ndarray:
+    first, second = pairs
+    if type(values).__module__.split(".")[0] == "dask":
+        from .backends.dask import pair_chunk_statistics
+
+        return np.concatenate(pair_chunk_statistics(values, first, second, PAIR_CHUNK_ROWS, function))
+    values = np.asarray(values, float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return function(values[first] - values[second])
+
+
+def _half_squares(diff) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return diff ** 2 / 2.0
+
+
+def _half_square_norms(diff) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.sum(diff ** 2, axis=1) / 2

@@ -160,6 +160,9 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     Parameters
     ----------
     mat : dppca.preprocessing.Matrix, shape (n, p), n >= 2
+        ``values`` a numpy array, or a dask array: then each group of ``SCALE_SUM_ROWS`` pairs
+        is gathered, differenced and reduced on the workers (three passes), and the scales are
+        the same doubles as in memory for any chunking or scheduler.
     eps, delta : float, optional
         The scale budget, when ``noise`` is not given.
     rng : numpy.random.Generator

@@ -50,7 +50,8 @@ from ._validation import DPPCAValueError
 from .privacy import Ledger, gaussian_sigma
 from .privacy.samplers import add_gaussian_noise
 from .pair_statistics import (as_columns, design_clamped_fractions, design_fp_inflation,  # noqa: F401
-                              fp_inflation, mean_inflation, pair_clamped_fractions, pair_clamped_means)
+                              fp_inflation, mean_inflation, pair_clamped_fractions, pair_clamped_means,
+                              paired_half_norms, paired_squares)
 from .private_tuning import (HISTOGRAM_THRESHOLD_SD, LOG2_CENTRE_RANGE, LOG2_CENTRE_WINDOW,  # noqa: F401
                              dp_histogram_quantiles, dp_log2_centre, dp_log_scale, dp_m2_histogram,
                              histogram_counts, log2_counts, m2_counts, tau_from_m2)
@@ -190,48 +191,6 @@ class GaussianShare:
             ledger.record(step, f"Gaussian ({group.calibration}), GDP share {self.fraction:.1%}",
                           sensitivity, norm, sigma, group.eps * self.fraction,
                           group.delta * self.fraction)
-
-
-# --------------------------------------------------------------------------- pair statistics
-
-def paired_squares(scores, pairs) -> np.ndarray:
-    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y).
-
-    A pair value that overflows is +inf (counted in the top bin, clamped by every mean), silently:
-    a warning would depend on the private data. ``scores`` may be a dask array: the pairs are
-    gathered and squared chunk by chunk (:func:`dppca.backends.dask.pair_chunk_statistics`) and
-    only the m x k pair values come back.
-    """
-    return _paired(scores, pairs, _half_squares)
-
-
-def paired_half_norms(values, pairs) -> np.ndarray:
-    """t_i = ||x_a - x_b||^2 / 2 for each pair (a, b): shape (m,), E[t] = tr(S) (numpy or dask)."""
-    return _paired(values, pairs, _half_square_norms)
-
-
-#: Pairs per dask chunk when pair values are gathered (any size gives the same numbers).
-PAIR_CHUNK_ROWS = 2**16
-
-
-def _paired(values, pairs, function) -> np.ndarray:
-    first, second = pairs
-    if type(values).__module__.split(".")[0] == "dask":
-        from .backends.dask import pair_chunk_statistics
-
-        return np.concatenate(pair_chunk_statistics(values, first, second, PAIR_CHUNK_ROWS, function))
-    values = np.asarray(values, float)
-    return function(values[first] - values[second])
-
-
-def _half_squares(diff) -> np.ndarray:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return diff ** 2 / 2.0
-
-
-def _half_square_norms(diff) -> np.ndarray:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.sum(diff ** 2, axis=1) / 2
 
 
 # --------------------------------------------------------------------------- mean estimators

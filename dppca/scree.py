@@ -284,8 +284,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 
     Parameters
     ----------
-    X : pandas.DataFrame or array_like, shape (n, p)
-        Numeric data, n >= 4.
+    X : pandas.DataFrame, array_like, dask array or DataFrame, or path to Parquet/CSV, shape (n, p)
+        Numeric data, n >= 4. Dask input and files are processed chunk by chunk
+        (docs/scaling.md); they need ``g_dppca=True`` and no ``nonprivate``.
     k : int
         Number of components, 1 <= k <= p.
     method : str or sequence of str
@@ -438,13 +439,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
-                  scale_share=SCALE_SHARE, noise="tight"):
+                  scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
     ----------
     X, k, method, control, eps, delta, center, standardize, g_dppca, mono, calibration, rng,
-    nonprivate, directions, scale_share, noise
+    nonprivate, directions, scale_share, noise, design, pairs_per_row
         As in :func:`dp_scree`.
     type : {"pve", "scree"}
         What to draw (R's default "pve": the share of the private total variance).
@@ -467,7 +468,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     plot_control = _resolve_plot_control(plot_control)
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
-                      scale_share=scale_share, noise=noise)
+                      scale_share=scale_share, noise=noise, design=design,
+                      pairs_per_row=pairs_per_row)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 

@@ -222,12 +222,15 @@ def pair_chunk_statistics(X, first, second, rows, statistic) -> list:
     """
     import dask
 
-    diff = (X[first] - X[second]).rechunk({0: rows, 1: -1})
+    firsts, seconds = ((X[index]).rechunk({0: rows, 1: -1}).to_delayed()[:, 0]
+                       for index in (first, second))
 
-    def checked(block):
-        return statistic(block), bool(np.isfinite(block).all())
+    def checked(a, b):
+        finite = bool(np.isfinite(a).all() and np.isfinite(b).all())
+        with np.errstate(over="ignore", invalid="ignore"):  # silent: a warning would leak
+            return statistic(a - b), finite
 
-    parts = [dask.delayed(checked)(block) for block in diff.to_delayed()[:, 0]]
+    parts = [dask.delayed(checked)(a, b) for a, b in zip(firsts, seconds)]
     results = dask.compute(*parts)
     _check_finite(all(finite for _, finite in results))
     return [result for result, _ in results]
