@@ -403,6 +403,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     controls = _resolve_controls(control, methods)
     _check_lazy_call(lazy, flags)
     generator = rng_arg(rng)
+    # Drawn (only when used) before anything touches the data: bad arguments fail first.
+    pair_design = pair_statistic_design(design, pairs_per_row, mat.n, lazy, generator)
+    _check_split_mode(controls, pair_design)
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     shared = Ledger(eps, delta)
@@ -410,8 +413,6 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                              noise)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
-    pair_design = pair_statistic_design(design, pairs_per_row, mat.n, lazy, generator)
-    _check_split_mode(controls, pair_design)
     rest = 1.0 - used
     # With k = p the k values are all the variance: T is their sum and only the trace's rough
     # centre is released (to anchor the tuning histograms).
