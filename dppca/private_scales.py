@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 
+from .paired_differences import abs_differences as _abs_differences  # noqa: F401 (audit hook)
+from .paired_differences import group_results, pair_differences
 from .privacy import Ledger
 
 
@@ -231,7 +233,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     noise = _scale_noise(noise, eps, delta, calibration)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     first, second = random_pairs(mat.n, rng)
-    absdiff = _pair_differences(mat.values, first, second)
+    absdiff = pair_differences(mat.values, first, second)
     octave, prior = _private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
                                      rng, ledger)
     pilot_clip = _clip_range(2.0 ** (octave + 0.5))  # 2^(b + 1/2), b fractional
@@ -261,49 +263,6 @@ def _scale_noise(noise, eps, delta, calibration):
     if eps is None or delta is None:
         raise DPPCAValueError("private column scales need a budget: give `eps` and `delta`")
     return GaussianGroup(eps, delta, calibration).share(1.0)
-
-
-def _abs_differences(values, first, second) -> np.ndarray:
-    """|x_a - x_b| per pair and column, finite (an overflow to inf becomes the largest double)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _clamped_abs(values[first] - values[second])
-
-
-def _clamped_abs(diff) -> np.ndarray:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.minimum(np.abs(diff), np.finfo(float).max)
-
-
-class _DaskPairs:
-    """The paired differences of a dask array, lazily: ``shape`` (m, p) and, per group of
-    ``SCALE_SUM_ROWS`` pairs, a statistic of |x_a - x_b| (:func:`_group_results`)."""
-
-    def __init__(self, values, first, second):
-        self.values, self.first, self.second = values, first, second
-        self.shape = (len(first), values.shape[1])
-
-
-def _pair_differences(values, first, second):
-    """|x_a - x_b| in memory, or a :class:`_DaskPairs` for a dask array (rows stay on the workers)."""
-    if isinstance(values, np.ndarray):
-        return _abs_differences(values, first, second)
-    return _DaskPairs(values, first, second)
-
-
-def _group_results(absdiff, statistic) -> list:
-    """``statistic`` of each group of ``SCALE_SUM_ROWS`` consecutive pairs, in order.
-
-    In memory the groups are slices; on dask each group is one chunk of the paired
-    differences, computed and reduced by dask (:func:`dppca.backends.dask.pair_chunk_statistics`):
-    the same groups, hence the same numbers, for any chunking and scheduler.
-    """
-    if isinstance(absdiff, _DaskPairs):
-        from .backends.dask import pair_chunk_statistics
-
-        return pair_chunk_statistics(absdiff.values, absdiff.first, absdiff.second, SCALE_SUM_ROWS,
-                                     lambda diff: statistic(_clamped_abs(diff)))
-    starts = range(0, max(absdiff.shape[0], 1), SCALE_SUM_ROWS)
-    return [statistic(absdiff[a:a + SCALE_SUM_ROWS]) for a in starts]
 
 
 def _private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarray]:
@@ -336,7 +295,7 @@ def octave_counts(absdiff) -> np.ndarray:
     """Release 1's statistic: per column, counts of |x_a - x_b| in the octaves of SCALE_OCTAVES
     plus an end bin on each side, shape (p, width); one replaced row moves one pair, so each
     column's count vector by at most one unit out of one bin into another (L2 sqrt(2 p))."""
-    return np.sum(_group_results(absdiff, _octave_counts_of_group), axis=0)
+    return np.sum(group_results(absdiff, _octave_counts_of_group, SCALE_SUM_ROWS), axis=0)
 
 
 def _octave_counts_of_group(absdiff) -> np.ndarray:
@@ -386,7 +345,8 @@ def _clipped_moment(absdiff, clip, noise, rng, ledger, step, weights=(1.0,)) -> 
 def _mean_of_clipped(absdiff, clip) -> np.ndarray:
     """mean_i min(a_ij, C_j)^2 / C_j^2 per column: correctly rounded sums per group of pairs
     (``SCALE_SUM_ROWS``), then a correctly rounded sum of the group sums, divided by m."""
-    sums = np.array(_group_results(absdiff, lambda group: _clipped_sums(group, clip)))
+    sums = np.array(group_results(absdiff, lambda group: _clipped_sums(group, clip),
+                                       SCALE_SUM_ROWS))
     return np.array([math.fsum(col) for col in sums.T]) / absdiff.shape[0]
 
 
