@@ -175,13 +175,10 @@ def _input_matrix(X):
 
 
 def _check_dask_call(method, standardize, scale, nonprivate):
-    """What the dask path supports: g-DPPCA, with public scales when standardizing."""
+    """What the dask path supports: g-DPPCA, standardized by public or private (blockwise) scales."""
     if method != "gdppca":
         raise DPPCAValueError(f"dask and file input supports g-DPPCA only (g_dppca=True or "
                               f"method='gdppca'); got method {method!r}")
-    if standardize and scale is None:
-        raise DPPCAValueError("standardize=True on dask or file input needs public scales "
-                              "(`scale=`): private scales need the rows in memory")
     if nonprivate:
         raise DPPCAValueError("nonprivate=True is not available for dask or file input")
 

@@ -31,16 +31,19 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
                           int_arg, option_arg, options_arg, rng_arg, seed_of, control_arg)
 from .controls import SCREE_METHODS, ScreePlotControl, resolve_controls
 from .directions import SCALE_SHARE, dp_pc_dir
+from .stats.pair_design import pair_statistic_design
 from .methods.gdppca import states_gdppca_sensitivity
+from .backends.dask import is_dask_input
 from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
 from .privacy.quantiles import unbounded_quantile_between
 from .results import PCDirections
 from .results.scree import MethodFit, ScreeResult
-from .estimators.pair_means import (dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean, paired_squares)
-from .privacy.quantiles import dp_histogram_quantiles
+from .estimators.pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
 from .estimators.tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 from .privacy.composition import GaussianGroup
+from .privacy.quantiles import dp_histogram_quantiles
+from .stats.pair_statistics import paired_half_norms, paired_squares
 
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for
 #: the private directions when g_dppca=True (R gives them half of eps and of delta).
@@ -86,13 +89,14 @@ _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
-             noise="tight") -> ScreeResult:
+             noise="tight", design="auto", pairs_per_row=None) -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
     ----------
-    X : pandas.DataFrame or array_like, shape (n, p)
-        Numeric data, n >= 4.
+    X : pandas.DataFrame, array_like, dask array or DataFrame, or path to Parquet/CSV, shape (n, p)
+        Numeric data, n >= 4. Dask input and files are processed chunk by chunk
+        (docs/scaling.md); they need ``g_dppca=True`` and no ``nonprivate``.
     k : int
         Number of components, 1 <= k <= p.
     method : str or sequence of str
@@ -132,6 +136,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     noise : {"tight", "r_dppca"}
         Noise of the g-DPPCA directions: the tight sensitivity (default) or the R package's
         4/n with the classic calibration (see :func:`dppca.dp_pc_dir`).
+    design : {"auto", "complete", "incomplete"}
+        Pairs of the methods' pair statistics: "complete", all n(n-1)/2 pairs (O(n log n) per
+        component); "incomplete", the pairs inside the blocks of a random block design
+        (:func:`dppca.stats.pair_design.pair_statistic_design`), same sensitivity; "auto": complete
+        in memory, incomplete for dask input.
+    pairs_per_row : int, optional
+        Pairs per row r of the incomplete design (blocks of r + 1 rows; default 4,095).
 
     Returns
     -------
@@ -166,7 +177,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       (sensitivity C_T / m); ``TRACE_SHARE`` of the rest.
     * Each method: the pair-value U-statistics have sensitivity 2 W / n for terms in an interval
       of width W (a replaced row touches n - 1 of the n(n - 1)/2 pairs); tuning histograms have
-      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.estimators.pair_means`.
+      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.estimators.pair_means`. With the incomplete design
+      each row is in exactly one block, whose complete statistic moves by 2 W / |B| and weighs
+      |B| / n: the same 2 W / n (rounding slack in
+      :func:`dppca.stats.pair_statistics.block_clamped_fractions`).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
 
@@ -187,7 +201,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     >>> res.scree.shape
     (5, 1)
     """
-    mat = as_matrix(X, min_rows=4)
+    lazy = is_dask_input(X)
+    mat = _scree_matrix(X, lazy)
     methods = _resolve_methods(method)
     k = int_arg(k, "k", 1, mat.p)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -196,7 +211,11 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                   nonprivate=nonprivate).items()}
     option_arg(calibration, "calibration", CALIBRATIONS)
     controls = resolve_controls(control, methods)
+    _check_lazy_call(lazy, flags)
     generator = rng_arg(rng)
+    # Drawn (only when used) before anything touches the data: bad arguments fail first.
+    pair_design = pair_statistic_design(design, pairs_per_row, mat.n, lazy, generator)
+    _check_split_mode(controls, pair_design)
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     shared = Ledger(eps, delta)
@@ -210,14 +229,14 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     trace_share = TRACE_SHARE * rest * (1 if k < mat.p else TRACE_TUNING_SHARE / 2)
     trace, trace_sd, anchor = _private_trace(values, pairs, group, trace_share, generator, shared,
                                              needed=k < mat.p)
-    scores = values @ dirs.directions.to_numpy()[:, :k]
+    scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = (rest - trace_share) / len(methods)
     fits, ledgers = {}, {}
     for name in methods:
         ledgers[name] = Ledger(eps, delta)
         ledgers[name].extend(shared)
         fits[name] = _FITTERS[name](scores, pairs, anchor, controls[name], group, share, pure[name],
-                                    generator, ledgers[name])
+                                    generator, ledgers[name], pair_design)
     reference = _nonprivate_reference(mat, k, flags["standardize"]) if flags["nonprivate"] else None
     return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
                        shared_releases=len(shared),
@@ -231,13 +250,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
-                  scale_share=SCALE_SHARE, noise="tight"):
+                  scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
     ----------
     X, k, method, control, eps, delta, center, standardize, g_dppca, mono, calibration, rng,
-    nonprivate, directions, scale_share, noise
+    nonprivate, directions, scale_share, noise, design, pairs_per_row
         As in :func:`dp_scree`.
     type : {"pve", "scree"}
         What to draw (R's default "pve": the share of the private total variance).
@@ -260,7 +279,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     plot_control = control_arg(plot_control, ScreePlotControl, "plot_control")
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
-                      scale_share=scale_share, noise=noise)
+                      scale_share=scale_share, noise=noise, design=design,
+                      pairs_per_row=pairs_per_row)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 
@@ -291,7 +311,7 @@ def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE
             scales = column_scales(mat, True, noise=group.share(spent), share=spent, rng=rng,
                                    ledger=shared)
         eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
-        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], True, eps_d,
+        dirs = dp_pc_dir(_direction_input(mat), k, flags["center"], flags["standardize"], True, eps_d,
                          delta_d, scale=scales, calibration=group.calibration, noise=noise, rng=rng)
         return dirs, spent + group.absorb(dirs.ledger.releases, shared)
     elif directions is None:
@@ -300,6 +320,40 @@ def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE
         dirs = _check_directions(directions, mat, k, flags)
     used = 0.0 if dirs.ledger is None else group.absorb(dirs.ledger.releases, shared)
     return dirs, used
+
+
+def _scree_matrix(X, lazy):
+    """``X`` validated: in memory, or a lazy dask matrix (dask collections and files)."""
+    if not lazy:
+        return as_matrix(X, min_rows=4)
+    from .backends.dask import as_dask_matrix
+
+    mat = as_dask_matrix(X)
+    if mat.n < 4:
+        raise DPPCAValueError(f"`X` must have at least 4 rows; got {mat.n}")
+    return mat
+
+
+def _check_lazy_call(lazy, flags) -> None:
+    if lazy and not flags["g_dppca"]:
+        raise DPPCAValueError("dask and file input needs private directions (g_dppca=True)")
+    if lazy and flags["nonprivate"]:
+        raise DPPCAValueError("nonprivate=True is not available for dask or file input")
+
+
+def _direction_input(mat):
+    """What dp_pc_dir gets: the frame in memory, the lazy dask array otherwise."""
+    return mat.values if not isinstance(mat.values, np.ndarray) else mat.to_frame()
+
+
+def _scores(values, directions, pair_design):
+    """Projected scores (n, k). On dask: computed block by block and kept by dask (``persist``:
+    on the workers of a cluster) for the block design, or brought into memory (k columns) for
+    the complete statistic."""
+    scores = values @ directions
+    if isinstance(scores, np.ndarray):
+        return scores
+    return scores.compute() if pair_design is None else scores.persist()
 
 
 def _pure_budgets(controls, eps, g_dppca) -> dict:
@@ -352,9 +406,7 @@ def _private_trace(values, pairs, group, share, rng, ledger, needed=True):
     then the clipped mean. Shares of the trace's mu^2: 1/6, 1/6, 2/3. With ``needed=False``
     (k = p) only the centre is released, with all of ``share``, and the trace is nan.
     """
-    first, second = pairs
-    with np.errstate(over="ignore"):  # +inf is clamped by the clipped mean; a warning would leak
-        halves = np.sum((values[first] - values[second]) ** 2, axis=1) / 2
+    halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
     tuning = TRACE_TUNING_SHARE / 2 * share if needed else share
     centre = dp_log2_centre(halves, group.share(tuning), rng, ledger=ledger,
                             step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
@@ -380,7 +432,14 @@ def _tuning_quantiles(w, anchor, levels, noise, rng, ledger, method):
                                   step=f"{method} tuning: pair-value histograms (PC1..PCk)")
 
 
-def _fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger) -> MethodFit:
+def _check_split_mode(controls, pair_design) -> None:
+    if pair_design is not None and "pmwm" in controls and controls["pmwm"].split_mode:
+        raise DPPCAValueError("pmwm_control(split_mode=True) uses the complete statistic on half "
+                              "of the rows: give design='complete' (or split_mode=False)")
+
+
+def _fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+                 design=None) -> MethodFit:
     k = scores.shape[1]
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
@@ -390,12 +449,13 @@ def _fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, le
                               group.share(control.tuning_share * share), rng, ledger, "clipped")[:, 0]
         clip = CLIP_MULTIPLIER * np.maximum(q, np.finfo(float).tiny)
         tuning = f"C = {CLIP_MULTIPLIER:g} x private {CLIP_LEVEL:.0%} quantile of the pair values"
-    release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger,
+    release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
     return MethodFit(release, "Gaussian", tuning)
 
 
-def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger) -> MethodFit:
+def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+              design=None) -> MethodFit:
     n = scores.shape[0]
     if control.split_mode:  # quantiles from one random half of the rows, the mean from the other
         order = rng.permutation(n)
@@ -424,7 +484,8 @@ def _fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledge
     spread = widen * (high - low)
     lower, upper = np.maximum(low - spread, 0.0), high + spread
     release = dp_winsorized_mean(scores[mean_rows], lower, np.maximum(upper, lower), noise, rng,
-                                 ledger=ledger, step="pmwm: U-statistics of clamp(u, L, U) (PC1..PCk)")
+                                 ledger=ledger, design=design,
+                                 step="pmwm: U-statistics of clamp(u, L, U) (PC1..PCk)")
     return MethodFit(release, "Gaussian", f"{tuning}, p = {p:.3g}, widen = {widen:.3g}")
 
 
@@ -456,7 +517,8 @@ def _scan_quantiles(w, p, control, eps, rng, ledger):
     return low, high
 
 
-def _fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger) -> MethodFit:
+def _fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+               design=None) -> MethodFit:
     n, k = scores.shape
     w = paired_squares(scores, pairs)
     steps = HUBER_STEPS if control.T is None else control.T
@@ -476,7 +538,7 @@ def _fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledg
         start = np.full(k, 0.0 if control.mu0 is None else float(control.mu0))
         tuning = "R's m2 histogram and tau_from_m2"
     release = dp_huber_mean(scores, tau, steps, start, control.eta0, noise, rng, ledger=ledger,
-                            step="huber: noisy gradient descent (PC1..PCk)")
+                            design=design, step="huber: noisy gradient descent (PC1..PCk)")
     return MethodFit(release, "Gaussian (approximate s.e.)", f"{tuning}, T = {steps}")
 
 

@@ -9,6 +9,8 @@ dd = pytest.importorskip("dask.dataframe")
 from dppca import dp_pc_dir  # noqa: E402
 from dppca._validation import DPPCATypeError, DPPCAValueError  # noqa: E402
 from dppca.backends.dask import is_dask_input  # noqa: E402
+from dppca.preprocessing import Matrix  # noqa: E402
+from dppca.preprocessing.scales import private_column_scales  # noqa: E402
 
 N, P = 6000, 5
 OPTIONS = dict(k=2, g_dppca=True, eps=1.0, delta=1e-5, rng=11, design="incomplete", pairs_per_row=150)
@@ -56,8 +58,6 @@ def test_dask_input_errors_name_the_rule(data, tmp_path):
     X = da.from_array(data.to_numpy(), chunks=(1000, P))
     with pytest.raises(DPPCAValueError, match="g-DPPCA only"):
         dp_pc_dir(X, k=2, method="analyze_gauss", eps=1, delta=1e-5)
-    with pytest.raises(DPPCAValueError, match="public scales"):
-        dp_pc_dir(X, k=2, g_dppca=True, eps=1, delta=1e-5, standardize=True)
     bad = data.to_numpy().copy()
     bad[17, 2] = np.nan
     for design in ("incomplete", "complete"):
@@ -65,3 +65,70 @@ def test_dask_input_errors_name_the_rule(data, tmp_path):
             dp_pc_dir(da.from_array(bad, chunks=(1000, P)), **{**OPTIONS, "design": design,
                                                                  "pairs_per_row": None})
     assert is_dask_input(X) and is_dask_input(tmp_path / "x.parquet") and not is_dask_input(data)
+
+
+# ----------------------------------------------------------------------------- private scales
+
+#: Pairs per summation group in the scale tests: small, so that N = 6000 rows (3000 pairs) make
+#: several groups and the chunk-by-chunk reduction is exercised.
+SMALL_GROUPS = 400
+
+
+def _private_scales(values, columns):
+    return private_column_scales(Matrix(values, columns), 1.0, 1e-5, np.random.default_rng(5))
+
+
+@pytest.fixture
+def small_groups(monkeypatch):
+    import dppca.preprocessing.scales as module
+
+    monkeypatch.setattr(module, "SCALE_SUM_ROWS", SMALL_GROUPS)
+
+
+@pytest.mark.parametrize("chunks", [N, 1000, 777])
+def test_private_scales_identical_for_numpy_and_any_chunking(data, chunks, small_groups):
+    expected = _private_scales(data.to_numpy(), list(data.columns))
+    got = _private_scales(da.from_array(data.to_numpy(), chunks=(chunks, 2)), list(data.columns))
+    # Same pairs, same summation groups (a chunk is a group): the same doubles, not just close.
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_standardized_directions_same_for_numpy_dask_and_cluster(data, small_groups):
+    distributed = pytest.importorskip("distributed")
+    options = {**OPTIONS, "standardize": True}
+    expected = dp_pc_dir(data, **options)
+    dask_result = dp_pc_dir(da.from_array(data.to_numpy(), chunks=(777, P)), **options)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        cluster_scales = _private_scales(da.from_array(data.to_numpy(), chunks=(1500, P)),
+                                         list(data.columns))
+        cluster_result = dp_pc_dir(dd.from_pandas(data, npartitions=3), **options)
+    scales = _private_scales(data.to_numpy(), list(data.columns))
+    np.testing.assert_array_equal(cluster_scales, scales)
+    for result in (dask_result, cluster_result):
+        np.testing.assert_array_equal(result.scale.to_numpy(), expected.scale.to_numpy())
+        # The Kendall sums differ only in the order of the additions (see the tests above).
+        np.testing.assert_allclose(result.directions.to_numpy(), expected.directions.to_numpy(),
+                                   atol=1e-12)
+
+
+def test_private_scales_on_dask_refuse_nan(data):
+    bad = data.to_numpy().copy()
+    bad[17, 2] = np.nan
+    with pytest.raises(DPPCAValueError, match="NaN"):
+        _private_scales(da.from_array(bad, chunks=(1000, P)), list(data.columns))
+
+
+def test_grouped_sums_stay_within_the_proved_rounding_slack(small_groups):
+    from dppca.preprocessing.scales import _mean_of_clipped
+
+    # Uniform terms are inexact sums in binary: the grouped mean (SMALL_GROUPS pairs per group)
+    # must be within 3u + u^2 < 2^-51 of the exact mean (the Notes of private_column_scales).
+    from fractions import Fraction
+
+    absdiff = np.random.default_rng(3).uniform(0, 2, size=(5 * SMALL_GROUPS + 7, 2))
+    clip = np.array([1.0, 0.7])
+    got = _mean_of_clipped(absdiff, clip)
+    terms = (np.minimum(absdiff, clip) / clip) ** 2
+    exact = [sum(map(Fraction, col)) / len(col) for col in terms.T]
+    assert all(abs(Fraction(g) - e) < Fraction(2) ** -51 for g, e in zip(got, exact))

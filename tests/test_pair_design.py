@@ -113,3 +113,40 @@ def test_engine_extra_memory_is_at_most_twice_the_data(design):
     finally:
         tracemalloc.stop()
     assert peak <= 2 * X.nbytes
+
+
+# ----------------------------------------------------------------------------- clamped pair statistics
+
+def test_incomplete_clamped_fractions_within_their_sampling_error_of_complete():
+    from dppca.stats.pair_statistics import block_clamped_fractions, pair_clamped_fractions
+
+    n, r, k = 4000, 99, 3
+    y = np.random.default_rng(4).standard_t(4, size=(n, k))
+    upper = np.array([1.0, 4.0, 16.0])
+    complete = pair_clamped_fractions(y, 0.0, upper)
+    draws = np.array([block_clamped_fractions(y, block_design(n, r, np.random.default_rng(s)),
+                                              0.0, upper) for s in range(20)])
+    # Given the data the block-linear parts of the two statistics coincide (the blocks
+    # partition the rows); what is left is the degenerate part, Var <= 2 sigma_2^2 / (n r) with
+    # sigma_2^2 <= 1/4 for terms in [0, 1] (Lee 1990, §4.3): sd <= sqrt(1 / (2 n r)) = 1.1e-3.
+    sd = np.sqrt(1 / (2 * n * r))
+    assert np.all(np.abs(draws - complete) <= 5 * sd)
+    # Unbiased over the design: the mean of 20 draws is within 5 sd / sqrt(20).
+    assert np.all(np.abs(draws.mean(axis=0) - complete) <= 5 * sd / np.sqrt(20))
+
+
+def test_incomplete_clamped_fractions_keep_the_2_over_n_bound_for_a_far_outlier():
+    from dppca.stats.pair_statistics import block_clamped_fractions, block_fp_inflation
+
+    n = 600
+    design = block_design(n, 59, np.random.default_rng(1))
+    y = 6.22e8 + 4.28 * np.random.default_rng(178).standard_normal((n, 1))
+    block_max = int(np.max(np.diff(design.bounds)))
+    a = block_clamped_fractions(y, design, 0.0, 6e-4)
+    # The row moved to the other end of the line, or onto a block mate (its pair drops to 0).
+    for value in (0.0, y[design.order[1], 0]):
+        neighbour = y.copy()
+        neighbour[design.order[0]] = value
+        b = block_clamped_fractions(neighbour, design, 0.0, 6e-4)
+        assert abs(a[0] - b[0]) <= 2 / n * block_fp_inflation(n, block_max)
+    assert abs(a[0] - b[0]) > 0  # the duplicate's pair term changed from ~1 to 0

@@ -7,7 +7,8 @@ import pytest
 
 from dppca import Ledger
 from dppca.preprocessing import as_matrix, public_scale, sample_scale
-from dppca.preprocessing.scales import _abs_differences, private_column_scales
+from dppca.preprocessing.scales import private_column_scales
+from dppca.stats.paired_differences import abs_differences as _abs_differences
 from dppca.privacy.composition import GaussianGroup
 
 

@@ -16,7 +16,8 @@ from ..estimators.histograms import Grid, additive_histogram, bin_counts, privat
 from ..stats.kendall import kendall_tau_matrix
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
-from ..preprocessing.scales import _abs_differences as abs_differences, _mean_of_clipped as mean_of_clipped, _moment_sensitivity as moment_sensitivity, octave_counts
+from ..stats.paired_differences import abs_differences
+from ..preprocessing.scales import _mean_of_clipped as mean_of_clipped, _moment_sensitivity as moment_sensitivity, octave_counts
 from ..privacy import Ledger
 from ..privacy.smooth import quantile_smooth_sensitivity, smooth_sensitivity_quantile
 from .registry import AuditedRelease, register

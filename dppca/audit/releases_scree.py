@@ -16,7 +16,8 @@ from ..preprocessing import random_pairs
 from ..privacy.quantiles import UNBOUNDED_GRID, unbounded_quantile
 from ..estimators.pair_means import (clipped_paired_statistic, dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean,
                                      dp_winsorized_mean, huber_score, normalised_pair_statistic,
-                                     pair_release_sensitivity, paired_squares)
+                                     pair_release_sensitivity)
+from ..stats.pair_statistics import paired_squares
 from ..privacy.quantiles import dp_histogram_quantiles, histogram_counts
 from ..estimators.tuning import dp_log2_centre, dp_m2_histogram, log2_counts, m2_counts
 from ..privacy.composition import GaussianGroup
@@ -90,6 +91,46 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: 2 * math.sqrt(p) / n,
     mechanism=lambda X, c, rng: dp_huber_mean(X, c["tau"], 1, c["mu"], 1.0, _share(), rng).estimate
     / c["tau"], eps=EPS, delta=DELTA, context=_huber_context))
+
+
+def _with_design(context):
+    """``context`` plus a block design of blocks of about n/3 rows (incomplete U-statistics)."""
+    from ..stats.pair_design import block_design
+
+    def build(D, rng):
+        return {**context(D, rng), "design": block_design(D.shape[0], max(1, D.shape[0] // 3 - 1), rng)}
+    return build
+
+
+register(AuditedRelease(
+    "scree: clipped pair means, incomplete (block design)", claim="2 sqrt(k)/n (blocks)",
+    statistic=lambda X, c: normalised_pair_statistic(X, 0.0, c["clip"], c["design"]),
+    sensitivity=lambda n, p, c: pair_release_sensitivity(n, np.zeros(p), c["clip"], c["design"]),
+    mechanism=lambda X, c, rng: dp_clipped_mean(X, c["clip"], _share(), rng,
+                                                design=c["design"]).estimate / c["clip"],
+    eps=EPS, delta=DELTA, context=_with_design(_clip_context)))
+
+register(AuditedRelease(
+    "scree: winsorized (pmwm) pair means, incomplete (block design)", claim="2 sqrt(k')/n (blocks)",
+    statistic=lambda X, c: normalised_pair_statistic(X, c["lower"], c["upper"], c["design"]),
+    sensitivity=lambda n, p, c: pair_release_sensitivity(n, c["lower"], c["upper"], c["design"]),
+    mechanism=lambda X, c, rng: dp_winsorized_mean(X, c["lower"], c["upper"], _share(), rng,
+                                                   design=c["design"]).estimate / c["upper"],
+    eps=EPS, delta=DELTA, context=_with_design(_winsor_context)))
+
+
+def _huber_design_statistic(X, c):
+    gradient, scale = huber_score(X, c["mu"], c["tau"], c["design"])
+    return gradient / scale
+
+
+register(AuditedRelease(
+    "scree: Huber score (one gradient step), incomplete (block design)",
+    claim="2 sqrt(k)/n per step (blocks)", statistic=_huber_design_statistic,
+    sensitivity=lambda n, p, c: 2 * math.sqrt(p) / n,
+    mechanism=lambda X, c, rng: dp_huber_mean(X, c["tau"], 1, c["mu"], 1.0, _share(), rng,
+                                              design=c["design"]).estimate / c["tau"],
+    eps=EPS, delta=DELTA, context=_with_design(_huber_context)))
 
 
 def _tuning_edges(c):

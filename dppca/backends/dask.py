@@ -18,6 +18,10 @@ as_dask_matrix(X, columns=None)
     A :class:`dppca.preprocessing.matrix.Matrix` whose values are a lazy dask array.
 dask_block_kendall(X, design, ...)
     ``sum_B |B| K_g(X_B)`` computed per chunk and reduced (shape (p, p)).
+dask_block_terms(X, design, statistic)
+    A statistic of each chunk of whole design blocks (scree pair statistics), stacked.
+pair_chunk_statistics(X, first, second, rows, statistic)
+    A statistic of the paired differences x_a - x_b per group of ``rows`` pairs (private scales).
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ import pandas as pd
 from .._validation import DPPCATypeError, DPPCAValueError
 
 __all__ = ["as_dask_matrix", "compute_checked", "dask_block_kendall", "is_dask_input",
-           "TARGET_CHUNK_BYTES"]
+           "dask_block_terms", "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
 
 #: Rows per chunk of the permuted data aim at this size (64 MiB): big enough for BLAS,
 #: small enough that a worker holds a few chunks at once.
@@ -142,17 +146,94 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
 
     from ..stats.pair_design import sum_block_kendall
 
-    permuted = X[design.order].rechunk({0: _block_aligned_chunks(design.bounds, X.shape[1])})
-    starts = np.cumsum((0,) + permuted.chunks[0])
-    parts = []
-    for index, block in enumerate(permuted.to_delayed()[:, 0]):
-        a, b = starts[index], starts[index + 1]
-        local = design.bounds[(design.bounds >= a) & (design.bounds <= b)] - a
-        parts.append(dask.delayed(sum_block_kendall)(block, np.arange(b - a), local, sign,
-                                                     radius, xi))
+    parts = [dask.delayed(sum_block_kendall)(block, np.arange(local[-1]), local, sign, radius, xi)
+             for block, local in _design_chunks(X, design)]
     total, finite = dask.compute(dask.delayed(sum)(parts), da.isfinite(X).all())
     _check_finite(finite)
     return total
+
+
+def dask_block_terms(X, design, statistic) -> np.ndarray:
+    """``statistic(rows, bounds)`` of each chunk of whole design blocks, stacked in block order.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, k)
+        Rows in their original order (e.g. projected scores).
+    design : dppca.stats.pair_design.BlockDesign
+    statistic : callable
+        Maps a chunk's permuted rows (whole blocks) and its local block bounds to an array of
+        shape (blocks in the chunk, ...), e.g. :func:`dppca.stats.pair_statistics.block_fraction_terms`.
+
+    Returns
+    -------
+    ndarray, shape (number of blocks, ...)
+        The same rows as the statistic of the whole permuted array: the chunks cut only at
+        block boundaries, so the numbers do not depend on the chunking of ``X``.
+    """
+    import dask
+
+    parts = [dask.delayed(statistic)(block, local) for block, local in _design_chunks(X, design)]
+    return np.concatenate(dask.compute(*parts))
+
+
+def _design_chunks(X, design):
+    """(delayed chunk of permuted rows, its local block bounds) for chunks of whole blocks."""
+    permuted = X[design.order].rechunk({0: _block_aligned_chunks(design.bounds, X.shape[1]), 1: -1})
+    starts = np.cumsum((0,) + permuted.chunks[0])
+    out = []
+    for index, block in enumerate(permuted.to_delayed()[:, 0]):
+        a, b = starts[index], starts[index + 1]
+        out.append((block, design.bounds[(design.bounds >= a) & (design.bounds <= b)] - a))
+    return out
+
+
+def pair_chunk_statistics(X, first, second, rows, statistic) -> list:
+    """``statistic(x_a - x_b)`` for each group of ``rows`` consecutive pairs, computed by dask.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        Data with known chunk sizes.
+    first, second : ndarray of int, shape (m,)
+        The public random pairing (:func:`dppca.preprocessing.random_pairs`).
+    rows : int
+        Pairs per group: the differences are re-chunked to exactly ``rows`` pairs per chunk
+        (the last one shorter), so chunk g is group g whatever the chunking of ``X``.
+    statistic : callable
+        Maps a (rows, p) float array of differences to a small result (sent to the client).
+
+    Returns
+    -------
+    list
+        One result per group, in order.
+
+    Raises
+    ------
+    DPPCAValueError
+        If a paired row holds NaN or inf (checked in the same pass).
+
+    Notes
+    -----
+    Each worker gathers its pairs' rows (dask's ``take``), differences them and returns the
+    group's statistic: a few numbers per group, never rows. The gathered rows are the same
+    doubles for any chunking of ``X``, so the results are identical in memory, on the threaded
+    scheduler and on a ``dask.distributed`` cluster.
+    """
+    import dask
+
+    firsts, seconds = ((X[index]).rechunk({0: rows, 1: -1}).to_delayed()[:, 0]
+                       for index in (first, second))
+
+    def checked(a, b):
+        finite = bool(np.isfinite(a).all() and np.isfinite(b).all())
+        with np.errstate(over="ignore", invalid="ignore"):  # silent: a warning would leak
+            return statistic(a - b), finite
+
+    parts = [dask.delayed(checked)(a, b) for a, b in zip(firsts, seconds)]
+    results = dask.compute(*parts)
+    _check_finite(all(finite for _, finite in results))
+    return [result for result, _ in results]
 
 
 def compute_checked(X) -> np.ndarray:

@@ -50,7 +50,7 @@ from .._validation import DPPCAValueError, as_columns
 from ..privacy import Ledger
 from ..privacy.composition import GaussianShare
 from ..privacy.samplers import add_gaussian_noise
-from ..stats.pair_statistics import fp_inflation, mean_inflation, pair_clamped_fractions
+from ..stats.pair_statistics import design_clamped_fractions, design_fp_inflation, mean_inflation
 
 
 @dataclass(frozen=True)
@@ -74,24 +74,10 @@ class MeanRelease:
     upper: np.ndarray
 
 
-# --------------------------------------------------------------------------- pair statistics
-
-def paired_squares(scores, pairs) -> np.ndarray:
-    """w_i = (y_a - y_b)^2 / 2 for each pair (a, b): shape (m, k), E[w] = Var(y).
-
-    A pair value that overflows is +inf (counted in the top bin, clamped by every mean), silently:
-    a warning would depend on the private data.
-    """
-    scores = np.asarray(scores, float)
-    first, second = pairs
-    with np.errstate(over="ignore", invalid="ignore"):
-        return (scores[first] - scores[second]) ** 2 / 2.0
-
-
 # --------------------------------------------------------------------------- mean estimators
 
 def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger | None = None,
-                    step="scree: clipped pair means") -> MeanRelease:
+                    step="scree: clipped pair means", design=None) -> MeanRelease:
     """Private clipped pair means: U-statistics of min(u_ij, C_l), one per column, released jointly.
 
     Parameters
@@ -106,6 +92,10 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     ledger : Ledger, optional
     step : str
         Ledger label.
+    design : dppca.stats.pair_design.BlockDesign, optional
+        None: all n(n-1)/2 pairs. A block design: the incomplete U-statistic over the pairs
+        inside its blocks (:func:`dppca.stats.pair_statistics.block_clamped_fractions`; ``scores`` may
+        then be a dask array), with the same 2/n sensitivity.
 
     Returns
     -------
@@ -118,18 +108,20 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     moves by at most 2/n when one row is replaced (module docstring) and the k-vector by at
     most 2 sqrt(k)/n in L2. In floating point the computed statistic moves by at most
     (2/n) fp_inflation(n) (:mod:`dppca.stats.pair_statistics`: 1 + 1.1e-5 at n = 5,000), which is the
-    sensitivity used. The Gaussian mechanism with that sensitivity makes the vector private;
+    sensitivity used (with a block design, (2/n) block_fp_inflation: each row is in one block,
+    proof in :func:`dppca.stats.pair_statistics.block_clamped_fractions`). The Gaussian mechanism
+    with that sensitivity makes the vector private;
     multiplying by the (already private or public) C_l is post-processing.
     """
-    scores = as_columns(scores)
+    scores = _score_columns(scores)
     n, k = scores.shape
     clip = _positive_vector(clip, k, "clip")
-    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step)
+    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step, design)
 
 
 def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
                        ledger: Ledger | None = None,
-                       step="scree: winsorized pair means") -> MeanRelease:
+                       step="scree: winsorized pair means", design=None) -> MeanRelease:
     """Private winsorized pair means: U-statistics of clamp(u_ij; L_l, U_l), released jointly.
 
     Parameters
@@ -137,7 +129,7 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     scores : ndarray, shape (n, k)
     lower, upper : ndarray, shape (k,)
         Winsorization interval of each component (0 <= L_l <= U_l), public or private.
-    noise, rng, ledger, step
+    noise, rng, ledger, step, design
         As in :func:`dp_clipped_mean`.
 
     Returns
@@ -152,45 +144,53 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     needs no noise, as in the R package). In floating point, times the largest
     fp_inflation(n, L_l/U_l) of the active components (:mod:`dppca.stats.pair_statistics`).
     """
-    scores = as_columns(scores)
+    scores = _score_columns(scores)
     n, k = scores.shape
     lower = np.maximum(np.broadcast_to(np.asarray(lower, float), (k,)), 0.0)
     upper = np.broadcast_to(np.asarray(upper, float), (k,))
     if not (np.isfinite(lower).all() and np.isfinite(upper).all() and (upper >= lower).all()):
         raise DPPCAValueError(f"winsorization bounds must be finite with lower <= upper; got "
                               f"{lower.tolist()} and {upper.tolist()}")
-    return _release_normalised(scores, lower, upper, noise, rng, ledger, step)
+    return _release_normalised(scores, lower, upper, noise, rng, ledger, step, design)
 
 
-def pair_release_sensitivity(n, lower, upper) -> float:
+def pair_release_sensitivity(n, lower, upper, design=None) -> float:
     """L2 sensitivity of the normalised clamped pair U-statistics of the active components.
 
     sqrt(k') (2/n) max_l fp_inflation(n, L_l/U_l) over the k' components with U_l > L_l
-    (sqrt(1) (2/n) when none is active): exact-arithmetic 2 sqrt(k')/n times the rounding slack.
+    (sqrt(1) (2/n) when none is active): exact-arithmetic 2 sqrt(k')/n times the rounding slack
+    (of the block design's incomplete statistic when ``design`` is given).
     """
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     active = upper > lower
     rho = np.divide(lower, upper, out=np.zeros_like(upper), where=active)[active]
-    inflation = float(np.max(fp_inflation(n, rho))) if rho.size else 1.0
+    inflation = float(np.max(design_fp_inflation(n, rho, design))) if rho.size else 1.0
     return 2 * math.sqrt(max(int(active.sum()), 1)) / n * inflation
 
 
-def normalised_pair_statistic(scores, lower, upper) -> np.ndarray:
-    """The pre-noise statistic of the clipped and winsorized releases: F_l in [0, 1], shape (k,)."""
-    return pair_clamped_fractions(as_columns(scores), lower, upper)
+def normalised_pair_statistic(scores, lower, upper, design=None) -> np.ndarray:
+    """The pre-noise statistic of the clipped and winsorized releases: F_l in [0, 1], shape (k,)
+    (over all pairs, or over the pairs inside the blocks of ``design``)."""
+    return design_clamped_fractions(_score_columns(scores), lower, upper, design)
 
 
-def _release_normalised(scores, lower, upper, noise, rng, ledger, step) -> MeanRelease:
+def _score_columns(scores):
+    """Scores of shape (n, k): a dask array stays lazy (it is reduced block by block)."""
+    return scores if type(scores).__module__.split(".")[0] == "dask" else as_columns(scores)
+
+
+def _release_normalised(scores, lower, upper, noise, rng, ledger, step, design=None) -> MeanRelease:
     n = scores.shape[0]
     width = upper - lower
-    unit = normalised_pair_statistic(scores, lower, upper)
-    noisy, sigma = noise.release(unit, pair_release_sensitivity(n, lower, upper), rng, ledger, step)
+    unit = normalised_pair_statistic(scores, lower, upper, design)
+    noisy, sigma = noise.release(unit, pair_release_sensitivity(n, lower, upper, design), rng,
+                                 ledger, step)
     return MeanRelease(lower + width * noisy, width * sigma, lower.copy(), upper.copy())
 
 
 def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
                   ledger: Ledger | None = None,
-                  step="scree: Huber noisy gradient descent") -> MeanRelease:
+                  step="scree: Huber noisy gradient descent", design=None) -> MeanRelease:
     """Private Huber M-estimates of the pair means by noisy gradient descent, k components jointly.
 
     For t = 0..T-1: mu_l <- mu_l + eta0 (g_l(mu_l) + b_tl Z_tl), with the Huber score
@@ -209,7 +209,7 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
         Starting values (public or private).
     eta0 : float
         Step size > 0.
-    noise, rng, ledger, step
+    noise, rng, ledger, step, design
         As in :func:`dp_clipped_mean`; ``noise`` covers all T steps.
 
     Returns
@@ -237,14 +237,14 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     inflation, so every step keeps the ratio noise / sensitivity the calibration assumed;
     the ledger records the exact-arithmetic sensitivity 2 sqrt(kT)/n.
     """
-    scores = as_columns(scores)
+    scores = _score_columns(scores)
     n, k = scores.shape
     tau = _positive_vector(tau, k, "tau")
     mu = np.array(np.broadcast_to(np.asarray(mu0, float), (k,)))
     sensitivity = 2 * math.sqrt(k * steps) / n
     sigma = noise.sigma(sensitivity)
     for _ in range(steps):
-        gradient, width = huber_score(scores, mu, tau)
+        gradient, width = huber_score(scores, mu, tau, design)
         step_noisy = add_gaussian_noise(gradient / width, sigma, 2 * math.sqrt(k) / n, rng)[0]
         mu = mu + eta0 * width * step_noisy
     noise.record(ledger, f"{step} ({steps} steps, composed)", sensitivity, sigma)
@@ -252,17 +252,19 @@ def dp_huber_mean(scores, tau, steps, mu0, eta0, noise: GaussianShare, rng, *,
     return MeanRelease(mu, eta0 * width * sigma, np.maximum(mu - tau, 0.0), mu + tau)
 
 
-def huber_score(scores, mu, tau) -> tuple[np.ndarray, np.ndarray]:
+def huber_score(scores, mu, tau, design=None) -> tuple[np.ndarray, np.ndarray]:
     """Huber score g_l(mu_l) of the pair values and its noise scale b_l x rounding inflation.
 
     The pre-noise statistic of one step of :func:`dp_huber_mean`: g / scale moves by at most
-    2/n per component between neighbours, in floating point (see its Notes).
+    2/n per component between neighbours, in floating point (see its Notes), over all pairs or
+    over the pairs inside the blocks of ``design`` (same 2/n, rounding factor
+    :func:`dppca.stats.pair_statistics.block_fp_inflation`).
 
     Returns
     -------
     (gradient, scale) : ndarrays, shape (k,)
     """
-    scores = as_columns(scores)
+    scores = _score_columns(scores)
     n, k = scores.shape
     mu = np.broadcast_to(np.asarray(mu, float), (k,))
     tau = np.broadcast_to(np.asarray(tau, float), (k,))
@@ -271,9 +273,9 @@ def huber_score(scores, mu, tau) -> tuple[np.ndarray, np.ndarray]:
     active = upper > lower
     rho = np.divide(lower, upper, out=np.zeros(k), where=active)
     width = np.where(active, upper - lower, 0.0)
-    gradient = (lower - mu) + width * pair_clamped_fractions(scores, lower, upper)
+    gradient = (lower - mu) + width * design_clamped_fractions(scores, lower, upper, design)
     bound = tau + np.minimum(tau, np.maximum(mu, 0.0))
-    return gradient, bound * fp_inflation(n, rho)
+    return gradient, bound * design_fp_inflation(n, rho, design)
 
 
 def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,

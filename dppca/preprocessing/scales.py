@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ..privacy import Ledger
+from ..stats.paired_differences import group_results, pair_differences
 
 
 #: Octave bins [2^b, 2^(b+1)), b = -64..63, of the |paired differences| (release 1); values below
@@ -47,6 +48,10 @@ SCALE_RUNG_NOISE = 1 / 8
 #: Prior sd (octaves) of the SD of the differences around the pilot clip placed by the octave
 #: step: octave from the column's own counts, from the pooled counts, or the default (scale 1).
 SCALE_PRIOR_OCTAVES = (1.0, 2.0, 4.0)
+#: Pairs per summation group: every pair statistic is summed group by group (groups of
+#: consecutive pairs of the public random pairing), then over the groups. A dask chunk holds one
+#: group, so the sums, and the scales, are the same doubles in memory and for any chunking.
+SCALE_SUM_ROWS = 2**16
 
 
 def _gaussian_clip_table():
@@ -155,7 +160,10 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
     Parameters
     ----------
-    mat : dppca.preprocessing.matrix.Matrix, shape (n, p), n >= 2
+    mat : dppca.preprocessing.Matrix, shape (n, p), n >= 2
+        ``values`` a numpy array, or a dask array: then each group of ``SCALE_SUM_ROWS`` pairs
+        is gathered, differenced and reduced on the workers (three passes), and the scales are
+        the same doubles as in memory for any chunking or scheduler.
     eps, delta : float, optional
         The scale budget, when ``noise`` is not given.
     rng : numpy.random.Generator
@@ -190,10 +198,14 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     * Releases 2 and 3: the clips are functions of earlier releases only (adaptive composition), and
       min(a, C) / C lies in [0, 1] in floating point (min(a, C) <= C, and correctly rounded
       division of a number <= C by C is <= 1), so each term is in [0, 1]; one term changes, so
-      the exact mean moves by at most 1/m per column. The sums are correctly rounded
-      (``math.fsum``) and divided by m: the computed mean is within 2^-52 of the exact one, so it
-      moves by at most 1/m + 2^-51; L2 sensitivity sqrt(p) (1/m + 2^-51) jointly, and
-      sqrt(p sum_k w_k^2) (1/m + 2^-51) for the weighted ladder (w_k times the mean of rung k).
+      the exact mean of the (computed) terms moves by at most 1/m per column. Each group of
+      ``SCALE_SUM_ROWS`` pairs is summed correctly rounded (``math.fsum``), S_g (1 + d_g), and the
+      group sums again, T = sum_g S_g (1 + d_g) (1 + d), |d_g|, |d| <= u = 2^-53: the terms are
+      non-negative, so |T - S| <= (2u + u^2) S <= (2u + u^2) m; dividing by m rounds once more:
+      the computed mean is within 3u + u^2 < 2^-51 of the exact one, whatever the grouping (so
+      also for the dask chunks), and moves by at most 1/m + 2^-50; L2 sensitivity
+      sqrt(p) (1/m + 2^-50) jointly, and sqrt(p sum_k w_k^2) (1/m + 2^-50) for the weighted
+      ladder (w_k times the mean of rung k).
     * The three Gaussian releases, with shares ``SCALE_SHARES`` of mu^2 of the budget, compose to
       one mu-GDP mechanism, (eps, delta)-DP (Dong, Roth and Su 2022, Cor. 3.3); the rest is
       post-processing. |x_a - x_b| is computed per pair (a difference, no cancelling sums) and an
@@ -220,7 +232,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     noise = _scale_noise(noise, eps, delta, calibration)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     first, second = random_pairs(mat.n, rng)
-    absdiff = _abs_differences(mat.values, first, second)
+    absdiff = pair_differences(mat.values, first, second)
     octave, prior = _private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
                                      rng, ledger)
     pilot_clip = _clip_range(2.0 ** (octave + 0.5))  # 2^(b + 1/2), b fractional
@@ -250,13 +262,6 @@ def _scale_noise(noise, eps, delta, calibration):
     if eps is None or delta is None:
         raise DPPCAValueError("private column scales need a budget: give `eps` and `delta`")
     return GaussianGroup(eps, delta, calibration).share(1.0)
-
-
-def _abs_differences(values, first, second) -> np.ndarray:
-    """|x_a - x_b| per pair and column, finite (an overflow to inf becomes the largest double)."""
-    with np.errstate(over="ignore"):
-        absdiff = np.abs(values[first] - values[second])
-    return np.minimum(absdiff, np.finfo(float).max)
 
 
 def _private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarray]:
@@ -289,6 +294,10 @@ def octave_counts(absdiff) -> np.ndarray:
     """Release 1's statistic: per column, counts of |x_a - x_b| in the octaves of SCALE_OCTAVES
     plus an end bin on each side, shape (p, width); one replaced row moves one pair, so each
     column's count vector by at most one unit out of one bin into another (L2 sqrt(2 p))."""
+    return np.sum(group_results(absdiff, _octave_counts_of_group, SCALE_SUM_ROWS), axis=0)
+
+
+def _octave_counts_of_group(absdiff) -> np.ndarray:
     low, high = SCALE_OCTAVES
     exponent = np.frexp(absdiff)[1] - 1  # floor(log2 a), exact; frexp(0) gives -1 (end bin below)
     bins = np.where(absdiff >= np.ldexp(1.0, low), np.clip(exponent, low - 1, high) - low + 1, 0)
@@ -318,7 +327,7 @@ def _octave_score(z, default, penalty) -> np.ndarray:
 
 def _moment_sensitivity(shape) -> float:
     m, p = shape
-    return np.sqrt(p) * (1.0 / m + 2.0 ** -51)
+    return np.sqrt(p) * (1.0 / m + 2.0 ** -50)
 
 
 def _clipped_moment(absdiff, clip, noise, rng, ledger, step, weights=(1.0,)) -> dict:
@@ -333,8 +342,16 @@ def _clipped_moment(absdiff, clip, noise, rng, ledger, step, weights=(1.0,)) -> 
 
 
 def _mean_of_clipped(absdiff, clip) -> np.ndarray:
+    """mean_i min(a_ij, C_j)^2 / C_j^2 per column: correctly rounded sums per group of pairs
+    (``SCALE_SUM_ROWS``), then a correctly rounded sum of the group sums, divided by m."""
+    sums = np.array(group_results(absdiff, lambda group: _clipped_sums(group, clip),
+                                       SCALE_SUM_ROWS))
+    return np.array([math.fsum(col) for col in sums.T]) / absdiff.shape[0]
+
+
+def _clipped_sums(absdiff, clip) -> np.ndarray:
     terms = (np.minimum(absdiff, clip) / clip) ** 2  # in [0, 1] in floating point
-    return np.array([math.fsum(col) for col in terms.T]) / terms.shape[0]
+    return np.array([math.fsum(col) for col in terms.T])
 
 
 def _gaussian_scale(moment, prior=None) -> tuple[np.ndarray, np.ndarray]:
