@@ -27,7 +27,7 @@ from .directions import SCALE_SHARE, dp_pc_dir
 from .groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
 from .histograms import (HISTOGRAM_METHODS, Grid, SamplingControl, bin_counts, default_bins,
-                         private_frame, private_histograms)
+                         histogram_frame, private_frame, private_histograms, sample_released)
 from .plotting.score import ScorePlotControl
 from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
@@ -397,12 +397,22 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     releases = private_histograms(counts, methods, *parts["histograms"], generator,
                                   calibration=calibration, ledger=ledger, group_names=names)
     reference = _reference_scores(scores - shift, axes, features, names, codes) if nonprivate else None
-    return ScoreResult(frame=frame, shift=shift, grid=grid, releases=releases, groups=names,
-                       ledger=ledger, directions=directions, axes=axes, eps=eps, delta=delta,
-                       calibration=calibration, seed=seed_of(rng), n_obs=mat.n, center=center,
-                       standardize=standardize, g_dppca=g_dppca, bins_rule=rule, rng=generator,
+    return ScoreResult(frame=frame, shift=shift, grid=grid, releases=releases,
+                       histograms={m: histogram_frame(grid, r.prob, names) for m, r in releases.items()},
+                       groups=names, ledger=ledger, directions=directions, axes=axes, eps=eps,
+                       delta=delta, calibration=calibration, seed=seed_of(rng), n_obs=mat.n,
+                       center=center, standardize=standardize, g_dppca=g_dppca, bins_rule=rule,
+                       rng=generator, sampler=sample_released, sampling_control=SamplingControl,
                        scores=reference, nonprivate_counts=counts if nonprivate else None,
+                       nonprivate_histogram=histogram_frame(grid, _normalised(counts), names)
+                       if nonprivate else None,
                        group_selection=None if domain is None else domain.source)
+
+
+def _normalised(counts) -> np.ndarray:
+    """Each group's exact counts as shares (NON-PRIVATE reference; zeros for an empty group)."""
+    sums = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
 
 
 def _selection_budget(eps, delta, share) -> tuple:
