@@ -21,13 +21,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import (control_arg, DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
+from ._validation import (DPPCATypeError, DPPCAValueError, control_arg, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl, ScorePlotControl
-from .estimators.histograms import HISTOGRAM_METHODS, Grid, bin_counts, default_bins, private_frame, private_histograms
+from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame,
+                                    private_frame, private_histograms, sample_released)
 from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results.score import ScoreResult
@@ -379,12 +380,22 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     releases = private_histograms(counts, methods, *parts["histograms"], generator,
                                   calibration=calibration, ledger=ledger, group_names=names)
     reference = _reference_scores(scores - shift, axes, features, names, codes) if nonprivate else None
-    return ScoreResult(frame=frame, shift=shift, grid=grid, releases=releases, groups=names,
-                       ledger=ledger, directions=directions, axes=axes, eps=eps, delta=delta,
-                       calibration=calibration, seed=seed_of(rng), n_obs=mat.n, center=center,
-                       standardize=standardize, g_dppca=g_dppca, bins_rule=rule, rng=generator,
+    return ScoreResult(frame=frame, shift=shift, grid=grid, releases=releases,
+                       histograms={m: histogram_frame(grid, r.prob, names) for m, r in releases.items()},
+                       groups=names, ledger=ledger, directions=directions, axes=axes, eps=eps,
+                       delta=delta, calibration=calibration, seed=seed_of(rng), n_obs=mat.n,
+                       center=center, standardize=standardize, g_dppca=g_dppca, bins_rule=rule,
+                       rng=generator, sampler=sample_released, sampling_control=SamplingControl,
                        scores=reference, nonprivate_counts=counts if nonprivate else None,
+                       nonprivate_histogram=histogram_frame(grid, _normalised(counts), names)
+                       if nonprivate else None,
                        group_selection=None if domain is None else domain.source)
+
+
+def _normalised(counts) -> np.ndarray:
+    """Each group's exact counts as shares (NON-PRIVATE reference; zeros for an empty group)."""
+    sums = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
 
 
 def _selection_budget(eps, delta, share) -> tuple:

@@ -402,3 +402,22 @@ def allocate_sample_sizes(weights, total: int) -> np.ndarray:
     order = np.argsort(-(raw - out), kind="stable")
     out[order[:total - out.sum()]] += 1
     return out
+
+
+def sample_released(hist: pd.DataFrame, size: int, method: str, bandwidth: float, rng, *,
+                    groups=None, weights=None) -> pd.DataFrame:
+    """``size`` synthetic points from a released (grouped) histogram, post-processing.
+
+    Ungrouped (``groups`` None): :func:`sample_histogram`. Grouped: ``hist`` has a ``group``
+    column; the points are split over ``groups`` by :func:`allocate_sample_sizes` of
+    ``weights`` (the private group totals) and drawn group by group; ``group`` is a
+    Categorical with categories ``groups``. :class:`dppca.results.ScoreResult` calls it.
+    """
+    if groups is None:
+        return sample_histogram(hist, size, method, bandwidth, rng)
+    sizes = allocate_sample_sizes(weights, size)
+    pieces = [sample_histogram(hist[hist["group"] == g], int(k), method, bandwidth, rng).assign(group=g)
+              for g, k in zip(groups, sizes)]
+    out = pd.concat(pieces, ignore_index=True)
+    out["group"] = pd.Categorical(out["group"], categories=groups)
+    return out

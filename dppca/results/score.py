@@ -1,11 +1,11 @@
 """``ScoreResult``: the result of :func:`dppca.dp_score` and its relatives."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
-from ..controls import SamplingControl
-from ..estimators.histograms import allocate_sample_sizes, histogram_frame, sample_histogram
 from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
 
@@ -57,6 +57,12 @@ class ScoreResult(DPResult):
         only when the call passed ``nonprivate=True``.
     figure : matplotlib Figure or None
         Set by :func:`dppca.dp_score_plot` (:meth:`plot` returns a Figure and leaves it alone).
+
+    Notes
+    -----
+    Built by the pipeline (:mod:`dppca.score`), which passes the released histograms as
+    DataFrames, its sampler (:func:`dppca.estimators.histograms.sample_released`) and the sampling
+    control class: the result stores, formats and delegates; it imports no estimator.
     """
 
     _subject = "PC Score Histograms"
@@ -66,10 +72,10 @@ class ScoreResult(DPResult):
         """Default x and y labels: "PC<a> score (<units>)"."""
         return tuple(f"{pc} score ({self.units})" for pc in _pc(self.axes))
 
-    def __init__(self, *, frame, shift, grid, releases, groups, ledger, directions, axes, eps,
-                 delta, calibration, seed, n_obs, center, standardize, g_dppca, bins_rule, rng,
-                 scores=None, nonprivate_counts=None, group_selection=None,
-                 directions_private=None):
+    def __init__(self, *, frame, shift, grid, releases, histograms, groups, ledger, directions,
+                 axes, eps, delta, calibration, seed, n_obs, center, standardize, g_dppca,
+                 bins_rule, rng, sampler, sampling_control, scores=None, nonprivate_counts=None,
+                 nonprivate_histogram=None, group_selection=None, directions_private=None):
         self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
         self.half_width = float(frame.half_width)
         self.frame = {"xlim": tuple(float(v) for v in np.subtract(frame.xlim, shift[0])),
@@ -79,7 +85,7 @@ class ScoreResult(DPResult):
         self.group_selection = group_selection
         self.methods = tuple(releases)
         self._releases = releases
-        self.histograms = {m: histogram_frame(grid, r.prob, self.groups) for m, r in releases.items()}
+        self.histograms = dict(histograms)
         self.ledger, self.directions, self.axes = ledger, directions, tuple(axes)
         self.eps, self.delta, self.calibration, self.seed = eps, delta, calibration, seed
         self.n_obs, self.n_features = int(n_obs), directions.n_features
@@ -90,12 +96,14 @@ class ScoreResult(DPResult):
         self.scale_source = directions.scale_source
         self.scores = scores
         self._nonprivate_counts = nonprivate_counts
-        self.nonprivate_histogram = None if nonprivate_counts is None else histogram_frame(
-            grid, _normalised(nonprivate_counts), self.groups)
+        self.nonprivate_histogram = nonprivate_histogram
         self.group_sizes = self._group_sizes()
         self.samples = {}
         self.figure = None
         self._rng = rng
+        # Sampling is computation: the estimator layer passes its sampler (and its validated
+        # control) in, so results/ imports no estimator.
+        self._sampler, self._sampling_control = sampler, sampling_control
 
     # ----------------------------------------------------------------- access
     def histogram(self, target: str) -> pd.DataFrame:
@@ -149,32 +157,31 @@ class ScoreResult(DPResult):
         """
         from .._validation import rng_arg
 
-        control = SamplingControl(sampling, n, bandwidth_scale)
+        control = self._sampling_control(sampling, n, bandwidth_scale)
         target = self.methods[0] if method is None else method
         self.histogram(target)
         generator = self._rng if rng is None else rng_arg(rng)
         return self._sample_target(target, control, control.method[0], generator)
 
-    def draw_samples(self, control: SamplingControl | None = None) -> dict:
-        """Fill ``samples`` for every histogram and sampling method of ``control``; returns it."""
-        self.samples = self._drawn_samples(control or SamplingControl())
+    def draw_samples(self, control=None) -> dict:
+        """Attach ``samples``: every histogram x sampling method of ``control``; returns them.
+
+        The one result method that changes its object, on purpose: :func:`dppca.dp_score_plot`
+        and the R wrapper call it to attach the samples R's value carries (like ``.figure``).
+        It continues the call's generator. ``control``: a
+        :class:`dppca.estimators.histograms.SamplingControl` (default: its defaults).
+        """
+        self.samples = self._drawn_samples(control or self._sampling_control(), self._rng)
         return self.samples
 
-    def _drawn_samples(self, control) -> dict:
-        return {t: {sm: self._sample_target(t, control, sm, self._rng) for sm in control.method}
+    def _drawn_samples(self, control, rng) -> dict:
+        return {t: {sm: self._sample_target(t, control, sm, rng) for sm in control.method}
                 for t in self._targets()}
 
     def _sample_target(self, target, control, sm, rng) -> pd.DataFrame:
-        size = control.sample_size or self.n_obs
-        hist, bandwidth = self.histogram(target), control.bandwidth_scale[sm]
-        if self.groups is None:
-            return sample_histogram(hist, size, sm, bandwidth, rng)
-        sizes = allocate_sample_sizes(self.group_weights(target), size)
-        pieces = [sample_histogram(hist[hist["group"] == g], int(k), sm, bandwidth, rng).assign(group=g)
-                  for g, k in zip(self.groups, sizes)]
-        out = pd.concat(pieces, ignore_index=True)
-        out["group"] = pd.Categorical(out["group"], categories=self.groups)
-        return out
+        return self._sampler(self.histogram(target), control.sample_size or self.n_obs, sm,
+                             control.bandwidth_scale[sm], rng, groups=self.groups,
+                             weights=self.group_weights(target))
 
     # ----------------------------------------------------------------- output
     def plot(self, private_plot=("histogram", "sample"), plot_control=None):
@@ -182,14 +189,17 @@ class ScoreResult(DPResult):
 
         The sample rows show ``samples``; when "sample" is requested and none were drawn, the
         figure shows samples drawn with the default ``sampling_control()`` (post-processing)
-        without storing them (call :meth:`draw_samples` first to keep them). See
+        from a copy of the call's generator: the result (its ``samples``, its generator, and
+        ``figure``) is left unchanged and repeated plots are identical (call
+        :meth:`draw_samples` first to keep samples). See
         :func:`dppca.plotting.score.score_figure`.
         """
         from ..plotting.score import score_figure
 
         samples = self.samples
         if "sample" in private_plot and not samples:
-            samples = self._drawn_samples(SamplingControl())
+            # A copy of the call's generator: the plot is reproducible and the result unchanged.
+            samples = self._drawn_samples(self._sampling_control(), copy.deepcopy(self._rng))
         return score_figure(self, private_plot, plot_control, samples=samples)
 
     def to_frame(self) -> pd.DataFrame:
@@ -316,11 +326,6 @@ def _groups_note(groups, source) -> str:
 
 def _pc(axes) -> list:
     return [f"PC{a}" for a in axes]
-
-
-def _normalised(counts) -> np.ndarray:
-    sums = counts.sum(axis=1, keepdims=True)
-    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
 
 
 def _columns(frame: pd.DataFrame) -> dict:

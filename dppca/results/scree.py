@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import isotonic_regression
 from scipy.stats import norm
 
 from ..privacy import Ledger
@@ -40,16 +41,14 @@ class MethodFit:
 
 
 def antitonic(values) -> np.ndarray:
-    """Least-squares non-increasing fit with equal weights (pool adjacent violators)."""
-    means, sizes = [], []
-    for value in np.asarray(values, float):
-        means.append(value)
-        sizes.append(1)
-        while len(means) > 1 and means[-2] < means[-1]:
-            mean, size = means.pop(), sizes.pop()
-            means[-1] = (means[-1] * sizes[-1] + mean * size) / (sizes[-1] + size)
-            sizes[-1] += size
-    return np.repeat(means, sizes)
+    """Least-squares non-increasing fit with equal weights (pool adjacent violators).
+
+    :func:`scipy.optimize.isotonic_regression` with ``increasing=False``: at least as exact
+    as the home-made loop it replaced (worst relative error against exact rational arithmetic
+    1.4e-13 vs 3.8e-13 at k = 1000, equal for k <= 10) and faster from k = 50 on
+    (``benchmarks/bench_postprocessing.py``).
+    """
+    return isotonic_regression(np.asarray(values, float), increasing=False).x
 
 
 def monotone_scree(raw) -> np.ndarray:
