@@ -218,19 +218,27 @@ def _group_sizes(X, c):
 def _grouped_releases(X, c, rng):
     """dp_score_group's histogram step: both methods on the grouped counts, (EPS, DELTA) in all."""
     return private_histograms(_grouped_counts(X, c), ("add", "sparse"), EPS, DELTA, rng,
-                              group_names=_LEVELS)
+                              group_names=_LEVELS).values()
+
+
+def _grouped_probabilities(X, c, rng):
+    return np.concatenate([release.prob.ravel() for release in _grouped_releases(X, c, rng)])
+
+
+def _grouped_totals(X, c, rng):
+    return np.concatenate([release.totals for release in _grouped_releases(X, c, rng)])
 
 
 register(AuditedRelease(
     "histograms: grouped (dp_score_group, levels=)", claim="sqrt(2)",
     statistic=_grouped_counts, sensitivity=lambda n, p, c: math.sqrt(2.0),
-    mechanism=lambda X, c, rng: np.concatenate([r.prob.ravel() for r in _grouped_releases(X, c, rng).values()]),
+    mechanism=_grouped_probabilities,
     eps=EPS, delta=DELTA, p=3, context=_grid_context))
 
 register(AuditedRelease(
     "histograms: group sizes (dp_score_group, levels=)", claim="sqrt(2)",
     statistic=_group_sizes, sensitivity=lambda n, p, c: math.sqrt(2.0),
-    mechanism=lambda X, c, rng: np.concatenate([r.totals for r in _grouped_releases(X, c, rng).values()]),
+    mechanism=_grouped_totals,
     eps=EPS, delta=DELTA, p=3, context=_grid_context))
 
 
