@@ -1,7 +1,7 @@
 """Privacy audit, full mode: every registered release against its claimed sensitivity and eps.
 
 Run ``python benchmarks/audit_privacy.py`` (full: n in {5, 8, 12, 20, 35, 50}, 300 greedy
-steps, 2,000 releases per neighbour; ~10 minutes on 2 busy cores) or ``--quick`` (the test
+steps, 2,000 releases per neighbour; about 75 s on 2 shared cores) or ``--quick`` (the test
 suite's sizes, 300 releases). For each release of :data:`dppca.audit.REGISTRY` it prints
 
     release | claimed sensitivity | max observed ratio | claimed eps | eps_lb | runs | status

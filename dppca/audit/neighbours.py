@@ -127,7 +127,7 @@ class _Search:
             bound = self.release.sensitivity(D.shape[0], D.shape[1], ctx)
             ratio = change / bound if change > 0 else 0.0
         self.best.pairs += 1
-        if ratio > self.best.ratio:
+        if ratio > self.best.ratio or self.best.D is None:  # keep a pair even if nothing moves
             self.best = SearchResult(self.release.name, ratio, D, Dp, ctx, where, self.best.pairs)
         return ratio
 

@@ -21,7 +21,8 @@ from ..methods.dp_sggd import descent_direction
 from ..methods.k_dp_ojas import k_dp_ojas_directions, oja_gradient
 from ..methods.k_dp_pca import clipped_mean
 from ..methods.noisy_power import noisy_power_directions
-from ..privacy import Ledger
+from ..privacy import Ledger, gaussian_sigma
+from ..privacy.samplers import add_gaussian_noise
 from .registry import AuditedRelease, register
 
 EPS, DELTA = 1.0, 1e-5
@@ -65,9 +66,25 @@ def _method_mechanism(directions, bounded, options):
     return mechanism
 
 
+def _gaussian_step(statistic, sensitivity):
+    """One Gaussian release of ``statistic`` at (EPS, DELTA), as the method's step line does it.
+
+    For steps the whole method cannot be audited through at n <= 50 (k-DP-PCA needs n of
+    several thousand) or only with no power (dp_sggd's 50 steps dilute one step's leak): the
+    public inputs of the step (earlier releases: centres, clip width, current iterate) are
+    fixed by the context, and the step's own statistic and ``add_gaussian_noise`` run.
+    """
+    def mechanism(X, c, rng):
+        delta_f = sensitivity(X.shape[0], X.shape[1], c)
+        value = statistic(X, c)
+        return add_gaussian_noise(value, gaussian_sigma(delta_f, EPS, DELTA, "analytic"), delta_f, rng)[0]
+    return mechanism
+
+
 def _method_entry(name, claim, statistic, sensitivity, directions=None, bounded=True, xfail=None,
-                  **options):
-    mechanism = None if directions is None else _method_mechanism(directions, bounded, options)
+                  mechanism=None, **options):
+    if directions is not None:
+        mechanism = _method_mechanism(directions, bounded, options)
     register(AuditedRelease(name, claim=claim, statistic=statistic, sensitivity=sensitivity,
                             mechanism=mechanism, eps=EPS, delta=DELTA, p=2, context=_context,
                             xfail=xfail))
@@ -87,12 +104,26 @@ def _oja_statistic(X, c):
 
 _method_entry("k_dp_ojas: clipped Oja gradients", "2 beta", _oja_statistic,
               lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions)
-_method_entry("k_dp_pca: PrivMean clipped gradient mean", "2 half sqrt(p)/B",
-              lambda X, c: clipped_mean(X, c["centres"], c["half"]),
-              lambda n, p, c: 2 * c["half"] * math.sqrt(p) / n)
-_method_entry("dp_sggd: descent direction", "2/B (Frob.)",
-              lambda X, c: descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2),
-              lambda n, p, c: 2.0 / (n // 2))
+def _priv_mean(X, c):
+    return clipped_mean(X, c["centres"], c["half"])
+
+
+def _priv_mean_sensitivity(n, p, c):
+    return 2 * c["half"] * math.sqrt(p) / n
+
+
+def _descent(X, c):
+    return descent_direction(spherise(_rows(X, c)), c["V"], X.shape[0] // 2)
+
+
+def _descent_sensitivity(n, p, c):
+    return 2.0 / (n // 2)
+
+
+_method_entry("k_dp_pca: PrivMean clipped gradient mean", "2 half sqrt(p)/B", _priv_mean,
+              _priv_mean_sensitivity, mechanism=_gaussian_step(_priv_mean, _priv_mean_sensitivity))
+_method_entry("dp_sggd: descent direction", "2/B (Frob.)", _descent, _descent_sensitivity,
+              mechanism=_gaussian_step(_descent, _descent_sensitivity))
 
 
 def _cxz_statistic(X, c):

@@ -12,14 +12,18 @@ import warnings
 
 import numpy as np
 
-from ..estimators.histograms import Grid, additive_histogram, bin_counts, private_frame, sparse_histogram
-from ..stats.kendall import kendall_tau_matrix
+from ..estimators.histograms import (Grid, additive_histogram, bin_counts, private_frame, private_histograms,
+                                    sparse_histogram)
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
+from ..preprocessing.scales import (_clipped_moment as clipped_moment, _mean_of_clipped as mean_of_clipped,
+                                    _moment_sensitivity as moment_sensitivity, octave_counts)
+from ..stats.kendall import kendall_tau_matrix
 from ..stats.paired_differences import abs_differences
-from ..preprocessing.scales import _mean_of_clipped as mean_of_clipped, _moment_sensitivity as moment_sensitivity, octave_counts
 from ..privacy import Ledger
-from ..privacy.smooth import quantile_smooth_sensitivity, smooth_sensitivity_quantile
+from ..privacy.smooth import (quantile_smooth_sensitivity, smooth_beta, smooth_noise_scale,
+                              smooth_sensitivity_quantile)
+from ..privacy.composition import GaussianGroup
 from .registry import AuditedRelease, register
 
 EPS, DELTA = 1.0, 1e-5
@@ -82,11 +86,17 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: math.sqrt(2 * p),
     mechanism=_scale_mechanism, eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
+def _moment_mechanism(X, c, rng):
+    """Releases 2-3 of private_column_scales (its own ``_clipped_moment``) at the public clip."""
+    noise = GaussianGroup(EPS, DELTA, "analytic").share(1.0)
+    return clipped_moment(_absdiff(X, c), c["clip"], noise, rng, None, "audit")["value"]
+
+
 register(AuditedRelease(
     "scale: clipped second moments (pilot and ladder)", claim="sqrt(p) (1/m + 2^-51)",
     statistic=lambda X, c: mean_of_clipped(_absdiff(X, c), c["clip"]),
     sensitivity=lambda n, p, c: moment_sensitivity((n // 2, p)),
-    eps=EPS, delta=DELTA, p=2, context=_scale_context))
+    mechanism=_moment_mechanism, eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
 # ----------------------------------------------------------------------------- frame medians
 
@@ -95,10 +105,10 @@ def _median_context(D, rng):
     scale = float(np.max(np.abs(D[:, 0])))
     # the bound B of the real frame is a candidate of UNBOUNDED_GRID: within [2^-64, 2^64]
     bound = min(max(scale, 2.0 ** -64), 2.0 ** 64)
-    beta = EPS / (2 * math.log(2 / DELTA))
+    beta = smooth_beta(EPS, DELTA)
     xs = np.sort(np.clip(D[:, 0], -2 * bound, 2 * bound))
     rank = max(1, math.ceil(0.5 * xs.size))
-    return {"domain": (-2 * bound, 2 * bound), "beta": beta,
+    return {"domain": (-2 * bound, 2 * bound), "beta": beta, "centre": float(xs[rank - 1]),
             "smooth": quantile_smooth_sensitivity(xs, rank, beta, -2 * bound, 2 * bound)}
 
 
@@ -107,24 +117,28 @@ def _median(X, c):
     return np.atleast_1d(xs[max(1, math.ceil(0.5 * xs.size)) - 1])
 
 
-def _log_smooth(X, c):
+def _log_noise_scale(X, c):
+    """ln t of the released median's discrete Laplace scale (the real, grid-rounded scale)."""
     xs = np.sort(np.clip(X[:, 0], *c["domain"]))
     rank = max(1, math.ceil(0.5 * xs.size))
-    return np.atleast_1d(math.log(quantile_smooth_sensitivity(xs, rank, c["beta"], *c["domain"])))
+    return np.atleast_1d(math.log(smooth_noise_scale(xs, rank, EPS, DELTA, *c["domain"])[1]))
+
+
+def _median_release(X, c, rng):
+    return np.atleast_1d(smooth_sensitivity_quantile(X[:, 0], 0.5, EPS, DELTA, rng, *c["domain"]))
 
 
 register(AuditedRelease(
     "frame: median (local sensitivity <= smooth bound S(D))", claim="S(D) (smooth, Linf)",
     statistic=_median, sensitivity=lambda n, p, c: c["smooth"], norm="Linf",
-    mechanism=lambda X, c, rng: np.atleast_1d(smooth_sensitivity_quantile(
-        X[:, 0], 0.5, EPS, DELTA, rng, *c["domain"])),
-    eps=EPS, delta=DELTA, p=1, context=_median_context))
+    mechanism=_median_release, eps=EPS, delta=DELTA, p=1, context=_median_context))
 
 register(AuditedRelease(
-    "frame: median's smooth bound (|ln S(D) - ln S(D')| <= beta)", claim="beta on ln S (Linf)",
-    statistic=_log_smooth, sensitivity=lambda n, p, c: c["beta"], norm="Linf",
-    p=1, context=_median_context))
-
+    "frame: median's smooth bound (|ln t(D) - ln t(D')| <= beta)", claim="beta on ln t (Linf)",
+    statistic=_log_noise_scale, sensitivity=lambda n, p, c: c["beta"], norm="Linf",
+    # the scale shows in the spread of the release: |release - public centre of D| (post-processing)
+    mechanism=lambda X, c, rng: np.abs(_median_release(X, c, rng) - c["centre"]),
+    eps=EPS, delta=DELTA, p=1, context=_median_context))
 
 
 def _frame_runs(X, c):
@@ -136,9 +150,21 @@ def _frame_runs(X, c):
     return np.ones(1)
 
 
+def _frame_release(X, c, rng):
+    """The whole private_frame release (centre and half-width) on the same rotated scores."""
+    rotation = np.array([[1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = X[:, :2] @ rotation
+    frame = private_frame(scores, EPS, DELTA, rng)
+    return np.array([*frame.centre, frame.xlim[1] - frame.xlim[0]])
+
+
 register(AuditedRelease(
+    # The statistic is 1 when the frame runs (a refusal on one neighbour only is ratio inf);
+    # the mechanism audits the frame's whole release (two medians, bound and radius) at eps.
     "frame: private_frame refuses independently of the data", claim="no refusal (Linf 1)",
     statistic=_frame_runs, sensitivity=lambda n, p, c: 1.0, norm="Linf", p=2,
+    mechanism=_frame_release, eps=EPS, delta=DELTA,
     context=lambda D, rng: {"seed": int(rng.integers(2 ** 31))}))
 
 # ----------------------------------------------------------------------------- histograms
@@ -189,15 +215,31 @@ def _group_sizes(X, c):
     return _grouped_counts(X, c).sum(axis=1)
 
 
+def _grouped_releases(X, c, rng):
+    """dp_score_group's histogram step: both methods on the grouped counts, (EPS, DELTA) in all."""
+    return private_histograms(_grouped_counts(X, c), ("add", "sparse"), EPS, DELTA, rng,
+                              group_names=_LEVELS).values()
+
+
+def _grouped_probabilities(X, c, rng):
+    return np.concatenate([release.prob.ravel() for release in _grouped_releases(X, c, rng)])
+
+
+def _grouped_totals(X, c, rng):
+    return np.concatenate([release.totals for release in _grouped_releases(X, c, rng)])
+
+
 register(AuditedRelease(
     "histograms: grouped (dp_score_group, levels=)", claim="sqrt(2)",
     statistic=_grouped_counts, sensitivity=lambda n, p, c: math.sqrt(2.0),
-    p=3, context=_grid_context))
+    mechanism=_grouped_probabilities,
+    eps=EPS, delta=DELTA, p=3, context=_grid_context))
 
 register(AuditedRelease(
     "histograms: group sizes (dp_score_group, levels=)", claim="sqrt(2)",
     statistic=_group_sizes, sensitivity=lambda n, p, c: math.sqrt(2.0),
-    p=3, context=_grid_context))
+    mechanism=_grouped_totals,
+    eps=EPS, delta=DELTA, p=3, context=_grid_context))
 
 
 def _label_counts(X, c):

@@ -220,7 +220,7 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
     --------
     >>> import numpy as np
     >>> from dppca.preprocessing import as_matrix, column_scales
-    >>> from dppca.estimators.pair_means import GaussianGroup
+    >>> from dppca.privacy import GaussianGroup
     >>> mat = as_matrix(np.random.default_rng(0).normal(size=(2000, 3)) * [1, 10, 100])
     >>> s = column_scales(mat, True, noise=GaussianGroup(1.0, 1e-5).share(0.2), share=0.2,
     ...                   rng=np.random.default_rng(1))

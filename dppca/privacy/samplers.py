@@ -55,9 +55,8 @@ beyond.
 Noise only: ``gaussian_noise``, ``laplace_noise``, ``exponential_noise`` and ``gumbel_noise``
 are plain numpy draws for noise that is never released as a float (comparisons of the sparse
 vector technique, the exponential mechanism's argmax, a stable histogram's winning bin: only
-an index leaves, so the low-bit attack has nothing to read) or whose scale is data-dependent
-(smooth sensitivity: a grid chosen from a private scale would itself leak it; such a release
-needs a grid fixed by public facts, not done yet). Grid-valued noise
+an index leaves, so the low-bit attack has nothing to read); the smooth-sensitivity release,
+whose scale is data-dependent, uses public grids (:mod:`dppca.privacy.smooth`). Grid-valued noise
 added to an unsnapped float would be worse than numpy noise (the sum keeps the float's low
 bits exactly), so every released statistic goes through ``add_*`` or ``GaussianSteps``.
 
