@@ -250,20 +250,17 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     @property
     def explained_variance_(self) -> np.ndarray:
+        """Private scree values, shape (n_components,) (AttributeError unless asked for)."""
         return self._scree_column("scree")
 
     @property
     def explained_variance_ratio_(self) -> np.ndarray:
+        """Private scree values over the private trace, shape (n_components,)."""
         return self._scree_column("pve")
 
     @property
     def _n_features_out(self) -> int:
         return self.n_components_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
 
     # ------------------------------------------------------------------ helpers
 
