@@ -16,6 +16,13 @@ from .scree import dp_scree, dp_scree_plot
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):  # lazy: `import dppca` does not import scikit-learn (extra [sklearn])
+    if name == "DPPCA":
+        from .sklearn import DPPCA
+        return DPPCA
+    raise AttributeError(f"module 'dppca' has no attribute {name!r}")
+
 __all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
            "load_adult", "load_gau", "load_gau_g", "ScoreResult", "dp_score", "dp_score_group",
            "dp_score_plot", "dp_score_plot_group", "sampling_control", "score_plot_control",
