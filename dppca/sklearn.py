@@ -16,7 +16,7 @@ from .methods._shared import (BOUND_MULTIPLIER, BOUND_QUANTILE, BOUND_SHARE, pai
                               resolve_norm_bound)
 from .methods.analyze_gauss import private_centre
 from .privacy import Ledger, split_budget
-from .robust_mean import GaussianGroup
+from .privacy.composition import GaussianGroup
 from .scree import DIRECTION_SHARE, SCALE_SHARE, dp_scree
 
 __all__ = ["DPPCA", "CENTER_SHARE"]
