@@ -228,7 +228,7 @@ def test_r_style_controls_run_and_account_pure_steps(wide):
 
 
 def test_pmwm_self_tuned_trim_and_widening(wide):
-    from dppca.scree import gaussian_widening
+    from dppca.estimators.scree_fits import gaussian_widening
 
     # Gaussian scores: pair values lambda chi2_1, whose quartiles 0.102, 1.323 widened by 4.23 x
     # their distance reach 6.49 lambda, the clipped rule's 2.4 x q90; at p = 0.01, q99 = 6.63 > 6.49.

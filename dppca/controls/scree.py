@@ -92,7 +92,7 @@ def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
     C_clip : float > 0, optional
         Public threshold C for the pair values u_ij = (y_i - y_j)^2 / 2 (units of the scores
         squared), used for every component. Default None: self-tuned, C_l = 2.4 x a private
-        90% quantile of the pair values of component l (``CLIP_LEVEL``, ``CLIP_MULTIPLIER``).
+        90% quantile of the pair values of component l (``dppca.estimators.scree_fits.CLIP_LEVEL``, ``CLIP_MULTIPLIER``).
     tuning_share : float in (0, 1)
         Share of the method's Gaussian-DP budget spent on self-tuning (ignored with C_clip).
 

@@ -6,7 +6,6 @@ R's PVE among the k values, and cumulative PVE.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,25 +18,6 @@ from .directions import pc_names
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
 REFERENCE = "nonprivate"
-
-
-@dataclass(frozen=True)
-class MethodFit:
-    """What one scree method released.
-
-    Attributes
-    ----------
-    release : dppca.estimators.pair_means.MeanRelease
-        Raw estimates, noise sd and clamp intervals per component.
-    mechanism : str
-        Short name for the summary.
-    tuning : str
-        How the thresholds were chosen (for the notes).
-    """
-
-    release: object
-    mechanism: str
-    tuning: str
 
 
 def antitonic(values) -> np.ndarray:

@@ -1,0 +1,240 @@
+"""The private estimate of each scree method, and the private trace, for :func:`dppca.dp_scree`.
+
+One function per method ("clipped", "pmwm", "huber") turns the projected scores into a
+:class:`MethodFit` (private estimates of the k score variances, their noise and clamp intervals),
+tuning its thresholds privately when the control does not fix them; :func:`private_trace` releases
+the total variance. Sensitivities and proofs are in :mod:`dppca.estimators.pair_means` (pair
+U-statistics and disjoint-pair means) and :mod:`dppca.privacy.quantiles` (tuning histograms).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import DPPCAValueError
+from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
+from ..stats.pair_statistics import paired_half_norms, paired_squares
+from .pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
+from .tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
+
+@dataclass(frozen=True)
+class MethodFit:
+    """What one scree method released.
+
+    Attributes
+    ----------
+    release : dppca.estimators.pair_means.MeanRelease
+        Raw estimates, noise sd and clamp intervals per component.
+    mechanism : str
+        Short name for the summary.
+    tuning : str
+        How the thresholds were chosen (for the notes).
+    """
+
+    release: object
+    mechanism: str
+    tuning: str
+
+
+#: Share of the trace's mu^2 for its two tuning histograms (half each).
+TRACE_TUNING_SHARE = 1 / 3
+
+
+
+#: Bins of the trace's quantile histogram around the rough centre c of the t's:
+#: [0, 2^-8 c), ..., [2^5 c, 2^6 c] (the centre is good to a factor of a few).
+TRACE_LOG2_BINS = (-8, 6)
+
+
+
+#: Self-tuning histograms of the pair values: bins [0, 2^-16 T), [2^-16 T, 2^-15 T), ...,
+#: [2^2 T, 2^3 T] around the private trace T: components down to ~2^-8 T are resolved.
+TUNING_LOG2_BINS = (-16, 3)
+
+
+
+#: Self-tuned clipped threshold C = CLIP_MULTIPLIER x private CLIP_LEVEL-quantile of the pair
+#: values. For Gaussian scores u ~ lambda chi2_1: q90 = 2.71 lambda, C = 6.5 lambda, clipping bias
+#: 1.3%; lighter tails (clusters) lose less, heavier tails more.
+CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
+
+
+
+#: Self-tuned PMWM trim level: this many noise sd of a histogram count (its rank error near the
+#: top is about sigma sqrt(bins above)), relative to the number of pair values.
+PMWM_RANK_SAFETY, PMWM_TRIM_RANGE = 6.0, (0.01, 0.25)
+
+
+
+#: Self-tuned Huber: start at the private median of the pair values, tau = this x private q90
+#: (so the effective clip is about median + 5.4 lambda for Gaussian scores).
+HUBER_TAU_MULTIPLIER = 2.0
+
+
+
+#: Default number of Huber steps: with eta0 = 1 a step from the private median is Bickel's
+#: one-step M-estimator; each extra step costs noise (Gaussian-DP composition, sqrt(T)).
+HUBER_STEPS = 1
+
+
+
+def private_trace(values, pairs, group, share, rng, ledger, needed=True):
+    """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins).
+
+    The clipped rule applied to t = ||x_a - x_b||^2 / 2: a scale-free rough centre of the t's,
+    a noisy histogram around it for their 90% quantile, C_T = CLIP_MULTIPLIER x that quantile,
+    then the clipped mean. Shares of the trace's mu^2: 1/6, 1/6, 2/3. With ``needed=False``
+    (k = p) only the centre is released, with all of ``share``, and the trace is nan.
+    """
+    halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
+    tuning = TRACE_TUNING_SHARE / 2 * share if needed else share
+    centre = dp_log2_centre(halves, group.share(tuning), rng, ledger=ledger,
+                            step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
+    if not needed:  # the centre is about the median of the t's: 4 x it is near the trace
+        return float("nan"), float("nan"), 4.0 * centre
+    q90 = dp_histogram_quantiles(halves, _tuning_edges(centre, TRACE_LOG2_BINS), [CLIP_LEVEL],
+                                 group.share(tuning), rng, ledger=ledger,
+                                 step="trace tuning: histogram of ||x_a - x_b||^2/2")[0, 0]
+    clip = CLIP_MULTIPLIER * max(q90, np.finfo(float).tiny)
+    trace, sd = dp_clipped_paired_mean(halves, clip, group.share((1 - TRACE_TUNING_SHARE) * share),
+                                       rng, ledger=ledger,
+                                       step="trace: clipped mean of ||x_a - x_b||^2/2")
+    return trace, sd, trace if trace > 0 else centre
+
+
+
+def _tuning_edges(anchor, bins=None) -> np.ndarray:
+    low, high = TUNING_LOG2_BINS if bins is None else bins
+    return np.concatenate(([0.0], anchor * 2.0 ** np.arange(low, high + 1)))
+
+
+
+def _tuning_quantiles(w, anchor, levels, noise, rng, ledger, method):
+    return dp_histogram_quantiles(w, _tuning_edges(anchor), levels, noise, rng, ledger=ledger,
+                                  step=f"{method} tuning: pair-value histograms (PC1..PCk)")
+
+
+
+def check_split_mode(controls, pair_design) -> None:
+    if pair_design is not None and "pmwm" in controls and controls["pmwm"].split_mode:
+        raise DPPCAValueError("pmwm_control(split_mode=True) uses the complete statistic on half "
+                              "of the rows: give design='complete' (or split_mode=False)")
+
+
+
+def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+                 design=None) -> MethodFit:
+    k = scores.shape[1]
+    if control.C_clip is not None:
+        noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
+    else:
+        noise = group.share((1 - control.tuning_share) * share)
+        q = _tuning_quantiles(paired_squares(scores, pairs), anchor, [CLIP_LEVEL],
+                              group.share(control.tuning_share * share), rng, ledger, "clipped")[:, 0]
+        clip = CLIP_MULTIPLIER * np.maximum(q, np.finfo(float).tiny)
+        tuning = f"C = {CLIP_MULTIPLIER:g} x private {CLIP_LEVEL:.0%} quantile of the pair values"
+    release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
+                              step="clipped: U-statistics of min(u, C) (PC1..PCk)")
+    return MethodFit(release, "Gaussian", tuning)
+
+
+
+def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+              design=None) -> MethodFit:
+    n = scores.shape[0]
+    if control.split_mode:  # quantiles from one random half of the rows, the mean from the other
+        order = rng.permutation(n)
+        quantile_rows, mean_rows = order[: n // 2], order[n // 2:]
+        half = quantile_rows.size // 2
+        w = paired_squares(scores, (quantile_rows[:half], quantile_rows[half:2 * half]))
+    else:
+        w, mean_rows = paired_squares(scores, pairs), np.arange(n)
+    m, k = w.shape
+    if control.a is None:
+        noise = group.share((1 - control.tuning_share) * share)
+        tuning_noise = group.share(control.tuning_share * share)
+        eta = control.eta if control.eta is not None else min(max(
+            PMWM_RANK_SAFETY * tuning_noise.sigma(math.sqrt(2 * k)) / m, PMWM_TRIM_RANGE[0]),
+            PMWM_TRIM_RANGE[1])
+        p = min(max(control.trim_const / m, eta), 0.49)
+        low, high = _tuning_quantiles(w, anchor, [p, 1 - p], tuning_noise, rng, ledger, "pmwm").T
+        tuning = "quantiles from a joint noisy histogram"
+    else:
+        noise = group.share(share)
+        p = min(max(control.trim_const / m, PMWM_TRIM_RANGE[0] if control.eta is None else control.eta),
+                0.49)
+        low, high = _scan_quantiles(w, p, control, pure_eps, rng, ledger)
+        tuning = "R's unbounded AboveThreshold quantile scans on [a, b]"
+    widen = gaussian_widening(p) if control.widen is None else control.widen
+    spread = widen * (high - low)
+    lower, upper = np.maximum(low - spread, 0.0), high + spread
+    release = dp_winsorized_mean(scores[mean_rows], lower, np.maximum(upper, lower), noise, rng,
+                                 ledger=ledger, design=design,
+                                 step="pmwm: U-statistics of clamp(u, L, U) (PC1..PCk)")
+    return MethodFit(release, "Gaussian", f"{tuning}, p = {p:.3g}, widen = {widen:.3g}")
+
+
+
+def gaussian_widening(p) -> float:
+    """w with Q(1-p) + w (Q(1-p) - Q(p)) = CLIP_MULTIPLIER x Q(CLIP_LEVEL), Q the chi2_1 quantiles.
+
+    For Gaussian scores the pair values are lambda chi2_1, so the widened PMWM interval then ends
+    where the clipped method's self-tuned threshold sits (6.5 lambda); 0 when Q(1 - p) is already
+    beyond it.
+    """
+    from scipy.stats import chi2
+
+    low, high = chi2.ppf([p, 1 - p], 1)
+    return max(0.0, (CLIP_MULTIPLIER * chi2.ppf(CLIP_LEVEL, 1) - high) / (high - low))
+
+
+
+def _scan_quantiles(w, p, control, eps, rng, ledger):
+    """R's PMWM quantiles: per component, lower then upper scan, each eps / (2k); fallback [a, b]."""
+    k = w.shape[1]
+    each = eps / (2 * k)
+    low, high = np.empty(k), np.empty(k)
+    for j in range(k):
+        for level, out in ((p, low), (1 - p, high)):
+            out[j] = unbounded_quantile_between(w[:, j], level, each, rng, control.a, control.b,
+                                                control.beta, ledger=ledger,
+                                                step=f"pmwm: quantile scan q={level:.3g}, PC{j + 1}")
+    swapped = high < low
+    low[swapped], high[swapped] = control.a, control.b
+    return low, high
+
+
+
+def fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
+               design=None) -> MethodFit:
+    n, k = scores.shape
+    w = paired_squares(scores, pairs)
+    steps = HUBER_STEPS if control.T is None else control.T
+    if control.k_min_m2 is None:
+        noise = group.share((1 - control.m2_frac) * share)
+        median, q90 = _tuning_quantiles(w, anchor, [0.5, CLIP_LEVEL],
+                                        group.share(control.m2_frac * share), rng, ledger, "huber").T
+        tau = HUBER_TAU_MULTIPLIER * np.maximum(q90, np.finfo(float).tiny)
+        start = median if control.mu0 is None else np.full(k, float(control.mu0))
+        tuning = f"tau = {HUBER_TAU_MULTIPLIER:g} x private 90% quantile, start at the private median"
+    else:
+        noise = group.share(share)
+        blocks = max(1, math.floor(math.sqrt(n) / 2)) if control.M is None else control.M
+        m2 = dp_m2_histogram(w, int(control.k_min_m2), int(control.k_max_m2), blocks, pure_eps, rng,
+                             ledger=ledger, step="huber: m2 histograms of block medians (PC1..PCk)")
+        tau = tau_from_m2(m2, group.standalone(share)[0] / k, n)
+        start = np.full(k, 0.0 if control.mu0 is None else float(control.mu0))
+        tuning = "R's m2 histogram and tau_from_m2"
+    release = dp_huber_mean(scores, tau, steps, start, control.eta0, noise, rng, ledger=ledger,
+                            design=design, step="huber: noisy gradient descent (PC1..PCk)")
+    return MethodFit(release, "Gaussian (approximate s.e.)", f"{tuning}, T = {steps}")
+
+
+
+FITTERS = {"clipped": fit_clipped, "pmwm": fit_pmwm, "huber": fit_huber}
+
+
+__all__ = ["FITTERS", "MethodFit", "check_split_mode", "fit_clipped", "fit_huber", "fit_pmwm", "gaussian_widening",
+           "private_trace"]
