@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from dppca import dp_pc_dir, dp_score, load_adult, load_gau_g
-from dppca.estimators.histograms import FRAME_INFLATE, FRAME_QUANTILE, Grid, bin_counts
+from dppca.estimators.histograms import Grid, bin_counts
+from dppca.estimators.frame import FRAME_INFLATE, FRAME_QUANTILE
 
 DELTA = 1e-5
 

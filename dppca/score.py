@@ -27,8 +27,9 @@ from .directions import SCALE_SHARE, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl, ScorePlotControl
-from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame,
-                                    private_frame, private_histograms, sample_released)
+from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame, private_histograms)
+from .estimators.sampling import sample_released
+from .estimators.frame import private_frame
 from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .results.score import ScoreResult
@@ -115,7 +116,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
       {gdppca_sensitivity}
       The scores X V are then a fixed map of each row, so replacing a row changes one score
       pair and nothing else (no sample mean);
-    * frame: :func:`dppca.estimators.histograms.private_frame` (counts of sensitivity 1 for the bound and
+    * frame: :func:`dppca.estimators.frame.private_frame` (counts of sensitivity 1 for the bound and
       the radius, smooth sensitivity for the medians);
     * histograms: :func:`dppca.estimators.histograms.private_histograms` (L2 sensitivity sqrt(2) for
       "add", L1 sensitivity 2 plus a delta/4 threshold for "sparse").

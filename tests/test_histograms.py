@@ -7,7 +7,10 @@ import pytest
 
 from dppca import DPPCATypeError, DPPCAValueError, Ledger
 from dppca.controls import SamplingControl
-from dppca.estimators.histograms import Grid, additive_histogram, allocate_sample_sizes, bin_counts, default_bins, histogram_frame, private_frame, private_histograms, sample_histogram, sparse_histogram
+from dppca.estimators.histograms import (Grid, additive_histogram, bin_counts, default_bins, histogram_frame, private_histograms,
+                                         sparse_histogram)
+from dppca.estimators.sampling import allocate_sample_sizes, sample_histogram
+from dppca.estimators.frame import private_frame
 from dppca.privacy import gaussian_sigma
 
 

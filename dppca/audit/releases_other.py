@@ -12,8 +12,8 @@ import warnings
 
 import numpy as np
 
-from ..estimators.histograms import (Grid, additive_histogram, bin_counts, private_frame, private_histograms,
-                                    sparse_histogram)
+from ..estimators.histograms import Grid, additive_histogram, bin_counts, private_histograms, sparse_histogram
+from ..estimators.frame import private_frame
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
 from ..preprocessing.scales import (_clipped_moment as clipped_moment, _mean_of_clipped as mean_of_clipped,

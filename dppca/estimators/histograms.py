@@ -1,15 +1,13 @@
-"""Private plotting frame, binning, additive and sparse histograms, and sampling from them.
+"""Binning and the additive and sparse private histograms of the score plots.
 
 The pieces behind :func:`dppca.dp_score` (reference r-dppca-score.md §3-§5, §8), each
 private on its own under replace-one neighbours with n public:
 
-* :func:`private_frame`: a square frame around the private coordinate-wise median of the
-  2-D scores, with a private radius;
 * :class:`Grid`: equal-width bins over the frame, R's binning rules;
 * :func:`private_histograms`: the additive Gaussian and sparse thresholded Laplace
-  histograms of one or several groups (one release per method over all groups);
-* :class:`SamplingControl`, :func:`sample_histogram`, :func:`allocate_sample_sizes`:
-  synthetic points drawn from a released histogram (post-processing).
+  histograms of one or several groups (one release per method over all groups).
+
+The frame is :mod:`dppca.estimators.frame`; synthetic points, :mod:`dppca.estimators.sampling`.
 """
 from __future__ import annotations
 
@@ -20,119 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validation import float_arg
-from ..privacy import Ledger, gaussian_sigma, laplace_scale, split_budget
-from ..stats.pair_statistics import clean_scores
-from ..privacy.smooth import smooth_sensitivity_quantile
-from ..privacy.quantiles import unbounded_quantile
+from ..privacy import Ledger, gaussian_sigma, laplace_scale
 from ..privacy.samplers import add_gaussian_noise, add_laplace_noise
 
 #: Histogram mechanisms, in the order results list them.
 HISTOGRAM_METHODS = ("add", "sparse")
-#: Shares of the frame budget: a magnitude bound (the median's domain), the two medians, the radius.
-FRAME_SHARES = {"bound": 0.1, "x median": 0.3, "y median": 0.3, "radius": 0.3}
-#: Level of the magnitude bound; the medians' domain is [-2 B, 2 B].
-BOUND_QUANTILE, BOUND_FACTOR = 0.9, 2.0
-#: Level of the radius quantile and the inflation of the frame (as in R).
-FRAME_QUANTILE, FRAME_INFLATE = 0.99, 0.20
-#: Smallest half-width relative to max(1, |centre|), so the breaks stay distinct in floating point.
-MIN_RELATIVE_HALF_WIDTH = 1e-9
 #: Default bins per axis: round(sqrt(n / (BINS_NOISE_RATIO * noise sd))), within BINS_RANGE.
 BINS_NOISE_RATIO, BINS_RANGE = 2.5, (4, 64)
-#: Synthetic sampling: base points and the default jitter (in bin widths) of each.
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A square plotting frame, in the coordinates of the scores it was built from.
-
-    Attributes
-    ----------
-    centre : (float, float)
-        Private centre (c1, c2): smooth-sensitivity medians of the two score columns.
-    half_width : float
-        (1 + inflate) times the private 0.99-quantile of the Chebyshev distances to the centre.
-    bound : float
-        The private magnitude bound B; the medians were computed on the domain [-2B, 2B].
-    """
-
-    centre: tuple
-    half_width: float
-    bound: float
-
-    @property
-    def xlim(self) -> tuple:
-        return (self.centre[0] - self.half_width, self.centre[0] + self.half_width)
-
-    @property
-    def ylim(self) -> tuple:
-        return (self.centre[1] - self.half_width, self.centre[1] + self.half_width)
-
-
-def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
-                  inflate: float = FRAME_INFLATE) -> Frame:
-    """(eps, delta)-DP square frame [c1 +/- h] x [c2 +/- h] around the bulk of 2-D scores.
-
-    Four releases (basic composition, shares ``FRAME_SHARES`` of eps; delta split over the
-    two medians):
-
-    1. B = unbounded 0.9-quantile of max(|s_i1|, |s_i2|) (pure DP, :func:`unbounded_quantile`);
-       it fixes the medians' public domain [-2B, 2B] (|median(s_j)| <= median(|s_j|) <= B
-       up to the noise, so the factor 2 leaves room).
-    2-3. c_j = smooth-sensitivity median of column j on that domain
-       (:func:`dppca.privacy.smooth.smooth_sensitivity_quantile`, beta = eps/(2 ln(2/delta))).
-    4. R = unbounded 0.99-quantile of the Chebyshev distances max_j |s_ij - c_j| (pure DP);
-       h = (1 + inflate) R, at least 1e-9 max(1, |c|) (post-processing).
-
-    Parameters
-    ----------
-    scores : ndarray, shape (n, 2)
-        Finite scores; n is public.
-    eps : float
-        Budget of the frame, > 0.
-    delta : float
-        Budget of the frame, in (0, 1).
-    rng : numpy.random.Generator
-    ledger : Ledger, optional
-    inflate : float
-        Relative inflation of the radius, >= 0 (R's fixed 0.20).
-
-    Returns
-    -------
-    Frame
-
-    Notes
-    -----
-    Sensitivities (replace-one, n public): steps 1 and 4 release counts #{v_i <= t} of one
-    value per row, which change by at most 1 and monotonically (proof in
-    :func:`dppca.privacy.quantiles.unbounded_quantile`); step 4's distances use the released centre,
-    so it is adaptive composition. Steps 2-3: smooth sensitivity on a domain fixed by step 1.
-    The R package uses the Euclidean radius; the Chebyshev distance is the radius of a square,
-    so 99% of the points (up to the noise) lie inside the frame before inflation.
-    """
-    # Row-local cleaning (nan -> 0, +-inf -> +-DBL_MAX): a neighbour whose projected score
-    # overflows must not make the frame refuse (a refusal would reveal that row).
-    scores = clean_scores(scores)
-    inflate = float_arg(inflate, "inflate", nonnegative=True)
-    parts = _frame_budget(eps, delta)
-    bound = unbounded_quantile(np.abs(scores).max(axis=1), BOUND_QUANTILE, parts["bound"][0], rng,
-                               ledger=ledger, step="frame: magnitude bound")
-    domain = (-BOUND_FACTOR * bound, BOUND_FACTOR * bound)
-    centre = tuple(smooth_sensitivity_quantile(scores[:, j], 0.5, *parts[name], rng, *domain,
-                                               ledger=ledger, step=f"frame: {name}")
-                   for j, name in enumerate(("x median", "y median")))
-    with np.errstate(over="ignore"):  # silently: a warning would depend on one row
-        distances = np.minimum(np.abs(scores - np.asarray(centre)).max(axis=1), np.finfo(float).max)
-    radius = unbounded_quantile(distances, FRAME_QUANTILE, parts["radius"][0], rng, ledger=ledger,
-                                step="frame: radius")
-    floor = MIN_RELATIVE_HALF_WIDTH * max(1.0, *np.abs(centre))
-    return Frame(centre, max((1 + inflate) * radius, floor), bound)
-
-
-def _frame_budget(eps, delta) -> dict:
-    parts = split_budget(eps, delta, FRAME_SHARES)
-    # Only the medians spend delta: half each.
-    return {name: (e, delta / 2 if "median" in name else 0.0) for name, (e, _) in parts.items()}
 
 
 @dataclass(frozen=True)
@@ -358,66 +250,3 @@ def histogram_frame(grid: Grid, prob, group_names=None) -> pd.DataFrame:
     return out
 
 
-def sample_histogram(hist: pd.DataFrame, size: int, method: str, bandwidth: float, rng) -> pd.DataFrame:
-    """``size`` synthetic 2-D points from one histogram (R §8.3), post-processing.
-
-    Bins are drawn with probability ``prob``; the base point is uniform in the bin
-    (``"uniform"``) or its centre (``"center"``); Gaussian jitter with standard deviation
-    ``bandwidth`` x median bin width (per axis) is added. Draw order: bins, then uniform x
-    and y, then jitter x and y.
-
-    Returns
-    -------
-    DataFrame with columns pc_x, pc_y (``size`` rows; 0 rows, with a warning, if the
-    histogram has no mass).
-    """
-    weights = np.where(np.isfinite(hist["prob"]) & (hist["prob"] > 0), hist["prob"], 0.0)
-    if weights.sum() <= 0 or size == 0:
-        if size:
-            warnings.warn("the histogram has no positive mass: no synthetic points were drawn",
-                          UserWarning, stacklevel=2)
-        return pd.DataFrame({"pc_x": np.empty(0), "pc_y": np.empty(0)})
-    bins = rng.choice(weights.size, size=size, p=weights / weights.sum())
-    lo = hist[["xmin", "ymin"]].to_numpy()[bins]
-    hi = hist[["xmax", "ymax"]].to_numpy()[bins]
-    base = (lo + hi) / 2 if method == "center" else \
-        np.column_stack([rng.uniform(lo[:, j], hi[:, j]) for j in range(2)])
-    widths = np.median(hist[["xmax", "ymax"]].to_numpy() - hist[["xmin", "ymin"]].to_numpy(), axis=0)
-    jitter = np.column_stack([rng.normal(0.0, bandwidth * widths[j], size=size) for j in range(2)])
-    points = base + jitter
-    return pd.DataFrame({"pc_x": points[:, 0], "pc_y": points[:, 1]})
-
-
-def allocate_sample_sizes(weights, total: int) -> np.ndarray:
-    """Split ``total`` points over groups in proportion to ``weights`` (largest remainder).
-
-    Ties go to the earlier group. Negative weights count as 0; all-zero weights give all 0.
-    Use private weights (the released group totals), never the exact group sizes.
-    """
-    weights = np.maximum(np.asarray(weights, dtype=float), 0.0)
-    if weights.sum() <= 0:
-        return np.zeros(weights.size, dtype=int)
-    raw = total * weights / weights.sum()
-    out = np.floor(raw).astype(int)
-    order = np.argsort(-(raw - out), kind="stable")
-    out[order[:total - out.sum()]] += 1
-    return out
-
-
-def sample_released(hist: pd.DataFrame, size: int, method: str, bandwidth: float, rng, *,
-                    groups=None, weights=None) -> pd.DataFrame:
-    """``size`` synthetic points from a released (grouped) histogram, post-processing.
-
-    Ungrouped (``groups`` None): :func:`sample_histogram`. Grouped: ``hist`` has a ``group``
-    column; the points are split over ``groups`` by :func:`allocate_sample_sizes` of
-    ``weights`` (the private group totals) and drawn group by group; ``group`` is a
-    Categorical with categories ``groups``. :class:`dppca.results.ScoreResult` calls it.
-    """
-    if groups is None:
-        return sample_histogram(hist, size, method, bandwidth, rng)
-    sizes = allocate_sample_sizes(weights, size)
-    pieces = [sample_histogram(hist[hist["group"] == g], int(k), method, bandwidth, rng).assign(group=g)
-              for g, k in zip(groups, sizes)]
-    out = pd.concat(pieces, ignore_index=True)
-    out["group"] = pd.Categorical(out["group"], categories=groups)
-    return out

@@ -61,7 +61,7 @@ class ScoreResult(DPResult):
     Notes
     -----
     Built by the pipeline (:mod:`dppca.score`), which passes the released histograms as
-    DataFrames, its sampler (:func:`dppca.estimators.histograms.sample_released`) and the sampling
+    DataFrames, its sampler (:func:`dppca.estimators.sampling.sample_released`) and the sampling
     control class: the result stores, formats and delegates; it imports no estimator.
     """
 
