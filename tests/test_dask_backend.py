@@ -80,7 +80,7 @@ def _private_scales(values, columns):
 
 @pytest.fixture
 def small_groups(monkeypatch):
-    import dppca.preprocessing.scales as module
+    import dppca.preprocessing.scale_releases as module
 
     monkeypatch.setattr(module, "SCALE_SUM_ROWS", SMALL_GROUPS)
 
@@ -120,7 +120,7 @@ def test_private_scales_on_dask_refuse_nan(data):
 
 
 def test_grouped_sums_stay_within_the_proved_rounding_slack(small_groups):
-    from dppca.preprocessing.scales import _mean_of_clipped
+    from dppca.preprocessing.scale_releases import mean_of_clipped
 
     # Uniform terms are inexact sums in binary: the grouped mean (SMALL_GROUPS pairs per group)
     # must be within 3u + u^2 < 2^-51 of the exact mean (the Notes of private_column_scales).
@@ -128,7 +128,7 @@ def test_grouped_sums_stay_within_the_proved_rounding_slack(small_groups):
 
     absdiff = np.random.default_rng(3).uniform(0, 2, size=(5 * SMALL_GROUPS + 7, 2))
     clip = np.array([1.0, 0.7])
-    got = _mean_of_clipped(absdiff, clip)
+    got = mean_of_clipped(absdiff, clip)
     terms = (np.minimum(absdiff, clip) / clip) ** 2
     exact = [sum(map(Fraction, col)) / len(col) for col in terms.T]
     assert all(abs(Fraction(g) - e) < Fraction(2) ** -51 for g, e in zip(got, exact))

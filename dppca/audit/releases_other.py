@@ -16,8 +16,8 @@ from ..estimators.histograms import Grid, additive_histogram, bin_counts, privat
 from ..estimators.frame import private_frame
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
-from ..preprocessing.scales import (_clipped_moment as clipped_moment, _mean_of_clipped as mean_of_clipped,
-                                    _moment_sensitivity as moment_sensitivity, octave_counts)
+from ..preprocessing.scale_releases import (clipped_moment, mean_of_clipped,
+                                            moment_sensitivity, octave_counts)
 from ..stats.kendall import kendall_tau_matrix
 from ..stats.paired_differences import abs_differences
 from ..privacy import Ledger
@@ -87,7 +87,7 @@ register(AuditedRelease(
     mechanism=_scale_mechanism, eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
 def _moment_mechanism(X, c, rng):
-    """Releases 2-3 of private_column_scales (its own ``_clipped_moment``) at the public clip."""
+    """Releases 2-3 of private_column_scales (its own ``clipped_moment``) at the public clip."""
     noise = GaussianGroup(EPS, DELTA, "analytic").share(1.0)
     return clipped_moment(_absdiff(X, c), c["clip"], noise, rng, None, "audit")["value"]
 
