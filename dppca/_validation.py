@@ -186,3 +186,26 @@ def as_columns(values) -> np.ndarray:
     """``values`` as a float array of shape (n, k): a 1-D array becomes one column."""
     values = np.asarray(values, float)
     return values[:, None] if values.ndim == 1 else values
+
+
+def axes_arg(axes, p) -> tuple:
+    """Two distinct 1-based component numbers in [1, p] (``dp_score``'s ``axes``)."""
+    rule = f"`axes` must be two distinct PC numbers in [1, {p}]"
+    if isinstance(axes, (str, bytes)) or np.ndim(axes) != 1 or len(axes) != 2:
+        raise DPPCAValueError(f"{rule}; got {axes!r}")
+    chosen = tuple(int_arg(a, "axes", 1, p) for a in axes)
+    if chosen[0] == chosen[1]:
+        raise DPPCAValueError(f"{rule}; got a repeated axis {chosen}")
+    return chosen
+
+
+
+def bins_arg(bins):
+    """None, or bins per axis as a pair of positive integers (one integer applies to both)."""
+    if bins is None:
+        return None
+    if np.ndim(bins) == 0 and not isinstance(bins, (str, bytes)):
+        bins = (bins, bins)
+    if isinstance(bins, (str, bytes)) or np.ndim(bins) != 1 or len(bins) != 2:
+        raise DPPCAValueError(f"`bins` must be a positive integer or two of them; got {bins!r}")
+    return tuple(int_arg(b, "bins", lower=1) for b in bins)

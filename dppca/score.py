@@ -21,13 +21,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import (DPPCATypeError, DPPCAValueError, control_arg, bool_arg, delta_arg, eps_arg, float_arg,
-                          int_arg, option_arg, options_arg, rng_arg, seed_of)
+from ._validation import (DPPCATypeError, DPPCAValueError, axes_arg, bins_arg, control_arg, bool_arg, delta_arg, eps_arg, float_arg,
+                          option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, selected_groups
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl, ScorePlotControl
-from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame, private_histograms)
+from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame, normalised_counts,
+                                    private_histograms)
 from .estimators.sampling import sample_released
 from .estimators.frame import private_frame
 from .preprocessing import as_matrix, column_scales
@@ -324,8 +325,6 @@ def _plot_arguments(private_plot, sampling, appearance):
             control_arg(appearance, ScorePlotControl, "plot_control"))
 
 
-
-
 def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
     if "sample" in plots:
         result.draw_samples(sampling)
@@ -345,7 +344,7 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     methods = options_arg(method, "method", HISTOGRAM_METHODS)
     center, standardize = bool_arg(center, "center"), bool_arg(standardize, "standardize")
     g_dppca, nonprivate = bool_arg(g_dppca, "g_dppca"), bool_arg(nonprivate, "nonprivate")
-    axes, bins = _axes_arg(axes, mat.p), _bins_arg(bins)
+    axes, bins = axes_arg(axes, mat.p), bins_arg(bins)
     option_arg(calibration, "calibration", CALIBRATIONS)
     labels = None if labels is None else label_series(labels, mat.n)
     domain = None if labels is None else declared_groups(labels, levels)
@@ -388,15 +387,9 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
                        center=center, standardize=standardize, g_dppca=g_dppca, bins_rule=rule,
                        rng=generator, sampler=sample_released, sampling_control=SamplingControl,
                        scores=reference, nonprivate_counts=counts if nonprivate else None,
-                       nonprivate_histogram=histogram_frame(grid, _normalised(counts), names)
+                       nonprivate_histogram=histogram_frame(grid, normalised_counts(counts), names)
                        if nonprivate else None,
                        group_selection=None if domain is None else domain.source)
-
-
-def _normalised(counts) -> np.ndarray:
-    """Each group's exact counts as shares (NON-PRIVATE reference; zeros for an empty group)."""
-    sums = counts.sum(axis=1, keepdims=True)
-    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
 
 
 def _selection_budget(eps, delta, share) -> tuple:
@@ -419,26 +412,6 @@ def _private_scales(mat, private, share, eps, delta, calibration, rng, ledger):
 def _per_method(parts, methods) -> tuple:
     eps_h, delta_h = parts["histograms"]
     return eps_h / len(methods), delta_h / len(methods)
-
-
-def _axes_arg(axes, p) -> tuple:
-    rule = f"`axes` must be two distinct PC numbers in [1, {p}]"
-    if isinstance(axes, (str, bytes)) or np.ndim(axes) != 1 or len(axes) != 2:
-        raise DPPCAValueError(f"{rule}; got {axes!r}")
-    chosen = tuple(int_arg(a, "axes", 1, p) for a in axes)
-    if chosen[0] == chosen[1]:
-        raise DPPCAValueError(f"{rule}; got a repeated axis {chosen}")
-    return chosen
-
-
-def _bins_arg(bins):
-    if bins is None:
-        return None
-    if np.ndim(bins) == 0 and not isinstance(bins, (str, bytes)):
-        bins = (bins, bins)
-    if isinstance(bins, (str, bytes)) or np.ndim(bins) != 1 or len(bins) != 2:
-        raise DPPCAValueError(f"`bins` must be a positive integer or two of them; got {bins!r}")
-    return tuple(int_arg(b, "bins", lower=1) for b in bins)
 
 
 def _split_group(X, group):

@@ -250,3 +250,7 @@ def histogram_frame(grid: Grid, prob, group_names=None) -> pd.DataFrame:
     return out
 
 
+def normalised_counts(counts) -> np.ndarray:
+    """Each group's exact counts as shares (NON-PRIVATE reference; zeros for an empty group)."""
+    sums = counts.sum(axis=1, keepdims=True)
+    return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
