@@ -60,7 +60,7 @@ def _run_one(task, backend, n, repeats, path=None):
 
 def _task(task, X, seed):
     from dppca import dp_scree
-    from dppca.backends.dask import as_dask_matrix
+    from dppca.preprocessing.dask_input import as_dask_matrix
     from dppca.preprocessing import Matrix
     from dppca.preprocessing.scales import private_column_scales
 

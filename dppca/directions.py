@@ -168,7 +168,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
 def _input_matrix(X):
     """Validated input: in memory (as_matrix), or a lazy dask array for dask collections and files."""
     if is_dask_input(X):
-        from .backends.dask import as_dask_matrix
+        from .preprocessing.dask_input import as_dask_matrix
 
         return as_dask_matrix(X)
     return as_matrix(X)

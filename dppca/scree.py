@@ -298,7 +298,7 @@ def _scree_matrix(X, lazy):
     """``X`` validated: in memory, or a lazy dask matrix (dask collections and files)."""
     if not lazy:
         return as_matrix(X, min_rows=4)
-    from .backends.dask import as_dask_matrix
+    from .preprocessing.dask_input import as_dask_matrix
 
     mat = as_dask_matrix(X)
     if mat.n < 4:

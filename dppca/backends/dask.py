@@ -8,14 +8,13 @@ schedules the work: on its default threaded scheduler, or on a ``dask.distribute
 cluster when the user has connected a ``Client`` (dask picks it up by itself). Nothing
 here is a scheduler of its own.
 
-Requires the ``[dask]`` extra (dask, distributed, pyarrow).
+Requires the ``[dask]`` extra (dask, distributed, pyarrow). Reading the input lazily is
+:func:`dppca.preprocessing.dask_input.as_dask_matrix`.
 
 Functions
 ---------
 is_dask_input(X)
     Whether ``X`` is a dask collection or a path to Parquet/CSV files.
-as_dask_matrix(X, columns=None)
-    A :class:`dppca.preprocessing.matrix.Matrix` whose values are a lazy dask array.
 dask_block_kendall(X, design, ...)
     ``sum_B |B| K_g(X_B)`` computed per chunk and reduced (shape (p, p)).
 dask_block_terms(X, design, statistic)
@@ -29,11 +28,10 @@ import os
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from .._validation import DPPCATypeError, DPPCAValueError
+from .._validation import DPPCAValueError
 
-__all__ = ["as_dask_matrix", "compute_checked", "dask_block_kendall", "is_dask_input",
+__all__ = ["compute_checked", "dask_block_kendall", "is_dask_input",
            "dask_block_terms", "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
 
 #: Rows per chunk of the permuted data aim at this size (64 MiB): big enough for BLAS,
@@ -58,59 +56,6 @@ def is_dask_input(X) -> bool:
         path = str(X)
         return path.lower().endswith(_FILE_SUFFIXES) or Path(path).is_dir()
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
-
-
-def as_dask_matrix(X, columns=None):
-    """Validate a dask input lazily and return it as a Matrix of a dask array.
-
-    Parameters
-    ----------
-    X : dask.array.Array, dask.dataframe.DataFrame, str or Path
-        Rows are observations. A path is read with ``dask.dataframe.read_parquet`` (a
-        directory or .parquet/.pq files) or ``read_csv`` (.csv; globs allowed).
-    columns : list of str, optional
-        Columns to use (DataFrames and files); default all, which must then be numeric.
-
-    Returns
-    -------
-    dppca.preprocessing.matrix.Matrix
-        ``values`` is a float64 dask array with known chunk sizes; ``columns`` the names
-        (V1..Vp for arrays).
-
-    Raises
-    ------
-    DPPCATypeError
-        For non-numeric columns (listed) or an input dask cannot read.
-    DPPCAValueError
-        For unknown ``columns``, fewer than 2 rows, or a 1-D/3-D array.
-    """
-    from ..preprocessing import Matrix
-
-    import dask.array as da
-    import dask.dataframe as dd
-
-    if isinstance(X, (str, os.PathLike)):
-        X = _read_files(str(X), dd)
-    if isinstance(X, dd.DataFrame):
-        X = _select_columns(X, columns)
-        names = [str(c) for c in X.columns]
-        values = X.to_dask_array(lengths=True).astype(np.float64)
-    elif isinstance(X, da.Array):
-        if columns is not None:
-            raise DPPCATypeError("`columns` selects DataFrame columns; `X` is a dask array")
-        if X.ndim != 2:
-            raise DPPCAValueError(f"`X` must be 2-D; got a {X.ndim}-D dask array")
-        if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_):
-            raise DPPCATypeError(f"`X` must be numeric; got a dask array of dtype {X.dtype}")
-        values = X if not any(np.isnan(c) for c in X.chunks[0]) else X.compute_chunk_sizes()
-        values = values.astype(np.float64)
-        names = [f"V{j + 1}" for j in range(values.shape[1])]
-    else:
-        raise DPPCATypeError(f"`X` must be a dask array, a dask DataFrame or a path to Parquet/CSV "
-                             f"files; got {type(X).__name__}")
-    if values.shape[0] < 2 or values.shape[1] < 1:
-        raise DPPCAValueError(f"`X` must have at least 2 rows and 1 column; got shape {values.shape}")
-    return Matrix(values, names)
 
 
 def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.ndarray:
@@ -259,27 +204,3 @@ def _block_aligned_chunks(bounds, p):
     return tuple(np.diff(cuts).tolist())
 
 
-def _read_files(path, dd):
-    lower = path.lower()
-    try:
-        if lower.endswith(".csv"):
-            return dd.read_csv(path)
-        return dd.read_parquet(path)
-    except (OSError, ValueError) as error:
-        raise DPPCATypeError(f"cannot read `X` = {path!r} as Parquet/CSV: {error}") from None
-
-
-def _select_columns(frame, columns):
-    if columns is not None:
-        columns = [str(c) for c in columns]
-        unknown = [c for c in columns if c not in frame.columns]
-        if unknown:
-            raise DPPCAValueError(f"`columns` {unknown} are not columns of `X`; it has "
-                                  f"{[str(c) for c in frame.columns]}")
-        frame = frame[columns]
-    bad = [str(c) for c, t in frame.dtypes.items()
-           if not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)]
-    if bad:
-        raise DPPCATypeError(f"`X` must have numeric columns only; non-numeric: {bad} "
-                             f"(choose columns with `columns=`)")
-    return frame
