@@ -168,6 +168,20 @@ def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
     ------
     DPPCAValueError, DPPCATypeError
         C_clip not a finite number > 0, tuning_share outside (0, 1).
+
+    See Also
+    --------
+    dp_scree : Uses it (``control=``).
+    pmwm_control, huber_control : The other methods' controls.
+
+    Examples
+    --------
+    >>> from dppca import clipped_control, dp_scree, load_gau
+    >>> control = clipped_control(tuning_share=0.3)
+    >>> result = dp_scree(load_gau().iloc[:1000], k=2, method="clipped", control=control,
+    ...                   eps=1, delta=1e-5, rng=1)
+    >>> result.controls["clipped"].tuning_share
+    0.3
     """
     return ClippedControl(C_clip, tuning_share)
 
@@ -217,6 +231,17 @@ def pmwm_control(a=None, b=None, trim_const=10.0, eta=None, beta=1.001, split_mo
     DPPCAValueError, DPPCATypeError
         Only one of a, b given, a >= b, trim_const <= 0, eta outside (0, 0.5), beta <= 1,
         split_mode not a bool, widen < 0, tuning_share outside (0, 1).
+
+    See Also
+    --------
+    dp_scree : Uses it (``control=``).
+    clipped_control, huber_control : The other methods' controls.
+
+    Examples
+    --------
+    >>> from dppca import pmwm_control
+    >>> pmwm_control(trim_const=5.0).trim_const
+    5.0
     """
     return PmwmControl(a, b, trim_const, eta, beta, split_mode, widen, tuning_share)
 
@@ -256,6 +281,17 @@ def huber_control(k_min_m2=None, k_max_m2=None, m2_frac=0.25, mu0=None, eta0=1.0
     DPPCAValueError, DPPCATypeError
         Only one of k_min_m2, k_max_m2 given, or not integers with k_min_m2 < k_max_m2,
         m2_frac outside (0, 1), mu0 not finite, eta0 <= 0, T or M not positive integers.
+
+    See Also
+    --------
+    dp_scree : Uses it (``control=``).
+    clipped_control, pmwm_control : The other methods' controls.
+
+    Examples
+    --------
+    >>> from dppca import huber_control
+    >>> huber_control(eta0=0.5).eta0
+    0.5
     """
     return HuberControl(k_min_m2, k_max_m2, m2_frac, mu0, eta0, T, M)
 
@@ -446,6 +482,19 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     ------
     DPPCAValueError, DPPCATypeError
         As :func:`dp_scree`, plus an unknown ``type`` or a bad ``plot_control``.
+
+    See Also
+    --------
+    dp_scree : The numbers without a figure.
+    dp_pc_dir : The private directions.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree_plot, load_gau
+    >>> result = dp_scree_plot(load_gau().iloc[:1000], k=3, method="clipped", eps=1,
+    ...                        delta=1e-5, rng=1)
+    >>> type(result.figure).__name__
+    'Figure'
     """
     option_arg(type, "type", ("pve", "scree"))
     plot_control = _resolve_plot_control(plot_control)
@@ -524,6 +573,16 @@ def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="toprig
     DPPCAValueError, DPPCATypeError
         Non-string titles, non-positive sizes, dict keys outside the series names, non-string
         colours or labels.
+
+    See Also
+    --------
+    dp_scree_plot : Uses it (``plot_control=``).
+
+    Examples
+    --------
+    >>> from dppca import scree_plot_control
+    >>> scree_plot_control(title="Private scree").title
+    'Private scree'
     """
     return ScreePlotControl(title, xlab, ylab, legend_position, legend_labels, col, lty, pch, lwd,
                             point_cex, cex_main, cex_lab, cex_axis, cex_legend, legend_bty)

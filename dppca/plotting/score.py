@@ -67,10 +67,20 @@ class ScorePlotControl:
     DPPCAValueError, DPPCATypeError
         For invalid colours, values out of range, or non-string titles.
 
+    See Also
+    --------
+    dp_score_plot, dp_score_plot_group : Use it (``plot_control=``).
+
     Notes
     -----
     R's ``group_ncol`` was accepted but unused (Observation B10) and is not offered; group
     labels are never used as colours (Observation B8).
+
+    Examples
+    --------
+    >>> from dppca import score_plot_control
+    >>> score_plot_control(color="black").color
+    'black'
     """
 
     color: str = "#6A5ACD"
