@@ -112,3 +112,7 @@ def _write_api_index():
 
 
 _write_api_index()
+
+# Single pages have no section navigation: no empty left sidebar on them.
+html_sidebars = {page: [] for page in ["index", "getting_started", "privacy", "differences",
+                                       "scaling", "choosing"]}
