@@ -30,5 +30,9 @@ $(VENV)/.installed-dev: pyproject.toml
 	$(PIP) install -q -e ".[dev,r]"
 	touch $@
 
+## docs: the documentation site (Sphinx, tutorials executed) into docs/_build/html; warnings are errors
+docs: $(VENV)/.installed-dev
+	$(VENV)/bin/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) $(VENV_R) build dist *.egg-info report
+	rm -rf $(VENV) $(VENV_R) build dist *.egg-info report docs/_build docs/_generated docs/api docs/tutorials

@@ -15,11 +15,39 @@ import numpy as np
 
 
 class DPPCAValueError(ValueError):
-    """An argument has the right type but breaks a rule (range, shape, option)."""
+    """An argument has the right type but breaks a rule (range, shape, option).
+
+    See Also
+    --------
+    DPPCATypeError : An argument of the wrong type.
+
+    Examples
+    --------
+    >>> from dppca import DPPCAValueError, dp_pc_dir, load_gau
+    >>> try:
+    ...     dp_pc_dir(load_gau(), k=2, eps=-1, delta=1e-5)
+    ... except DPPCAValueError as error:
+    ...     print("eps" in str(error))
+    True
+    """
 
 
 class DPPCATypeError(TypeError):
-    """An argument has the wrong type."""
+    """An argument has the wrong type.
+
+    See Also
+    --------
+    DPPCAValueError : An argument of the right type that breaks a rule.
+
+    Examples
+    --------
+    >>> from dppca import DPPCATypeError, dp_pc_dir, load_gau
+    >>> try:
+    ...     dp_pc_dir(load_gau(), k="two")
+    ... except DPPCATypeError as error:
+    ...     print("k" in str(error))
+    True
+    """
 
 
 def _shown(value) -> str:

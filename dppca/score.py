@@ -265,10 +265,22 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     DPPCATypeError, DPPCAValueError
         As in :func:`dp_score`, and for invalid ``private_plot`` or controls.
 
+    See Also
+    --------
+    dp_score : The histograms without a figure.
+    dp_score_plot_group : One panel per group.
+
     Notes
     -----
     Privacy as in :func:`dp_score`; samples and figure are post-processing (the sample size
     defaults to n, which is public).
+
+    Examples
+    --------
+    >>> from dppca import dp_score_plot, load_gau
+    >>> result = dp_score_plot(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
+    >>> type(result.figure).__name__
+    'Figure'
     """
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
@@ -310,6 +322,21 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     ------
     DPPCATypeError, DPPCAValueError
         As in :func:`dp_score_group` and :func:`dp_score_plot`.
+
+    See Also
+    --------
+    dp_score_group : The histograms without a figure.
+    dp_score_plot : One panel for all rows.
+
+    Examples
+    --------
+    >>> from dppca import dp_score_plot_group, load_gau_g
+    >>> gau_g = load_gau_g().iloc[:1000]
+    >>> levels = ["group1", "group2", "group3", "group4", "group5"]
+    >>> result = dp_score_plot_group(gau_g.drop(columns="group"), gau_g["group"], eps=1,
+    ...                              delta=1e-5, method="add", levels=levels, rng=1)
+    >>> type(result.figure).__name__
+    'Figure'
     """
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,

@@ -248,6 +248,19 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     ------
     DPPCAValueError, DPPCATypeError
         As :func:`dp_scree`, plus an unknown ``type`` or a bad ``plot_control``.
+
+    See Also
+    --------
+    dp_scree : The numbers without a figure.
+    dp_pc_dir : The private directions.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree_plot, load_gau
+    >>> result = dp_scree_plot(load_gau().iloc[:1000], k=3, method="clipped", eps=1,
+    ...                        delta=1e-5, rng=1)
+    >>> type(result.figure).__name__
+    'Figure'
     """
     option_arg(type, "type", ("pve", "scree"))
     plot_control = control_arg(plot_control, ScreePlotControl, "plot_control")

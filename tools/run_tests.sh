@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: pytest on numpy 2 (main venv), the core tests again on numpy 1.26
-# (the venv R's reticulate uses), the R wrapper's testthat tests and R CMD check.
+# (the venv R's reticulate uses), the doctests, the docstring check, the documentation site
+# (make docs), the R wrapper's testthat tests and R CMD check.
 # Ends with one plain line "N passed, N failed" summing all suites; exits non-zero on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,21 @@ step "pytest (numpy 2)"
 .venv/bin/python -m pytest -q -p no:cacheprovider tests 2>&1 | tee /tmp/dppca-pytest.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 count /tmp/dppca-pytest.log
+
+step "doctests (every Examples section in dppca/)"
+.venv/bin/python -m pytest -q -p no:cacheprovider --doctest-modules dppca 2>&1 | tee /tmp/dppca-doctest.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+count /tmp/dppca-doctest.log
+
+check() {  # check NAME COMMAND...: one passed or failed check
+  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; echo "FAILED: $1"; fi
+}
+step "layers (import-linter contract in pyproject.toml)"
+check "layers" .venv/bin/lint-imports
+step "docstrings (numpydoc validation, tools/check_docstrings.py)"
+check "docstrings" .venv/bin/python tools/check_docstrings.py
+step "documentation site (make docs: Sphinx -W, tutorials executed)"
+check "docs" make -s docs PYTHON="$PYTHON"
 
 step "R venv (numpy 1.26) and core tests on it"
 bash tools/make_r_venv.sh || status=1

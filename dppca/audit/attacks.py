@@ -39,7 +39,8 @@ def offset_attack(runs: int = 2000, seed: int = 0) -> DistinguishingResult:
     >>> offset_attack(runs=100).eps_lb <= 1
     True
     """
-    from .. import dp_pc_dir, dp_scree
+    from ..directions import dp_pc_dir
+    from ..scree import dp_scree
     from ..controls import clipped_control
 
     control = clipped_control(C_clip=C_CLIP)

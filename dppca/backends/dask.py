@@ -58,7 +58,7 @@ def is_dask_input(X) -> bool:
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.ndarray:
+def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=None) -> np.ndarray:
     """``sum_B |B| K_g(X_B)`` over the blocks of ``design``, computed chunk by chunk.
 
     Parameters
@@ -67,6 +67,10 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
         Data with known chunk sizes.
     design : dppca.stats.pair_design.BlockDesign
         The random block design for n rows.
+    block_sum : callable (rows, order, bounds, sign, radius, xi) -> ndarray (p, p)
+        The in-memory sum over the blocks of one chunk
+        (:func:`dppca.stats.pair_design.sum_block_kendall`); passed in so that this
+        execution layer imports no statistic.
     sign, radius, xi
         The generalized spatial sign (see :func:`dppca.stats.kendall.kendall_tau_matrix`).
 
@@ -89,9 +93,7 @@ def dask_block_kendall(X, design, sign="spherical", radius=None, xi=None) -> np.
     import dask
     import dask.array as da
 
-    from ..stats.pair_design import sum_block_kendall
-
-    parts = [dask.delayed(sum_block_kendall)(block, np.arange(local[-1]), local, sign, radius, xi)
+    parts = [dask.delayed(block_sum)(block, np.arange(local[-1]), local, sign, radius, xi)
              for block, local in _design_chunks(X, design)]
     total, finite = dask.compute(dask.delayed(sum)(parts), da.isfinite(X).all())
     _check_finite(finite)

@@ -77,6 +77,16 @@ def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="toprig
     DPPCAValueError, DPPCATypeError
         Non-string titles, non-positive sizes, dict keys outside the series names, non-string
         colours or labels.
+
+    See Also
+    --------
+    dp_scree_plot : Uses it (``plot_control=``).
+
+    Examples
+    --------
+    >>> from dppca import scree_plot_control
+    >>> scree_plot_control(title="Private scree").title
+    'Private scree'
     """
     return ScreePlotControl(title, xlab, ylab, legend_position, legend_labels, col, lty, pch, lwd,
                             point_cex, cex_main, cex_lab, cex_axis, cex_legend, legend_bty)
@@ -137,10 +147,20 @@ class ScorePlotControl:
     DPPCAValueError, DPPCATypeError
         For invalid colours, values out of range, or non-string titles.
 
+    See Also
+    --------
+    dp_score_plot, dp_score_plot_group : Use it (``plot_control=``).
+
     Notes
     -----
     R's ``group_ncol`` was accepted but unused (Observation B10) and is not offered; group
     labels are never used as colours (Observation B8).
+
+    Examples
+    --------
+    >>> from dppca import score_plot_control
+    >>> score_plot_control(color="black").color
+    'black'
     """
 
     color: str = "#6A5ACD"

@@ -36,10 +36,20 @@ class SamplingControl:
         Unknown or repeated methods, a sample size that is not a positive integer, a
         negative or non-finite bandwidth, a dict missing a method or naming an unknown one.
 
+    See Also
+    --------
+    dp_score_plot : Uses it (``sampling_control=``).
+
     Notes
     -----
     Sampling is post-processing of a released histogram: it costs no budget as long as
     these settings do not depend on the data.
+
+    Examples
+    --------
+    >>> from dppca import sampling_control
+    >>> sampling_control(sample_size=100).sample_size
+    100
     """
 
     method: tuple = ("uniform",)

@@ -105,6 +105,20 @@ def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
     ------
     DPPCAValueError, DPPCATypeError
         C_clip not a finite number > 0, tuning_share outside (0, 1).
+
+    See Also
+    --------
+    dp_scree : Uses it (``control=``).
+    pmwm_control, huber_control : The other methods' controls.
+
+    Examples
+    --------
+    >>> from dppca import clipped_control, dp_scree, load_gau
+    >>> control = clipped_control(tuning_share=0.3)
+    >>> result = dp_scree(load_gau().iloc[:1000], k=2, method="clipped", control=control,
+    ...                   eps=1, delta=1e-5, rng=1)
+    >>> result.controls["clipped"].tuning_share
+    0.3
     """
     return ClippedControl(C_clip, tuning_share)
 
@@ -155,6 +169,17 @@ def pmwm_control(a=None, b=None, trim_const=10.0, eta=None, beta=1.001, split_mo
     DPPCAValueError, DPPCATypeError
         Only one of a, b given, a >= b, trim_const <= 0, eta outside (0, 0.5), beta <= 1,
         split_mode not a bool, widen < 0, tuning_share outside (0, 1).
+
+    See Also
+    --------
+    dp_scree : Uses it (``control=``).
+    clipped_control, huber_control : The other methods' controls.
+
+    Examples
+    --------
+    >>> from dppca import pmwm_control
+    >>> pmwm_control(trim_const=5.0).trim_const
+    5.0
     """
     return PmwmControl(a, b, trim_const, eta, beta, split_mode, widen, tuning_share)
 
@@ -195,6 +220,17 @@ def huber_control(k_min_m2=None, k_max_m2=None, m2_frac=0.25, mu0=None, eta0=1.0
     DPPCAValueError, DPPCATypeError
         Only one of k_min_m2, k_max_m2 given, or not integers with k_min_m2 < k_max_m2,
         m2_frac outside (0, 1), mu0 not finite, eta0 <= 0, T or M not positive integers.
+
+    See Also
+    --------
+    dp_scree : Uses it (``control=``).
+    clipped_control, pmwm_control : The other methods' controls.
+
+    Examples
+    --------
+    >>> from dppca import huber_control
+    >>> huber_control(eta0=0.5).eta0
+    0.5
     """
     return HuberControl(k_min_m2, k_max_m2, m2_frac, mu0, eta0, T, M)
 

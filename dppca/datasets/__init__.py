@@ -27,7 +27,18 @@ def load_gau() -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame, shape (5000, 20), columns V1..V20 (float64).
+    pandas.DataFrame
+        Shape (5000, 20), columns V1..V20 (float64).
+
+    See Also
+    --------
+    load_gau_g : The same rows with their cluster label.
+
+    Examples
+    --------
+    >>> from dppca import load_gau
+    >>> load_gau().shape
+    (5000, 20)
     """
     return _read("gau.csv.gz")
 
@@ -37,7 +48,18 @@ def load_gau_g() -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame, shape (5000, 21): V1..V20 (float64) and ``group`` (str, group1..group5).
+    pandas.DataFrame
+        Shape (5000, 21): V1..V20 (float64) and ``group`` (str, group1..group5).
+
+    See Also
+    --------
+    load_gau : The same rows without the label.
+
+    Examples
+    --------
+    >>> from dppca import load_gau_g
+    >>> sorted(load_gau_g()["group"].unique())
+    ['group1', 'group2', 'group3', 'group4', 'group5']
     """
     return _read("gau_g.csv.gz")
 
@@ -55,7 +77,16 @@ def load_adult(labels: bool = False) -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame, shape (32561, 5) or (32561, 14).
+    pandas.DataFrame
+        Shape (32561, 5) or (32561, 14).
+
+    Examples
+    --------
+    >>> from dppca import load_adult
+    >>> load_adult().shape
+    (32561, 5)
+    >>> load_adult(labels=True)["sex"].dtype.name
+    'category'
     """
     numeric = _read("adult.csv.gz")
     if not labels:

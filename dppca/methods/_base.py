@@ -54,7 +54,7 @@ def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def orient(vectors: np.ndarray) -> np.ndarray:
-    """Deterministic sign convention: in each column the entry of largest |value| is positive."""
+    """Deterministic sign convention: in each column the entry of largest absolute value is positive."""
     vectors = np.array(vectors, dtype=float)
     rows = np.argmax(np.abs(vectors), axis=0)
     signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])

@@ -60,6 +60,18 @@ class Ledger:
     ------
     DPPCAValueError
         From :meth:`record` when a release would take the total past ``(eps, delta)``.
+
+    Examples
+    --------
+    Every result carries the ledger of its call:
+
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> result = dp_pc_dir(load_gau(), k=2, eps=1, delta=1e-5, rng=1)
+    >>> ledger = result.ledger
+    >>> (ledger.eps, ledger.delta)
+    (1.0, 1e-05)
+    >>> list(ledger.to_frame()["step"])
+    ["directions: Kendall's tau matrix"]
     """
 
     neighbouring = "replace-one (n public)"

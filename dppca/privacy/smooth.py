@@ -97,24 +97,24 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
     2. V is rounded UP onto the geometric grid G(L) = W exp(beta (1 - 2^-13) L) (its
        computed ratios are within 120 ulp of exp(beta (1 - 2^-13)), above the smoothness
        factor of step 1 since beta 2^-13 >= 2^-37): L(x) = min{L : G(L) >= V(x)}, hence
-       |L(x) - L(x')| <= 1 for neighbours. The integer noise scale is
+       abs(L(x) - L(x')) <= 1 for neighbours. The integer noise scale is
        t = ceil(2 G(L) / (eps gamma) (1 + 2^-50)) >= 2 V / (eps gamma), so
        t >= 2 (LS + gamma) / (eps gamma), t >= max(2^14/beta, 2^19) and t < 2^50 + 1;
        consecutive levels have t(L + 1) / t(L) <= exp(beta (1 - 2^-13)) (1 + 120 ulp)
        (1 + 1/t) <= e^beta.
     3. Release a + K with a = round(x_(r) / gamma) (exact: gamma is a power of two),
-       K ~ P(k) = tanh(1/(2t)) exp(-|k|/t) drawn exactly (:func:`dppca.privacy.discrete.discrete_laplace`),
+       K ~ P(k) = tanh(1/(2t)) exp(-abs(k)/t) drawn exactly (:func:`dppca.privacy.discrete.discrete_laplace`),
        then fl(gamma (a + K)) (one correctly rounded operation) clamped to [lower, upper]:
        post-processing of the integer release.
 
     Privacy of step 3 (the sliding and dilation arguments of NRS 2007, Lemmas 2.5-2.6, done
     directly for the discrete law). For neighbours x, x' with scales t, t' and centres a, a':
-    |a - a'| <= (|x_(r) - x'_(r)| + gamma) / gamma <= (LS + gamma) / gamma at both x and x',
-    so |a - a'| / t <= eps/2 and |a - a'| / t' <= eps/2. For an output y,
-    ln P_x(y) / P_x'(y) <= ln(tanh(1/2t) / tanh(1/2t')) + |y - a| (1/t' - 1/t) + |a - a'| / t'.
+    abs(a - a') <= (abs(x_(r) - x'_(r)) + gamma) / gamma <= (LS + gamma) / gamma at both x and x',
+    so abs(a - a') / t <= eps/2 and abs(a - a') / t' <= eps/2. For an output y,
+    ln P_x(y) / P_x'(y) <= ln(tanh(1/2t) / tanh(1/2t')) + abs(y - a) (1/t' - 1/t) + abs(a - a') / t'.
     If t' >= t: tanh(u)/u decreases, so the first term is <= ln(t'/t) <= beta, the second
     <= 0, total <= beta + eps/2 <= eps. If t' < t (t' >= e^-beta t): the first term is <= 0,
-    and the second is <= eps/2 unless |y - a| > c t with c = (eps/2) / (e^beta - 1)
+    and the second is <= eps/2 unless abs(y - a) > c t with c = (eps/2) / (e^beta - 1)
     >= ln(1/delta) + 2^-20 (definition of beta), an event of probability
     2 q^(floor(c t) + 1) / (1 + q) <= (1 + 1/(2t)) e^-c <= delta under x (q = e^(-1/t),
     t >= 2^19). Hence P_x(A) <= e^eps P_x'(A) + delta for every set A: (eps, delta)-DP.

@@ -50,9 +50,25 @@ class PCDirections(DPResult):
     seed : int or str
         The seed the call was given.
 
+    See Also
+    --------
+    dp_pc_dir : Makes this result.
+    dp_scree : Private scree values along such directions.
+    dp_score : Private score histograms along such directions.
+
     Notes
     -----
     ``np.asarray(result)`` gives the p x k matrix, so ``X @ result`` projects data.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> gau = load_gau()
+    >>> result = dp_pc_dir(gau, k=2, eps=1, delta=1e-5, rng=1)
+    >>> result.directions.shape, list(result.directions.columns)
+    ((20, 2), ['PC1', 'PC2'])
+    >>> (gau.to_numpy() @ result).shape
+    (5000, 2)
     """
 
     @property

@@ -58,6 +58,20 @@ class ScoreResult(DPResult):
     figure : matplotlib Figure or None
         Set by :func:`dppca.dp_score_plot` (:meth:`plot` returns a Figure and leaves it alone).
 
+    See Also
+    --------
+    dp_score, dp_score_group : Make this result.
+    dp_score_plot, dp_score_plot_group : The same with a figure.
+
+    Examples
+    --------
+    >>> from dppca import dp_score, load_gau
+    >>> result = dp_score(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
+    >>> result.methods, result.axes
+    (('add',), (1, 2))
+    >>> result.ledger.spent_eps <= 1
+    True
+
     Notes
     -----
     Built by the pipeline (:mod:`dppca.score`), which passes the released histograms as

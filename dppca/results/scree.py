@@ -83,6 +83,21 @@ class ScreeResult(DPResult):
     seed : int or str
     figure : matplotlib Figure or None
         Set by :func:`dppca.dp_scree_plot` (:meth:`plot` returns a Figure and leaves it alone).
+
+    See Also
+    --------
+    dp_scree : Makes this result.
+    dp_scree_plot : The same with a figure.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree, load_gau
+    >>> result = dp_scree(load_gau().iloc[:1000], k=3, method="clipped", eps=1, delta=1e-5,
+    ...                   rng=1)
+    >>> result.methods, result.k
+    (('clipped',), 3)
+    >>> bool((result.pve >= 0).all().all())
+    True
     """
 
     _subject = "Scree"

@@ -105,7 +105,7 @@ def rounding_slack(rows: int, d: int) -> float:
 
     Examples
     --------
-    >>> rounding_slack(5000, 20) < 1e-5
+    >>> bool(rounding_slack(5000, 20) < 1e-5)
     True
     """
     unit = np.finfo(np.float64).eps / 2

@@ -181,7 +181,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     if _is_dask_array(X):
         from ..backends.dask import dask_block_kendall
 
-        return dask_block_kendall(X, design, sign, radius, xi) / design.n
+        return dask_block_kendall(X, design, sum_block_kendall, sign, radius, xi) / design.n
     X = np.asarray(X, dtype=np.float64)
     return sum_block_kendall(X, design.order, design.bounds, sign, radius, xi) / design.n
 
