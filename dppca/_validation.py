@@ -237,3 +237,7 @@ def bins_arg(bins):
     if isinstance(bins, (str, bytes)) or np.ndim(bins) != 1 or len(bins) != 2:
         raise DPPCAValueError(f"`bins` must be a positive integer or two of them; got {bins!r}")
     return tuple(int_arg(b, "bins", lower=1) for b in bins)
+
+__all__ = ["DPPCATypeError", "DPPCAValueError", "as_columns", "axes_arg", "bins_arg", "bool_arg",
+           "control_arg", "delta_arg", "eps_arg", "float_arg", "int_arg", "option_arg",
+           "options_arg", "rng_arg", "seed_of"]

@@ -342,3 +342,7 @@ SUBCOMMANDS = [add_report_parser, add_app_parser]
 
 if __name__ == "__main__":
     sys.exit(main())
+
+__all__ = ["add_app_parser", "add_report_parser", "directions_section", "feature_columns",
+           "group_levels", "load_data", "main", "run_app_command", "run_report", "score_section",
+           "scree_section"]

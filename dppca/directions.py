@@ -272,3 +272,5 @@ def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rn
     else:
         ledger.extend(inner)
     return scales, fit
+
+__all__ = ["dp_pc_dir"]

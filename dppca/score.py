@@ -459,3 +459,5 @@ def _reference_scores(shown, axes, features, names, codes) -> pd.DataFrame:
     if names is not None:
         scores["group"] = pd.Categorical.from_codes(codes, categories=names)
     return scores
+
+__all__ = ["dp_score", "dp_score_group", "dp_score_plot", "dp_score_plot_group"]

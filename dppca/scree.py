@@ -389,3 +389,5 @@ def _nonprivate_reference(mat, k, standardize) -> dict:
     cov = np.atleast_2d(np.cov(values, rowvar=False, ddof=1))
     eigenvalues = np.linalg.eigvalsh(cov)[::-1][:k]
     return {"scree": eigenvalues, "trace": float(np.trace(cov))}
+
+__all__ = ["dp_scree", "dp_scree_plot"]

@@ -175,3 +175,6 @@ def _vector(value, d: int, name: str) -> np.ndarray:
     if vector.size != d or not np.isfinite(vector).all():
         raise DPPCAValueError(f"`{name}` must be a finite vector of length {d}; got {vector.size} values")
     return vector
+
+__all__ = ["contaminated_gaussian", "elliptical_gaussian", "kim_jung_outlier_center",
+           "kim_jung_sigma", "multivariate_t", "simulate_kim_jung"]

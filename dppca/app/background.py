@@ -157,3 +157,5 @@ def _serve(payload: str) -> None:
 
 if __name__ == "__main__":
     _serve(sys.argv[1])
+
+__all__ = ["BackgroundApp", "start_app"]

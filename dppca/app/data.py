@@ -237,3 +237,6 @@ def _as_frame(X) -> pd.DataFrame:
     if array.ndim != 2:
         raise AppDataError(f"the data must be a table (2-D); got {array.ndim} dimension(s)")
     return pd.DataFrame(array, columns=[f"V{i + 1}" for i in range(array.shape[1])])
+
+__all__ = ["AppData", "AppDataError", "default_delta", "example_data", "infer_group_column",
+           "prepare", "read_upload"]

@@ -160,3 +160,6 @@ def png_bytes(figure, dpi: int = 96) -> bytes:
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(figure)
     return buffer.getvalue()
+
+__all__ = ["all_gaussian", "png_bytes", "run_score", "run_scree", "score_settings",
+           "scree_is_gaussian", "scree_png", "scree_settings"]

@@ -322,3 +322,4 @@ def _ledger_of(result) -> dict:
     ledger = result.ledger if ledger is None else ledger
     return ledger.to_dict()
 
+__all__ = ["make_server"]

@@ -327,3 +327,5 @@ def _short(value) -> str:
     if isinstance(value, tuple):
         return "(" + ", ".join(_short(v) for v in value) + ")"
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+__all__ = ["BudgetExceeded", "Released", "Run", "SessionBudget", "composed", "gdp_mu"]

@@ -172,3 +172,6 @@ def app_ui(provided: bool = False, fixed: tuple | None = None):
             fillable=False, fill=False, border=False),
         title=TITLE,
     )
+
+__all__ = ["app_ui", "budget_panel", "common_panel", "data_panel", "score_controls",
+           "scree_controls"]

@@ -56,3 +56,5 @@ def offset_attack(runs: int = 2000, seed: int = 0) -> DistinguishingResult:
     half = runs // 2
     sign = 1.0 if np.mean(out_p[:half]) >= np.mean(out_d[:half]) else -1.0
     return eps_lower_bound(sign * out_d, sign * out_p, DELTA)
+
+__all__ = ["offset_attack", "offset_neighbours"]

@@ -140,3 +140,5 @@ def distinguishing_audit(mechanism, D, D_prime, ctx, runs, delta, *, direction=N
         half = runs // 2
         direction = np.nan_to_num(np.mean(out_p[:half], axis=0) - np.mean(out_d[:half], axis=0))
     return eps_lower_bound(scores_along(out_d, direction), scores_along(out_p, direction), delta)
+
+__all__ = ["DistinguishingResult", "distinguishing_audit", "eps_lower_bound", "scores_along"]

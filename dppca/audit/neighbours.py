@@ -215,3 +215,5 @@ def _greedy(search: _Search, rng, steps) -> None:
 def _spread(column) -> float:
     scale = float(np.max(np.abs(column))) or 1.0
     return float(np.std(column / scale)) * scale
+
+__all__ = ["SearchResult", "neighbour_search", "replacement_rows"]

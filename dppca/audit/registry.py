@@ -103,3 +103,5 @@ def distance(a, b, norm: str) -> float:
         return size
     unit = diff / size  # the norm of values near DBL_MAX must not overflow
     return size * float(np.sum(np.abs(unit)) if norm == "L1" else np.linalg.norm(unit))
+
+__all__ = ["AuditedRelease", "distance", "register"]

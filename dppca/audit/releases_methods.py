@@ -144,3 +144,5 @@ _method_entry("cai_xia_zha: spectral projector (model-conditional)", "model-cond
               xfail="the sensitivity of Cai, Xia & Zha holds with high probability under the spiked "
                     "Gaussian model only, not for every pair of neighbours (documented as "
                     "model-conditional)")
+
+__all__ = []

@@ -259,3 +259,5 @@ register(AuditedRelease(
     "groups: partition selection (labels present)", claim="2 partitions touched (L1 2)",
     statistic=_label_counts, sensitivity=lambda n, p, c: 2.0, norm="L1",
     mechanism=_selected_labels, eps=EPS, delta=DELTA, p=3))
+
+__all__ = []

@@ -1,1 +1,3 @@
 """Optional compute backends (dask: ``dppca.backends.dask``, the ``[dask]`` extra)."""
+
+__all__ = []

@@ -2,3 +2,5 @@
 Huber) and their private tuning, score histograms, the private frame, synthetic samples and
 group labels (declared domains or partition selection).
 """
+
+__all__ = []

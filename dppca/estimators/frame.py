@@ -123,3 +123,5 @@ def _frame_budget(eps, delta) -> dict:
     parts = split_budget(eps, delta, FRAME_SHARES)
     # Only the medians spend delta: half each.
     return {name: (e, delta / 2 if "median" in name else 0.0) for name, (e, _) in parts.items()}
+
+__all__ = ["Frame", "private_frame"]

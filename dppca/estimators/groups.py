@@ -176,3 +176,5 @@ def _match(labels: pd.Series, levels, names) -> np.ndarray:
         return pd.Index(numeric_levels.astype(float)).get_indexer(labels.astype(float))
     text = labels.astype(object).map(str, na_action="ignore")
     return pd.Index(names).get_indexer(text.to_numpy(object))
+
+__all__ = ["GroupLabels", "declared_groups", "label_series", "selected_groups"]

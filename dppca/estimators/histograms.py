@@ -254,3 +254,6 @@ def normalised_counts(counts) -> np.ndarray:
     """Each group's exact counts as shares (NON-PRIVATE reference; zeros for an empty group)."""
     sums = counts.sum(axis=1, keepdims=True)
     return np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
+
+__all__ = ["Grid", "HistogramRelease", "additive_histogram", "bin_counts", "default_bins",
+           "histogram_frame", "normalised_counts", "private_histograms", "sparse_histogram"]

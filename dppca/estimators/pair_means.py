@@ -312,3 +312,7 @@ def _positive_vector(value, k, name) -> np.ndarray:
     if not (np.isfinite(vector).all() and (vector > 0).all()):
         raise DPPCAValueError(f"`{name}` must be finite and > 0 for every component; got {vector.tolist()}")
     return vector
+
+__all__ = ["MeanRelease", "clipped_paired_statistic", "dp_clipped_mean", "dp_clipped_paired_mean",
+           "dp_huber_mean", "dp_winsorized_mean", "huber_score", "normalised_pair_statistic",
+           "pair_release_sensitivity"]

@@ -75,3 +75,5 @@ def sample_released(hist: pd.DataFrame, size: int, method: str, bandwidth: float
     out = pd.concat(pieces, ignore_index=True)
     out["group"] = pd.Categorical(out["group"], categories=groups)
     return out
+
+__all__ = ["allocate_sample_sizes", "sample_histogram", "sample_released"]

@@ -162,3 +162,6 @@ def tau_from_m2(m2, eps, n) -> np.ndarray:
     log_n = math.log(n)
     scale = math.sqrt((1 + log_n) * log_n) if n > 2 else 1.0
     return np.sqrt(np.maximum(np.asarray(m2, float), 0.0)) * math.sqrt(eps * n / scale)
+
+__all__ = ["dp_log2_centre", "dp_log_scale", "dp_m2_histogram", "log2_counts", "m2_counts",
+           "tau_from_m2"]

@@ -60,3 +60,5 @@ def orient(vectors: np.ndarray) -> np.ndarray:
     signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])
     signs[signs == 0] = 1.0
     return vectors * signs
+
+__all__ = ["DirectionFit", "orient", "top_eigen"]

@@ -151,3 +151,6 @@ def second_moment_sensitivity(bound: float, m: int) -> float:
     <= 2 C^4, with equality for orthogonal a, b of norm C.
     """
     return math.sqrt(2.0) * bound ** 2 / m
+
+__all__ = ["clip_rows", "paired_differences", "resolve_norm_bound", "row_norms",
+           "second_moment_sensitivity", "spherise"]

@@ -202,3 +202,5 @@ def noisy_second_moment(rows, bound, eps, delta, rng, calibration, ledger: Ledge
 
 def _bound_source(norm_bound) -> str:
     return "public, from the caller" if norm_bound is not None else "private quantile, on the ledger"
+
+__all__ = ["analyze_gauss_directions", "noisy_second_moment", "private_centre"]

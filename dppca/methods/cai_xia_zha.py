@@ -166,3 +166,5 @@ def _private_parameters(rows, k, eps, delta, rng, calibration, ledger) -> tuple[
     radius = 2 * sd * math.sqrt(p)
     sigma2 = max(float(mu[k:].mean()) if p > k else 0.0, 0.0) + radius
     return sigma2, max(float(mu[k - 1]) - radius - sigma2, sigma2 * 1e-6)
+
+__all__ = ["cai_xia_zha_directions"]

@@ -178,3 +178,5 @@ def _polar(A: np.ndarray) -> np.ndarray:
     """Nearest matrix with orthonormal columns, U W^T from A = U S W^T (the retraction)."""
     U, _, Wt = np.linalg.svd(A, full_matrices=False)
     return U @ Wt
+
+__all__ = ["descent_direction", "dp_sggd_directions"]

@@ -191,3 +191,5 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                         notes=[f"Generalized spatial sign: {sign if xi is None else 'user xi'}; "
                                "noise on the diagonal has sd sigma, off-diagonal sigma/sqrt(2).",
                                f"Kendall's tau matrix: {design_note}."])
+
+__all__ = ["bounded_xi", "gdppca_directions", "nonprivate_directions", "states_gdppca_sensitivity"]

@@ -147,3 +147,5 @@ def oja_gradient(x: np.ndarray, w: np.ndarray, beta: float, shift=None) -> np.nd
     if a != 0 and math.log2(abs(a) * length) + 2 * exponent > math.log2(beta):
         return u * (math.copysign(beta, a) / length)
     return np.ldexp(a * u, 2 * exponent)
+
+__all__ = ["k_dp_ojas_directions", "oja_gradient"]

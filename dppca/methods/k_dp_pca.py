@@ -403,3 +403,5 @@ def _record_k_dp_pca(ledger, plan, outcome, calibration):
     ledger.record("directions: PrivMean clipped gradient mean per batch (median sd shown)",
                   f"Gaussian ({calibration})", sensitivity, "L2", sigma, *plan["mean"])
     return sigma, sensitivity
+
+__all__ = ["clipped_mean", "k_dp_pca_directions", "k_dp_pca_minimum_batch"]

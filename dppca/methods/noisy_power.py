@@ -100,3 +100,5 @@ def _iterations(iterations, p: int) -> int:
     if iterations is None:
         return max(2, math.ceil(2 * math.log(p))) if p > 1 else 1
     return int_arg(iterations, "iterations", 1)
+
+__all__ = ["noisy_power_directions"]

@@ -1,1 +1,3 @@
 """Every matplotlib figure of the package (one module per result type)."""
+
+__all__ = []

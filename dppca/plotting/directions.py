@@ -40,3 +40,5 @@ def _title(result) -> str:
     if not result.private:
         return f"Loadings (NON-PRIVATE{scaling})"
     return f"Private loadings, {result.method}\n(eps={result.eps:g}, delta={result.delta:g}{scaling})"
+
+__all__ = ["loadings_heatmap"]

@@ -260,3 +260,5 @@ def _group_legend(fig, colours, left):
     handles = [Patch(color=c, label=str(g)) for g, c in colours.items()]
     fig.legend(handles=handles, title="group", loc="center left", bbox_to_anchor=(left, 0.5),
                frameon=False)
+
+__all__ = ["score_figure"]

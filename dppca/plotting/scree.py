@@ -119,3 +119,5 @@ def _line_type(value):
 
 def _marker(value):
     return R_MARKERS.get(value, value)
+
+__all__ = ["scree_figure"]

@@ -241,3 +241,5 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
     values = private_column_scales(mat, rng=rng, ledger=ledger, noise=noise)
     return ColumnScales(values, "private", float(share))
 
+__all__ = ["ColumnScales", "Matrix", "as_matrix", "column_scales", "public_scale", "random_pairs",
+           "sample_scale"]

@@ -385,3 +385,5 @@ def _shrunk(log_sd, noise_sd, centre=None) -> np.ndarray:
     tau2 = max(0.0, spread ** 2 - float(np.median(noise_sd ** 2)))
     keep = tau2 / (tau2 + noise_sd ** 2)
     return centre + keep * (log_sd - centre)
+
+__all__ = ["private_column_scales"]

@@ -155,3 +155,5 @@ def split_budget(eps: float, delta: float, shares: dict[str, float]) -> dict[str
     if abs(total - 1) > 1e-9:
         raise DPPCAValueError(f"budget shares must sum to 1; got {total:g} for {dict(shares)}")
     return {name: (share * eps, share * delta) for name, share in shares.items()}
+
+__all__ = ["Ledger", "Release", "split_budget"]

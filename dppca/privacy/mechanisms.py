@@ -159,3 +159,6 @@ def exponential_mechanism(log_base_measure, utility, sensitivity, eps, rng) -> i
     """
     score = np.asarray(log_base_measure, float) + eps * np.asarray(utility, float) / (2.0 * sensitivity)
     return int(np.argmax(score + gumbel_noise(score.shape, rng)))
+
+__all__ = ["exponential_mechanism", "gaussian_mechanism", "gaussian_sigma", "laplace_mechanism",
+           "laplace_scale", "symmetric_gaussian_noise"]

@@ -301,3 +301,6 @@ def _histogram_quantiles(counts, edges, levels) -> np.ndarray:
     fraction = np.divide(np.asarray(levels) - low, high - low, out=np.ones(len(levels)),
                          where=high > low)
     return edges[index - 1] + np.clip(fraction, 0.0, 1.0) * (edges[index] - edges[index - 1])
+
+__all__ = ["dp_histogram_quantiles", "histogram_counts", "private_quantile",
+           "private_quantile_grid", "unbounded_quantile", "unbounded_quantile_between"]

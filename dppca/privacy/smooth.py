@@ -347,3 +347,6 @@ def _domain(lower, upper) -> tuple[float, float]:
     if not lower < upper:
         raise DPPCAValueError(f"`lower` must be smaller than `upper`; got {lower} and {upper}")
     return lower, upper
+
+__all__ = ["quantile_smooth_sensitivity", "smooth_beta", "smooth_noise_scale",
+           "smooth_release_grid", "smooth_sensitivity_quantile"]

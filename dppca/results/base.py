@@ -258,3 +258,6 @@ class DPResult:
 
     def _repr_html_(self) -> str:
         return self.summary().as_html()
+
+__all__ = ["DPResult", "data_units", "fmt", "frame_table", "ledger_table", "notes_text",
+           "scaling_label"]

@@ -151,3 +151,5 @@ class PCDirections(DPResult):
             notes.append("Eigenvalues are those of the released (noisy) matrix; they are not variances.")
         notes.append("Another release on the same data costs its own budget (basic composition).")
         return notes
+
+__all__ = ["PCDirections", "pc_names"]

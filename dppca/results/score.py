@@ -345,3 +345,5 @@ def _pc(axes) -> list:
 def _columns(frame: pd.DataFrame) -> dict:
     return {c: (frame[c].astype(str) if frame[c].dtype.name == "category" else frame[c]).tolist()
             for c in frame.columns}
+
+__all__ = ["ScoreResult"]

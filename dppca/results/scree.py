@@ -290,3 +290,5 @@ def _combined(ledgers, shared_releases, eps, delta) -> Ledger:
             combined.record(release.step, release.mechanism, release.sensitivity, release.norm,
                             release.noise_scale, release.eps, release.delta)
     return combined
+
+__all__ = ["ScreeResult", "antitonic", "monotone_scree", "share_of_sum"]

@@ -3,3 +3,5 @@ incomplete pair designs and the floating-point-safe clamped pair U-statistics.
 
 Nothing here releases anything; the privacy layer adds the noise.
 """
+
+__all__ = []

@@ -409,3 +409,8 @@ def _half_squares(diff) -> np.ndarray:
 def _half_square_norms(diff) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         return np.sum(diff ** 2, axis=1) / 2
+
+__all__ = ["block_clamped_fractions", "block_fp_inflation", "block_fraction_terms", "clean_scores",
+           "design_clamped_fractions", "design_fp_inflation", "fp_inflation", "gamma",
+           "mean_inflation", "pair_clamped_fractions", "pair_clamped_means", "pair_rounding_error",
+           "paired_half_norms", "paired_squares"]

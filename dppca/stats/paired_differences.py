@@ -82,3 +82,5 @@ def group_results(absdiff, statistic, rows: int) -> list:
                                      lambda diff: statistic(_clamped_abs(diff)))
     starts = range(0, max(absdiff.shape[0], 1), rows)
     return [statistic(absdiff[a:a + rows]) for a in starts]
+
+__all__ = ["abs_differences", "group_results", "pair_differences"]
