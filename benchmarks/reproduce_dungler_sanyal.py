@@ -63,9 +63,9 @@ from scipy.stats import chi2
 
 from dppca.methods._base import orient, top_eigen
 from dppca.methods._shared import paired_differences, resolve_norm_bound
-from dppca.methods.k_dp_ojas import OJA_LEARNING_RATE, _dp_oja
-from dppca.methods.k_dp_pca import (FAILURE_PROB, RANGE_CONSTANT, _chunks, _deflate,
-                                    _modified_dp_pca, _plan, _project)
+from dppca.methods.k_dp_ojas import OJA_LEARNING_RATE, dp_oja
+from dppca.methods.k_dp_pca import (FAILURE_PROB, RANGE_CONSTANT, split_chunks, deflate,
+                                    modified_dp_pca, batch_plan, project)
 from dppca.metrics import sin_theta
 from dppca.privacy import Ledger, gaussian_sigma, symmetric_gaussian_noise
 from dppca.privacy.samplers import gaussian_noise
@@ -115,8 +115,8 @@ def paper_alpha_ojas(X: np.ndarray, rng) -> np.ndarray:
                                          "paper alpha")
     beta = bound ** 2
     alpha = math.log(X.shape[0] / DELTA) / (eps_m * math.sqrt(X.shape[0]))
-    chunks = _chunks(rows, K)
-    return _deflate(chunks, rng, lambda chunk, U: _dp_oja(chunk, U, beta, 2 * beta * alpha,
+    chunks = split_chunks(rows, K)
+    return deflate(chunks, rng, lambda chunk, U: dp_oja(chunk, U, beta, 2 * beta * alpha,
                                                           OJA_LEARNING_RATE / beta, rng))
 
 
@@ -150,22 +150,22 @@ def matrix_model(n, sigma, trial, V, rng) -> list[dict]:
     """The paper's A_i = V Lambda V^T + z_i z_i^T, with its step sizes and model-based clipping."""
     Z = sigma * rng.standard_normal((n, D))
     S = (V * SPIKES) @ V.T
-    offset = lambda w, U: _project(S @ w, U)  # noqa: E731 -- P S P w for w in Im(P)
+    offset = lambda w, U: project(S @ w, U)  # noqa: E731 -- P S P w for w in Im(P)
     tail = sigma ** 2 * chi2.ppf(1 - ZETA / n, D)  # ||z||^2 <= tail with probability 1 - zeta
     beta, trace = SPIKES[0] + tail, SPIKES.sum() + tail
     chunks = np.array_split(Z, K)
     fits = {}
-    plan = _plan(len(chunks[-1]), D, K, EPS, DELTA, None, 1.0, FAILURE_PROB, RANGE_CONSTANT)
+    plan = batch_plan(len(chunks[-1]), D, K, EPS, DELTA, None, 1.0, FAILURE_PROB, RANGE_CONSTANT)
     lam = np.append(SPIKES, 0.0) + sigma ** 2
     plan["eta"] = lambda t, i: 1 / (20 * sigma * lam[i] + (lam[i] - lam[i + 1]) * t / math.log(n))
     outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
-    fits["k-DP-PCA"] = lambda: _deflate(chunks, rng, lambda c, U: _modified_dp_pca(
+    fits["k-DP-PCA"] = lambda: deflate(chunks, rng, lambda c, U: modified_dp_pca(
         c, U, plan, rng, "analytic", outcome, offset))
     noise = gaussian_sigma(2 * beta, EPS, DELTA)
-    fits["k-DP-Ojas"] = lambda: _deflate(chunks, rng, lambda c, U: _dp_oja(
+    fits["k-DP-Ojas"] = lambda: deflate(chunks, rng, lambda c, U: dp_oja(
         c, U, beta, noise, 1.0, rng, offset))
     alpha = math.log(n / DELTA) / (EPS * math.sqrt(n))
-    fits[PAPER_ALPHA] = lambda: _deflate(chunks, rng, lambda c, U: _dp_oja(
+    fits[PAPER_ALPHA] = lambda: deflate(chunks, rng, lambda c, U: dp_oja(
         c, U, beta, 2 * beta * alpha, 1.0, rng, offset))
     moment = lambda: _clipped_matrix_mean(S, Z, trace)  # noqa: E731
     fits["Analyze Gauss"] = lambda: _analyze_gauss(moment(), trace, n, rng)

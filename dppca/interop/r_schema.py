@@ -109,13 +109,13 @@ def r_payload(result) -> dict:
     TypeError
         For an object that has no R form.
     """
-    for cls, build in _payload_builders():
+    for cls, build in payload_builders():
         if isinstance(result, cls):
             return build(result)
     raise TypeError(f"no R form for {type(result).__name__}; expected a dppca result")
 
 
-def _payload_builders():
+def payload_builders():
     from ..privacy import Ledger
     from ..results.score import ScoreResult
     from ..results.scree import ScreeResult

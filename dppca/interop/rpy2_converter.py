@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .r_schema import _payload_builders, r_payload, r_vector
+from .r_schema import payload_builders, r_payload, r_vector
 
 _CONVERTER = None
 
@@ -39,7 +39,7 @@ def _build_converter():
     from rpy2.robjects.conversion import Converter
 
     rules = Converter("dppca results")
-    for cls, _ in _payload_builders():
+    for cls, _ in payload_builders():
         rules.py2rpy.register(cls, lambda obj: materialize(r_payload(obj)))
     return default_converter + numpy2ri.converter + pandas2ri.converter + rules
 

@@ -15,7 +15,7 @@ from ..privacy.samplers import GaussianSteps
 from ._base import DirectionFit, orient
 from ._shared import (BOUND_QUANTILE, BOUND_SHARE, clip_rows, finite_rows, paired_differences,
                       resolve_norm_bound)
-from .k_dp_pca import _chunks, _deflate, _project, _random_start
+from .k_dp_pca import split_chunks, deflate, project, random_start
 
 #: Default eta_0 of k-DP-Ojas's steps eta_t = eta_0 / ((1 + t) beta), dimensionless (see the
 #: docstring of :func:`k_dp_ojas_directions` for how it was chosen).
@@ -96,7 +96,7 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     k-PCA with adaptive noise. arXiv:2508.10879, Algorithms 1 and 3, Theorem 10, Appendix G.
     """
     rows = paired_differences(values, rng)
-    chunks = _chunks(rows, k)
+    chunks = split_chunks(rows, k)
     eta0 = float_arg(learning_rate, "learning_rate", positive=True)
     bound, eps_m, delta_m = resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share,
                                                eps, delta, rng, ledger, "k_dp_ojas")
@@ -105,25 +105,25 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     ledger.record("directions: noisy Oja steps, one paired difference each (disjoint steps, "
                   "parallel composition)", f"Gaussian ({calibration})", 2 * beta, "L2", sigma,
                   eps_m, delta_m)
-    U = _deflate(chunks, rng, lambda chunk, U: _dp_oja(chunk, U, beta, sigma, eta0 / beta, rng))
+    U = deflate(chunks, rng, lambda chunk, U: dp_oja(chunk, U, beta, sigma, eta0 / beta, rng))
     return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration})", 2 * beta, sigma,
                         notes=[f"k-DP-Ojas: {k} chunk(s) of about {len(chunks[0])} paired "
                                f"differences, one noisy Oja step each; gradients clipped at "
                                f"{beta:.4g}."])
 
 
-def _dp_oja(chunk, U, beta, sigma, eta0, rng, offset=None) -> np.ndarray:
+def dp_oja(chunk, U, beta, sigma, eta0, rng, offset=None) -> np.ndarray:
     """Algorithm 3 on one chunk: w <- P(w + eta_t (clip_beta(g_t) + noise)), normalised.
 
     ``offset(w, U)``, if given, adds a deterministic P S P w to every sample's gradient: the
     samples are then A_i = S + x_i x_i^T (Duengler & Sanyal's spiked matrix model; benchmarks).
     """
-    w = _random_start(U, rng)
+    w = random_start(U, rng)
     projected = chunk - (chunk @ U) @ U.T
     noise = GaussianSteps(sigma, 2 * beta, projected.shape, rng)
     for t, x in enumerate(projected, start=1):
         shift = None if offset is None else offset(w, U)
-        w = _project(w + eta0 / (1 + t) * noise.add(t - 1, oja_gradient(x, w, beta, shift)), U)
+        w = project(w + eta0 / (1 + t) * noise.add(t - 1, oja_gradient(x, w, beta, shift)), U)
         w /= math.sqrt(w @ w)
     return w
 

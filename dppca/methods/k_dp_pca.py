@@ -189,11 +189,11 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     if rows.shape[0] < 2 * k:
         raise DPPCAValueError(f"method 'k_dp_pca' needs at least {4 * k} rows for k={k} "
                               f"(two paired differences per component); got {values.shape[0]}")
-    chunks = _chunks(rows, k)
-    plan = _plan(min(len(c) for c in chunks), rows.shape[1], k, eps, delta, batch_size,
+    chunks = split_chunks(rows, k)
+    plan = batch_plan(min(len(c) for c in chunks), rows.shape[1], k, eps, delta, batch_size,
                  learning_rate, failure_prob, range_constant)
     outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
-    U = _deflate(chunks, rng, lambda chunk, U: _modified_dp_pca(chunk, U, plan, rng, calibration,
+    U = deflate(chunks, rng, lambda chunk, U: modified_dp_pca(chunk, U, plan, rng, calibration,
                                                                  outcome))
     sigma, sensitivity = _record_k_dp_pca(ledger, plan, outcome, calibration)
     return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration}) + stable histograms",
@@ -206,29 +206,29 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                "Sensitivity and noise sd are medians over steps (adaptive noise)."])
 
 
-def _chunks(rows: np.ndarray, k: int) -> list:
+def split_chunks(rows: np.ndarray, k: int) -> list:
     if rows.shape[0] < k:
         raise DPPCAValueError(f"this method needs at least {2 * k} rows for k={k} (one paired "
                               f"difference per component); got {2 * rows.shape[0]} or fewer")
     return np.array_split(rows, k)
 
 
-def _deflate(chunks, rng, oracle) -> np.ndarray:
+def deflate(chunks, rng, oracle) -> np.ndarray:
     """Algorithm 1: one oracle call per disjoint chunk, each in the complement of the previous."""
     p = chunks[0].shape[1]
     U = np.zeros((p, 0))
     for chunk in chunks:
-        u = _project(oracle(chunk, U), U)
+        u = project(oracle(chunk, U), U)
         U = np.column_stack([U, u / np.linalg.norm(u)])
     return U
 
 
-def _project(v: np.ndarray, U: np.ndarray) -> np.ndarray:
+def project(v: np.ndarray, U: np.ndarray) -> np.ndarray:
     return v - U @ (U.T @ v)
 
 
-def _random_start(U: np.ndarray, rng) -> np.ndarray:
-    w = _project(rng.standard_normal(U.shape[0]), U)
+def random_start(U: np.ndarray, rng) -> np.ndarray:
+    w = project(rng.standard_normal(U.shape[0]), U)
     return w / np.linalg.norm(w)
 
 
@@ -261,7 +261,7 @@ def _groups(range_constant, eps, delta) -> int:
     return max(MIN_GROUPS, math.ceil(range_constant * (_histogram_threshold(eps, delta) + 6 / eps)))
 
 
-def _plan(chunk_len, p, k, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
+def batch_plan(chunk_len, p, k, eps, delta, batch_size, learning_rate, failure_prob, range_constant) -> dict:
     """Batch size, steps, budgets and group count of k-DP-PCA (public quantities only)."""
     c1 = float_arg(range_constant, "range_constant", positive=True)
     tau = float_arg(failure_prob, "failure_prob", open_unit=True)
@@ -299,13 +299,13 @@ def _per_coordinate_budget(eps, delta, p) -> tuple[float, float]:
     return basic if basic[0] >= advanced else (advanced, delta / (2 * p))
 
 
-def _modified_dp_pca(chunk, U, plan, rng, calibration, outcome, offset=None) -> np.ndarray:
+def modified_dp_pca(chunk, U, plan, rng, calibration, outcome, offset=None) -> np.ndarray:
     """Algorithm 2 on one chunk: minibatch Oja with PrivRange + PrivMean gradient releases.
 
     ``offset`` and the step rule ``plan["eta"](t, i)`` (i = index of the component) as in
-    :func:`_dp_oja` (benchmarks use them for the paper's matrix model and step sizes).
+    :func:`dppca.methods.k_dp_ojas.dp_oja` (benchmarks use them for the paper's matrix model and step sizes).
     """
-    w = _random_start(U, rng)
+    w = random_start(U, rng)
     projected = chunk - (chunk @ U) @ U.T
     B = plan["B"]
     eta = plan.get("eta") or (lambda t, i: plan["eta0"] / (1 + t))
@@ -321,7 +321,7 @@ def _modified_dp_pca(chunk, U, plan, rng, calibration, outcome, offset=None) -> 
             outcome["failed"] += 1
             continue
         previous = mean
-        w = _project(w + eta(t, U.shape[1]) * mean, U)
+        w = project(w + eta(t, U.shape[1]) * mean, U)
         w /= np.linalg.norm(w)
     return w
 

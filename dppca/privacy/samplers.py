@@ -140,7 +140,7 @@ def use_sampler(name: str):
         _STATE["sampler"] = previous
 
 
-def _exact() -> bool:
+def is_exact() -> bool:
     return _STATE["sampler"] == "exact"
 
 
@@ -183,7 +183,7 @@ def _check_size(shape) -> int:
     return m
 
 
-def _exact_sum(snapped: np.ndarray, k: np.ndarray, gamma: float) -> np.ndarray:
+def exact_sum(snapped: np.ndarray, k: np.ndarray, gamma: float) -> np.ndarray:
     """fl(snapped + k gamma), the correctly rounded exact sum (snapped on the gamma grid)."""
     k = np.asarray(k)
     if k.dtype != object and np.all(np.abs(k) < _EXACT_INT):
@@ -254,13 +254,13 @@ def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.G
     ((2,), True)
     """
     value = np.asarray(value, dtype=float)
-    if not _exact():
+    if not is_exact():
         return value + rng.normal(0.0, sigma, size=value.shape), float(sigma)
     m = _check_size(value.shape)
     gamma = grid_width(sigma)
     used = _inflated(sigma, math.sqrt(m) * gamma, sensitivity)
     k = discrete_gaussian(used / gamma, m, rng).reshape(value.shape)
-    return _exact_sum(snap(value, gamma), k, gamma), used
+    return exact_sum(snap(value, gamma), k, gamma), used
 
 
 class GaussianSteps:
@@ -286,7 +286,7 @@ class GaussianSteps:
     def __init__(self, sigma: float, sensitivity: float, shape, rng: np.random.Generator):
         shape = tuple(int(d) for d in shape)
         m = _check_size(shape[1:])
-        if not _exact():
+        if not is_exact():
             self._noise, self.gamma, self.sigma = rng.normal(0.0, sigma, size=shape), None, float(sigma)
             return
         self.gamma = grid_width(sigma)
@@ -299,7 +299,7 @@ class GaussianSteps:
         value = np.asarray(value, dtype=float)
         if self.gamma is None:
             return value + self._noise[t]
-        return _exact_sum(snap(value, self.gamma), self._noise[t], self.gamma)
+        return exact_sum(snap(value, self.gamma), self._noise[t], self.gamma)
 
 
 def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.Generator):
@@ -324,7 +324,7 @@ def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: n
     """
     value = np.asarray(value, dtype=float)
     p = value.shape[0]
-    if not _exact():
+    if not is_exact():
         upper = np.triu(rng.normal(0.0, sigma / math.sqrt(2.0), size=(p, p)), k=1)
         return np.triu(value) + np.triu(value, k=1).T + upper + upper.T \
             + np.diag(rng.normal(0.0, sigma, size=p)), float(sigma)
@@ -336,9 +336,9 @@ def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: n
     k_off = discrete_gaussian(off_scale / gamma, rows.size, rng)
     k_diag = discrete_gaussian(used / gamma, p, rng)
     out = np.empty((p, p))
-    out[rows, cols] = _exact_sum(snap(value[rows, cols], gamma), k_off, gamma)
+    out[rows, cols] = exact_sum(snap(value[rows, cols], gamma), k_off, gamma)
     out[cols, rows] = out[rows, cols]
-    out[np.diag_indices(p)] = _exact_sum(snap(np.diag(value), gamma), k_diag, gamma)
+    out[np.diag_indices(p)] = exact_sum(snap(np.diag(value), gamma), k_diag, gamma)
     return out, used
 
 
@@ -368,13 +368,13 @@ def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Ge
     ((3,), True)
     """
     value = np.asarray(value, dtype=float)
-    if not _exact():
+    if not is_exact():
         return value + rng.laplace(0.0, scale, size=value.shape), float(scale)
     m = _check_size(value.shape)
     gamma = grid_width(scale, LAPLACE_GRID_BITS)
     t = math.ceil(_inflated(scale, m * gamma, sensitivity) / gamma)
     k = discrete_laplace(t, m, rng).reshape(value.shape)
-    return _exact_sum(snap(value, gamma), k, gamma), t * gamma
+    return exact_sum(snap(value, gamma), k, gamma), t * gamma
 
 
 def exponential_noise(scale: float, size, rng: np.random.Generator) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
 from .budget import Ledger
-from .samplers import _exact, _exact_sum, discrete_laplace, grid_width, laplace_noise, snap
+from .samplers import is_exact, exact_sum, discrete_laplace, grid_width, laplace_noise, snap
 
 #: S* is floored at exp(-600) (upper - lower), far above underflow, so the noise scale is > 0
 #: whenever upper > lower (R errors on a zero scale, its Observation B5).
@@ -142,7 +142,7 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
     xs = np.sort(np.clip(_finite_values(x), lower, upper))
     rank = min(xs.size, max(1, math.ceil(q * xs.size)))
     beta = smooth_beta(eps, delta)
-    if _exact():
+    if is_exact():
         noisy, mechanism = _discrete_release(xs, rank, eps, delta, rng, lower, upper), \
             "discrete Laplace (smooth sensitivity)"
     else:
@@ -202,7 +202,7 @@ def _discrete_release(xs, rank, eps, delta, rng, lower, upper) -> float:
     """Step 3 of :func:`smooth_sensitivity_quantile`'s Notes."""
     gamma, t = smooth_noise_scale(xs, rank, eps, delta, lower, upper)
     k = discrete_laplace(t, 1, rng)
-    noisy = _exact_sum(snap(np.array([xs[rank - 1]]), gamma), k, gamma)[0]
+    noisy = exact_sum(snap(np.array([xs[rank - 1]]), gamma), k, gamma)[0]
     return float(min(max(noisy, lower), upper))
 
 
