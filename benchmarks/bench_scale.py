@@ -50,6 +50,10 @@ def main(argv=None) -> int:
     parser.add_argument("--data-sets", type=int, default=None, help="data sets per accuracy cell")
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--out-dir", type=Path, default=None,
+                        help="also write the tables as scale_speed.csv / scale_accuracy.csv here")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="keep the generated Parquet files here (default: a temporary dir)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -58,22 +62,33 @@ def main(argv=None) -> int:
     sizes = [10**5] if args.quick else [10**5, 10**6, 10**7]
     repeats = args.repeats or (1 if args.quick else 3)
     if not args.skip_speed:
-        print(speed_table(sizes, repeats).to_string(index=False))
+        _show(speed_table(sizes, repeats, args.data_dir), args.out_dir, "scale_speed.csv")
         print()
     if not args.skip_accuracy:
         ns = [2 * 10**4] if args.quick else [2 * 10**4, 10**5, 2 * 10**5]
-        table = accuracy_table(ns, args.data_sets or (4 if args.quick else 20))
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        _show(accuracy_table(ns, args.data_sets or (4 if args.quick else 20)), args.out_dir,
+              "scale_accuracy.csv")
     return 0
+
+
+def _show(table: pd.DataFrame, out_dir, name: str) -> None:
+    """Print a table (with the load average) and write it to out_dir/name when asked."""
+    print(f"load average: {os.getloadavg()}")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), flush=True)
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        table.to_csv(Path(out_dir) / name, index=False)
 
 
 # ---------------------------------------------------------------------------------------------
 # Speed and memory
 # ---------------------------------------------------------------------------------------------
 
-def speed_table(sizes, repeats) -> pd.DataFrame:
+def speed_table(sizes, repeats, data_dir=None) -> pd.DataFrame:
     rows = []
     with tempfile.TemporaryDirectory(prefix="dppca-bench-scale-") as tmp:
+        tmp = data_dir or tmp
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         for n in sizes:
             path = write_parquet(Path(tmp) / f"t_{n}.parquet", n)
             for source, scheduler in [("memory", "threaded"), ("parquet", "threaded"),

@@ -349,3 +349,19 @@ def test_bad_shape(X):
 def test_bad_sign_bound_arguments(args, kwargs, name):
     with pytest.raises(ValueError, match=f"`{name}`"):
         sign_bound(*args, **kwargs)
+
+
+@pytest.mark.parametrize("n, tile", [(858, 2048), (3000, 2048), (130, 64)])
+def test_strips_cover_each_pair_once(n, tile):
+    # Strip height now follows min(tile, n): a small block gets taller strips. Whatever the
+    # height, the strips (split over 2 workers) must weigh every pair i < j exactly once.
+    from dppca.kendall import _strip_tasks
+
+    hits = np.zeros((n, n), dtype=np.int64)
+    for worker in range(2):
+        for rows, cols, triangular in _strip_tasks(n, tile, worker, 2):
+            block = np.ones((rows.stop - rows.start, cols.stop - cols.start), dtype=np.int64)
+            if triangular:
+                block[np.tril_indices(rows.stop - rows.start)] = 0
+            hits[rows, cols] += block
+    assert np.array_equal(hits, np.triu(np.ones((n, n), dtype=np.int64), 1))

@@ -607,7 +607,7 @@ def _strip_tasks(n, tile, worker=0, workers=1):
     (a static round-robin split): the list of all strips would hold
     O(n^2 / (tile height)) entries, ~4 million at n = 10^6.
     """
-    height = _strip_height(tile)
+    height = _strip_height(min(tile, n))  # a small block: taller strips, fewer calls
     index = 0
     for a in range(0, n, tile):
         a_end = min(a + tile, n)
@@ -633,7 +633,7 @@ class _Accumulator(NamedTuple):
 def _accumulate_in_parallel(prep, spec, n, tile):
     """Share the strips over the cores; one accumulator per worker thread."""
     setters = _openblas_local_thread_setters()
-    strips = -(-n // _strip_height(tile))  # at least this many strips
+    strips = -(-n // _strip_height(min(tile, n)))  # at least this many strips
     # A user xi runs on the calling thread: it may be an R function (reticulate aborts R
     # when R code runs on another thread) or other code that is not thread-safe.
     parallel = setters and n >= _PARALLEL_MIN_ROWS and spec.kind != "custom"
@@ -682,7 +682,7 @@ def _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc):
     # Pairs outside the Laplacian (near duplicates; j <= i in a triangular
     # strip) get weight 0, via a placeholder that keeps the weight function
     # free of 0 and negative distances.
-    lower = np.tril_indices(h) if triangular else (np.empty(0, np.intp),) * 2
+    lower = _lower_triangle(h) if triangular else _NO_PAIRS
     W[near] = W[lower] = 1.0
     _pair_weights(W, spec, prep.scale, out=W)
     W[near] = W[lower] = 0.0
@@ -693,6 +693,17 @@ def _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc):
     acc.degree[rows] += P[:, d]
     acc.degree[cols] += np.add.reduce(W, axis=0)
     acc.cross[...] += prep.left[rows, :d].T @ P[:, :d]
+
+
+_NO_PAIRS = (np.empty(0, np.intp),) * 2
+
+
+@functools.lru_cache(maxsize=8)
+def _lower_triangle(h):
+    """np.tril_indices(h), cached: strips of one height recur thousands of times."""
+    ii, jj = np.tril_indices(h)
+    ii.flags.writeable = jj.flags.writeable = False
+    return ii, jj
 
 
 def _near_duplicates(prep, D2, rows, cols):
