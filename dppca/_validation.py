@@ -164,6 +164,13 @@ def seed_of(rng):
     return "user Generator"
 
 
+def callable_arg(value, name: str):
+    """Return ``value`` if it is callable (e.g. a user's scale function ``xi``)."""
+    if not callable(value):
+        raise DPPCATypeError(f"`{name}` must be a callable; got {type(value).__name__}")
+    return value
+
+
 def control_arg(value, kind, name: str):
     """A control object of dataclass ``kind`` from None (its defaults), an instance or a dict.
 
@@ -238,6 +245,6 @@ def bins_arg(bins):
         raise DPPCAValueError(f"`bins` must be a positive integer or two of them; got {bins!r}")
     return tuple(int_arg(b, "bins", lower=1) for b in bins)
 
-__all__ = ["DPPCATypeError", "DPPCAValueError", "as_columns", "axes_arg", "bins_arg", "bool_arg",
+__all__ = ["DPPCATypeError", "callable_arg", "DPPCAValueError", "as_columns", "axes_arg", "bins_arg", "bool_arg",
            "control_arg", "delta_arg", "eps_arg", "float_arg", "int_arg", "option_arg",
            "options_arg", "rng_arg", "seed_of"]

@@ -19,12 +19,11 @@ non-private references only with ``nonprivate=True`` (P8);
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._validation import (DPPCATypeError, DPPCAValueError, axes_arg, bins_arg, control_arg, bool_arg, delta_arg, eps_arg, float_arg,
+from ._validation import (DPPCAValueError, axes_arg, bins_arg, control_arg, bool_arg, delta_arg, eps_arg, float_arg,
                           option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
-from .estimators.groups import declared_groups, label_series, selected_groups
+from .estimators.groups import declared_groups, label_series, reference_scores, selected_groups, split_group
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl, ScorePlotControl
 from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame, normalised_counts,
@@ -363,7 +362,7 @@ def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
 def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
            rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
            scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
-    features, labels = (X, None) if group is None else _split_group(X, group)
+    features, labels = (X, None) if group is None else split_group(X, group)
     mat = as_matrix(features)
     if mat.p < 2:
         raise DPPCAValueError(f"`X` must have at least 2 numeric columns for a score plot; got {mat.p}")
@@ -406,7 +405,7 @@ def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axe
     counts = bin_counts(scores - shift, grid, codes, n_groups)
     releases = private_histograms(counts, methods, *parts["histograms"], generator,
                                   calibration=calibration, ledger=ledger, group_names=names)
-    reference = _reference_scores(scores - shift, axes, features, names, codes) if nonprivate else None
+    reference = reference_scores(scores - shift, axes, features, names, codes) if nonprivate else None
     return ScoreResult(frame=frame, shift=shift, grid=grid, releases=releases,
                        histograms={m: histogram_frame(grid, r.prob, names) for m, r in releases.items()},
                        groups=names, ledger=ledger, directions=directions, axes=axes, eps=eps,
@@ -440,24 +439,5 @@ def _per_method(parts, methods) -> tuple:
     eps_h, delta_h = parts["histograms"]
     return eps_h / len(methods), delta_h / len(methods)
 
-
-def _split_group(X, group):
-    if isinstance(group, str):
-        if not isinstance(X, pd.DataFrame) or group not in X.columns:
-            raise DPPCAValueError(f"`group` must name a column of X (a DataFrame) or give one label "
-                                  f"per row; no column {group!r}")
-        return X.drop(columns=group), X[group]
-    if np.ndim(group) != 1:
-        raise DPPCATypeError("`group` must be a column name or a 1-D array of labels; "
-                             f"got {type(group).__name__}")
-    return X, group
-
-
-def _reference_scores(shown, axes, features, names, codes) -> pd.DataFrame:
-    index = features.index if isinstance(features, pd.DataFrame) else None
-    scores = pd.DataFrame(shown, columns=[f"PC{a}" for a in axes], index=index)
-    if names is not None:
-        scores["group"] = pd.Categorical.from_codes(codes, categories=names)
-    return scores
 
 __all__ = ["dp_score", "dp_score_group", "dp_score_plot", "dp_score_plot_group"]

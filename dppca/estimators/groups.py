@@ -177,4 +177,26 @@ def _match(labels: pd.Series, levels, names) -> np.ndarray:
     text = labels.astype(object).map(str, na_action="ignore")
     return pd.Index(names).get_indexer(text.to_numpy(object))
 
-__all__ = ["GroupLabels", "declared_groups", "label_series", "selected_groups"]
+__all__ = ["reference_scores", "split_group", "GroupLabels", "declared_groups", "label_series", "selected_groups"]
+
+
+def split_group(X, group):
+    """(features, labels): ``group`` names a column of the DataFrame X, or gives one label per row."""
+    if isinstance(group, str):
+        if not isinstance(X, pd.DataFrame) or group not in X.columns:
+            raise DPPCAValueError(f"`group` must name a column of X (a DataFrame) or give one label "
+                                  f"per row; no column {group!r}")
+        return X.drop(columns=group), X[group]
+    if np.ndim(group) != 1:
+        raise DPPCATypeError("`group` must be a column name or a 1-D array of labels; "
+                             f"got {type(group).__name__}")
+    return X, group
+
+
+def reference_scores(shown, axes, features, names, codes) -> pd.DataFrame:
+    """The NON-PRIVATE scores as a DataFrame (PC<a> columns, the group labels), for references."""
+    index = features.index if isinstance(features, pd.DataFrame) else None
+    scores = pd.DataFrame(shown, columns=[f"PC{a}" for a in axes], index=index)
+    if names is not None:
+        scores["group"] = pd.Categorical.from_codes(codes, categories=names)
+    return scores

@@ -19,14 +19,15 @@ non-Gaussian data. arXiv:2507.15232. Section 2: eq. for K_g and
 Proposition 2.1.
 """
 
-import ctypes
 import functools
-import numbers
-import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, NamedTuple, Optional
+from typing import NamedTuple
 
 import numpy as np
+
+from .._validation import int_arg
+from .signs import SIGNS, apply_sign, pair_weights, power_of_two_scale, resolve_sign, sign_bound, spatial_sign, without_overflow
+from .threads import available_cores, openblas_local_thread_setters
 
 __all__ = [
     "SIGNS",
@@ -34,10 +35,8 @@ __all__ = [
     "spatial_sign",
     "sign_bound",
     "kendall_tau_matrix",
-    "kendall_tau_matrix_naive",
 ]
 
-SIGNS = ("spherical", "winsorized")
 
 # A pair is "near-duplicate" when ||x_i - x_j||^2 <= TOL * (||x_i||^2 + ||x_j||^2)
 # (rows centred and scaled). Outside that set the Gram-trick distance and the
@@ -64,20 +63,6 @@ _DISTANCE_FLOOR = np.finfo(np.float64).tiny / np.finfo(np.float64).eps
 # passes over a strip (weights, column sums) run from cache, while strips stay
 # tall enough (64 rows at tile=2048) for efficient BLAS calls.
 _STRIP_ELEMENTS = 2**17
-
-# Worker threads: elementwise numpy work runs on one core per call, so strips
-# of tiles are spread over the cores, each worker's BLAS calls pinned to one
-# thread with OpenBLAS's thread-local switch (measured on 2 cores, n = 20000,
-# d = 50: 1.0 s against 1.8 s for one worker with threaded BLAS; two workers
-# with threaded BLAS oversubscribe the cores and were slower still; and one
-# worker with threaded BLAS took 17 s when other processes held a core, as
-# each small BLAS call waits for a descheduled helper thread). Without that
-# switch one worker is used.
-_OPENBLAS_LOCAL_THREADS = (
-    "openblas_set_num_threads_local",
-    "scipy_openblas_set_num_threads_local64_",
-    "scipy_openblas_set_num_threads_local",
-)
 
 
 def rounding_slack(rows: int, d: int) -> float:
@@ -110,111 +95,6 @@ def rounding_slack(rows: int, d: int) -> float:
     """
     unit = np.finfo(np.float64).eps / 2
     return d * (d + 2) * unit / _NEAR_DUPLICATE_TOL * rows / np.sqrt(2.0)
-
-
-def spatial_sign(T, sign="spherical", radius=None, xi=None):
-    """Apply a generalized spatial sign row-wise.
-
-    Parameters
-    ----------
-    T : array_like, shape (m, d) or (d,)
-        Vectors to transform, one per row (a 1-D input is one vector).
-    sign : {"spherical", "winsorized"}, default "spherical"
-        Built-in scale function: ``xi == 1`` (spatial sign) or
-        ``xi(s) = min(radius, s)`` (radial winsorization).
-    radius : float, optional
-        Winsorization radius r > 0, used when ``sign="winsorized"``.
-        Defaults to ``sqrt(d)``, the choice of Kim & Jung (2025).
-    xi : callable, optional
-        User scale function, used instead of `sign`. It must be vectorised:
-        it maps an array of norms ``s > 0`` to an array of the same shape of
-        finite scales.
-
-    Returns
-    -------
-    G : ndarray, shape like `T`
-        ``g(t) = xi(||t||) t / ||t||`` for each row t, and ``g(0) = 0``.
-
-    Raises
-    ------
-    ValueError
-        If `sign` is unknown, `radius` is not finite and positive, `xi` is
-        not callable or returns non-finite values or the wrong shape, or `T`
-        is not 1-D or 2-D.
-
-    Notes
-    -----
-    ``g`` keeps the direction of ``t`` and sets its length to ``xi(||t||)``
-    (Kim & Jung 2025, Section 2; Raymaekers & Rousseeuw 2019). It is
-    orthogonally equivariant, ``g(Qt) = Q g(t)``, and bounded by
-    :func:`sign_bound`. Norms are computed on rows rescaled by a power of two,
-    so they neither overflow nor underflow.
-
-    Examples
-    --------
-    >>> spatial_sign([[3.0, 4.0], [0.0, 0.0]])
-    array([[0.6, 0.8],
-           [0. , 0. ]])
-    """
-    T = np.asarray(T, dtype=np.float64)
-    if T.ndim not in (1, 2):
-        raise ValueError(f"`T` must be 1-D or 2-D; got {T.ndim}-D")
-    rows = np.atleast_2d(T)
-    spec = _resolve_sign(sign, radius, xi, rows.shape[1])
-    return _apply_sign(rows, spec).reshape(T.shape)
-
-
-def sign_bound(d, sign="spherical", radius=None, xi_bound=None, *, xi=None):
-    """Bound ``sup_t ||g(t)||_2`` of a generalized spatial sign.
-
-    Parameters
-    ----------
-    d : int
-        Dimension of the data (sets the default winsorization radius).
-    sign : {"spherical", "winsorized"}, default "spherical"
-        Built-in scale function, as in :func:`spatial_sign`.
-    radius : float, optional
-        Winsorization radius; defaults to ``sqrt(d)``.
-    xi_bound : float, optional
-        ``sup_s |xi(s)|`` of a user scale function. When given it is returned
-        (after checking), whatever `sign` says.
-    xi : callable, optional
-        The user scale function, keyword only. Passing it makes `xi_bound`
-        required, so a bound cannot silently default to the built-in one.
-
-    Returns
-    -------
-    float
-        1 for spherical, `radius` (default ``sqrt(d)``) for winsorized,
-        `xi_bound` for a user scale function.
-
-    Raises
-    ------
-    ValueError
-        If `d` is not a positive integer, `sign` is unknown, `radius` or
-        `xi_bound` is not finite and positive, `xi` is not callable, or `xi`
-        is given without `xi_bound`.
-
-    Notes
-    -----
-    The bound sets the privacy noise: the Frobenius sensitivity of K_g is a constant times
-    ``||g||_inf^2 / n`` (``dppca.methods.gdppca.GDPPCA_SENSITIVITY_SENTENCE`` states it; the
-    proof is in :func:`dppca.methods.gdppca.gdppca_directions`). A user `xi` is not checked
-    against `xi_bound` here; ``gdppca_directions`` clips it into [0, xi_bound].
-    """
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-        raise ValueError(f"`d` must be a positive integer; got {d!r}")
-    if xi_bound is not None:
-        if xi is not None:
-            _check_callable(xi)
-        return _check_positive_finite(xi_bound, "xi_bound")
-    if xi is not None:
-        raise ValueError(
-            "`xi_bound` is required when `xi` is given: a user scale "
-            "function has no known bound"
-        )
-    spec = _resolve_sign(sign, radius, None, int(d))
-    return 1.0 if spec.kind == "spherical" else spec.radius
 
 
 def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
@@ -278,58 +158,13 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     (``g(0) = 0``). Other pairs lose at most ~4 of 16 digits to the Gram
     trick; in practice the result matches the pair sum to ~1e-15.
     """
-    X = _check_data(X)
-    tile = _check_tile(tile)
+    X = check_rows(X)
+    tile = int_arg(tile, "tile", lower=1)
     n, d = X.shape
-    X, spec = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
+    X, spec = without_overflow(X, resolve_sign(sign, radius, xi, d))
     prep = _prepare(X)
     parts = _accumulate_in_parallel(prep, spec, n, tile)
-    return _normalise(_combine(prep, parts), n)
-
-
-def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
-    """Generalized Kendall's tau matrix from the explicit pairwise sum.
-
-    Reference implementation for tests and benchmarks: O(n^2 d^2) time,
-    O(n d) memory (one row i against all j > i at a time).
-
-    Parameters
-    ----------
-    X : ndarray, shape (n, d)
-        Data, one observation per row; finite, n >= 2.
-    sign : {"spherical", "winsorized"}, default "spherical"
-        Generalized spatial sign, as in :func:`spatial_sign`.
-    radius : float, optional
-        Winsorization radius; defaults to ``sqrt(d)``.
-    xi : callable, optional
-        User scale function, used instead of `sign`.
-
-    Returns
-    -------
-    K : ndarray, shape (d, d)
-        Symmetric.
-
-    Raises
-    ------
-    ValueError
-        As :func:`kendall_tau_matrix` (without `tile`).
-
-    Notes
-    -----
-    Follows the definition of Kim & Jung (2025) literally:
-    ``2/(n(n-1)) sum_{i<j} g(t_ij) g(t_ij)^T`` with
-    ``t_ij = (x_j - x_i)/sqrt2`` and g from :func:`spatial_sign`; it shares
-    no arithmetic with the Laplacian path of :func:`kendall_tau_matrix`, so
-    comparing the two checks the identity as well as the code.
-    """
-    X = _check_data(X)
-    n, d = X.shape
-    X, spec = _without_overflow(X, _resolve_sign(sign, radius, xi, d))
-    S = np.zeros((d, d))
-    for i in range(n - 1):
-        G = _apply_sign((X[i + 1 :] - X[i]) / np.sqrt(2.0), spec)
-        S += G.T @ G
-    return _normalise(S, n)
+    return normalise_pair_sum(_combine(prep, parts), n)
 
 
 # ---------------------------------------------------------------------------
@@ -337,82 +172,7 @@ def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
 # ---------------------------------------------------------------------------
 
 
-class _SignSpec(NamedTuple):
-    """A resolved spatial sign: kind, winsorization radius, scale function."""
-
-    kind: str  # "spherical", "winsorized" or "custom"
-    radius: Optional[float]
-    xi: Callable
-
-
-def _resolve_sign(sign, radius, xi, d):
-    """Check `sign`, `radius`, `xi` and return the matching _SignSpec."""
-    if not isinstance(sign, str) or sign not in SIGNS:
-        raise ValueError(f"`sign` must be one of {SIGNS}; got {sign!r}")
-    if radius is not None:
-        radius = _check_positive_finite(radius, "radius")
-    if xi is not None:
-        return _SignSpec("custom", None, _check_callable(xi))
-    if sign == "spherical":
-        return _SignSpec("spherical", None, np.ones_like)
-    r = float(np.sqrt(d)) if radius is None else radius
-    return _SignSpec("winsorized", r, lambda s: np.minimum(s, r))
-
-
-#: Data with an entry above this are divided by 4 first, so that differences of rows and
-#: centring at the medians cannot overflow (|x_i - x_j| <= DBL_MAX / 2).
-_OVERFLOW_GUARD = np.finfo(np.float64).max / 4
-
-
-def _without_overflow(X, spec):
-    """(X / 4, the same sign in the new units) when entries exceed DBL_MAX / 4, else (X, spec).
-
-    Dividing by 4 is exact for normal numbers and rounds each subnormal entry on its own, a
-    per-row map, so the sensitivity argument (one row replaced) is unaffected. g(t) =
-    xi(||t||) t/||t|| keeps its value if xi gets the norm in the original units: the spherical
-    sign is scale-free; the winsorized sign becomes xi(s) = min(r, 4 s) and a user xi gets
-    xi(min(4 s, DBL_MAX)) (the original norm, capped where it overflows).
-    """
-    if not np.max(np.abs(X), initial=0.0) > _OVERFLOW_GUARD:
-        return X, spec
-    biggest = np.finfo(np.float64).max
-    if spec.kind == "winsorized":
-        radius = spec.radius
-        spec = _SignSpec("custom", None, lambda s: np.minimum(radius, _times_four(s, biggest)))
-    elif spec.kind == "custom":
-        user = spec.xi
-        spec = _SignSpec("custom", None, lambda s: user(_times_four(s, biggest)))
-    return X / 4.0, spec
-
-
-def _times_four(s, cap):
-    with np.errstate(over="ignore"):
-        return np.minimum(np.asarray(s, dtype=np.float64) * 4.0, cap)
-
-
-def _check_positive_finite(value, name):
-    """Return `value` as a float if it is a finite real number > 0."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not ok or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"`{name}` must be a finite number > 0; got {value!r}")
-    return float(value)
-
-
-def _check_callable(xi):
-    if not callable(xi):
-        raise ValueError(
-            f"`xi` must be a callable mapping norms to scales; got {type(xi).__name__}"
-        )
-    return xi
-
-
-def _check_tile(tile):
-    if isinstance(tile, bool) or not isinstance(tile, numbers.Integral) or tile < 1:
-        raise ValueError(f"`tile` must be a positive integer; got {tile!r}")
-    return int(tile)
-
-
-def _check_data(X):
+def check_rows(X):
     """Light shape check; finiteness is the caller's job (already validated)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2:
@@ -420,114 +180,10 @@ def _check_data(X):
     return X
 
 
-def _evaluate_xi(spec, s):
-    """xi(s) for norms s > 0, checked when the function is the user's."""
-    v = spec.xi(s)
-    if spec.kind != "custom":
-        return v
-    v = np.asarray(v, dtype=np.float64)
-    if v.shape != s.shape or not np.all(np.isfinite(v)):
-        raise ValueError(
-            "`xi` must return finite values of the same shape as its input "
-            f"(shape {s.shape}); got shape {v.shape}"
-        )
-    return v
-
-
-def _apply_sign(rows, spec):
-    """g(t) = xi(||t||) t/||t|| for each row of a 2-D array; g(0) = 0.
-
-    Each row is first divided by a power of two near its largest entry
-    (exact), so the norm neither overflows nor underflows and the direction
-    t/||t|| is formed from O(1) numbers.
-    """
-    scale = _power_of_two_scale(np.max(np.abs(rows), axis=1, initial=0.0))
-    scaled = rows / scale[:, None]
-    lengths = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))  # ||t|| / scale
-    G = np.zeros_like(rows)
-    pos = lengths > 0
-    xi = _evaluate_xi(spec, lengths[pos] * scale[pos])
-    G[pos] = scaled[pos] * (xi / lengths[pos])[:, None]
-    return G
-
-
-def _power_of_two_scale(big):
-    """2^e with big / 2^e in [0.5, 2); 1 where big == 0; finite, never subnormal.
-
-    Dividing by it is exact, and its reciprocal stays finite.
-    """
-    info = np.finfo(np.float64)
-    exponent = np.clip(np.frexp(big)[1], info.minexp, info.maxexp - 1)
-    return np.where(big > 0, np.ldexp(1.0, exponent), 1.0)
-
-
-def _pair_weights(sqdist, spec, scale, out):
-    """Laplacian weights ``scale^2 w_ij`` from squared distances in `scale` units.
-
-    With distances measured in units of `scale` (``sqdist = d_ij^2/scale^2``,
-    all > 0), ``scale^2 w_ij = xi(scale sqrt(sqdist/2))^2 / sqdist``, so that
-    summing it against differences in `scale` units gives the pair sum in the
-    original units. Written in place to `out`.
-    """
-    if spec.kind == "spherical":
-        return np.reciprocal(sqdist, out=out)
-    if spec.kind == "winsorized":
-        # min(r^2, scale^2 sqdist / 2) / sqdist = (scale rho)^2 / max(sqdist, 2 rho^2)
-        # with rho = r / scale (r stays in the original units). This form never
-        # exceeds scale^2 / 2; capping rho changes nothing, as sqdist <= 16 d.
-        rho = min(spec.radius / scale, 1e150)
-        np.maximum(sqdist, 2.0 * rho * rho, out=out)
-        return np.divide((scale * rho) * (scale * rho), out, out=out)
-    norms = np.sqrt(sqdist.ravel() * 0.5) * scale
-    xi_sq = np.square(_evaluate_xi(spec, norms)).reshape(sqdist.shape)
-    return np.divide(xi_sq, sqdist, out=out)  # `out` may alias `sqdist`
-
-
-def _normalise(S, n):
+def normalise_pair_sum(S, n):
     """2/(n(n-1)) S, symmetrised (the accumulations are not bitwise symmetric)."""
     K = S * (2.0 / (n * (n - 1.0)))
     return (K + K.T) / 2.0
-
-
-def available_cores():
-    """Cores this process may run on (the affinity mask on Linux)."""
-    return _available_cores()
-
-
-def _available_cores():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-@functools.lru_cache(maxsize=None)
-def _openblas_local_thread_setters():
-    """``openblas_set_num_threads_local`` of each loaded OpenBLAS, or ().
-
-    The setting is thread-local (OpenBLAS >= 0.3.27), so calling it from our
-    own worker threads leaves the caller's BLAS threading untouched. Loaded
-    libraries are read from /proc/self/maps; elsewhere this returns ().
-    """
-    try:
-        with open("/proc/self/maps") as maps:
-            fields = [line.split(maxsplit=5) for line in maps]
-    except OSError:
-        return ()
-    paths = sorted({f[5].strip() for f in fields if len(f) == 6 and "openblas" in f[5]})
-    setters = []
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in _OPENBLAS_LOCAL_THREADS:
-            setter = getattr(lib, name, None)
-            if setter is not None:
-                setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
-                setters.append(setter)
-                break
-    return tuple(setters)
 
 
 # ---------------------------------------------------------------------------
@@ -566,7 +222,7 @@ def _prepare(X):
         np.array([np.median(X[:, j]) for j in range(d)])
     # fl(x - m) is monotone in x, so the largest |x - m| sits at a column's min or max.
     big = float(max(np.max(np.abs(X.max(axis=0) - median)), np.max(np.abs(X.min(axis=0) - median))))
-    scale = float(_power_of_two_scale(big))
+    scale = float(power_of_two_scale(big))
     sq = np.empty(n)
     for start in range(0, n, _PREPARE_CHUNK):
         Z = (X[start:start + _PREPARE_CHUNK] - median) * (1.0 / scale)  # exact: a power of two
@@ -632,12 +288,12 @@ class _Accumulator(NamedTuple):
 
 def _accumulate_in_parallel(prep, spec, n, tile):
     """Share the strips over the cores; one accumulator per worker thread."""
-    setters = _openblas_local_thread_setters()
+    setters = openblas_local_thread_setters()
     strips = -(-n // _strip_height(min(tile, n)))  # at least this many strips
     # A user xi runs on the calling thread: it may be an R function (reticulate aborts R
     # when R code runs on another thread) or other code that is not thread-safe.
     parallel = setters and n >= _PARALLEL_MIN_ROWS and spec.kind != "custom"
-    workers = min(_available_cores(), strips) if parallel else 1
+    workers = min(available_cores(), strips) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [_strip_tasks(n, tile, k, workers) for k in range(workers)]
     if setters:  # also with one worker: threaded BLAS on small strips stalls under load
@@ -684,7 +340,7 @@ def _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc):
     # free of 0 and negative distances.
     lower = _lower_triangle(h) if triangular else _NO_PAIRS
     W[near] = W[lower] = 1.0
-    _pair_weights(W, spec, prep.scale, out=W)
+    pair_weights(W, spec, prep.scale, out=W)
     W[near] = W[lower] = 0.0
     gi, gj = rows.start + near[0], cols.start + near[1]
     _add_direct_pairs(prep, spec, gi[gi < gj], gj[gi < gj], acc)
@@ -737,13 +393,13 @@ def _add_direct_pairs(prep, spec, gi, gj, acc):
     """Sum flagged pairs (sorted positions gi < gj) as g(t) g(t)^T.
 
     t comes from the original rows, through the same code as the reference
-    path (_apply_sign), so near-duplicate and duplicate pairs (g(0) = 0) are
+    path (apply_sign), so near-duplicate and duplicate pairs (g(0) = 0) are
     exact.
     """
     if gi.size == 0:
         return
     diff = prep.X[prep.order[gj]] - prep.X[prep.order[gi]]
-    G = _apply_sign(diff / np.sqrt(2.0), spec)
+    G = apply_sign(diff / np.sqrt(2.0), spec)
     acc.direct[...] += G.T @ G
 
 

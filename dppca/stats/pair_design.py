@@ -27,7 +27,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import DPPCAValueError, int_arg, option_arg
-from .kendall import available_cores, kendall_tau_matrix
+from .kendall import kendall_tau_matrix
+from .threads import available_cores
 from ..privacy import gaussian_sigma
 
 __all__ = ["DESIGNS", "BlockDesign", "block_design", "incomplete_kendall_tau_matrix",
