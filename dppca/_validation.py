@@ -234,7 +234,6 @@ def axes_arg(axes, p) -> tuple:
     return chosen
 
 
-
 def bins_arg(bins):
     """None, or bins per axis as a pair of positive integers (one integer applies to both)."""
     if bins is None:

@@ -12,7 +12,6 @@ from .scree import SCREE_METHODS
 SERIES = ("nonprivate",) + SCREE_METHODS
 
 
-
 @dataclass(frozen=True)
 class ScreePlotControl:
     """Appearance of :func:`dp_scree_plot`; build it with :func:`scree_plot_control`."""
@@ -44,7 +43,6 @@ class ScreePlotControl:
             float_arg(getattr(self, name), name, positive=True)
         for name in ("legend_labels", "col", "lty", "pch"):
             _series_dict(getattr(self, name), name, strings=name in ("legend_labels", "col"))
-
 
 
 def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="topright",
@@ -92,7 +90,6 @@ def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="toprig
                             point_cex, cex_main, cex_lab, cex_axis, cex_legend, legend_bty)
 
 
-
 def _series_dict(value, name, strings):
     if value is None:
         return
@@ -103,9 +100,6 @@ def _series_dict(value, name, strings):
         raise DPPCAValueError(f"`{name}` keys must be among {SERIES}; got {unknown}")
     if strings and not all(isinstance(v, str) for v in value.values()):
         raise DPPCATypeError(f"`{name}` values must be strings; got {value!r}")
-
-
-
 
 
 @dataclass(frozen=True)
@@ -215,13 +209,11 @@ class ScorePlotControl:
         return {g: matplotlib.colors.to_hex(cmap(i % cmap.N)) for i, g in enumerate(groups)}
 
 
-
 def _colour(value, name):
     from matplotlib.colors import is_color_like
 
     if not isinstance(value, str) or not is_color_like(value):
         raise DPPCAValueError(f"`{name}` must be a matplotlib colour string; got {value!r}")
-
 
 
 def _alpha_range(value) -> tuple:
@@ -234,7 +226,6 @@ def _alpha_range(value) -> tuple:
     return (low, high)
 
 
-
 def _group_colours_arg(value):
     if value is None:
         return
@@ -244,7 +235,6 @@ def _group_colours_arg(value):
         raise DPPCAValueError("`group_colors` must not be empty")
     for colour in colours:
         _colour(colour, "group_colors")
-
 
 
 def _palette(name):

@@ -65,7 +65,6 @@ class SamplingControl:
         object.__setattr__(self, "bandwidth_scale", _bandwidths(self.bandwidth_scale, methods))
 
 
-
 def _bandwidths(value, methods) -> dict:
     if value is None:
         return {m: DEFAULT_BANDWIDTH[m] for m in methods}

@@ -26,7 +26,6 @@ class ClippedControl:
         float_arg(self.tuning_share, "tuning_share", open_unit=True)
 
 
-
 @dataclass(frozen=True)
 class PmwmControl:
     """Tuning of the "pmwm" method; build it with :func:`pmwm_control`."""
@@ -54,7 +53,6 @@ class PmwmControl:
         float_arg(self.tuning_share, "tuning_share", open_unit=True)
 
 
-
 @dataclass(frozen=True)
 class HuberControl:
     """Tuning of the "huber" method; build it with :func:`huber_control`."""
@@ -79,9 +77,7 @@ class HuberControl:
                 int_arg(getattr(self, name), name, lower=1)
 
 
-
 CONTROLS = {"clipped": ClippedControl, "pmwm": PmwmControl, "huber": HuberControl}
-
 
 
 def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
@@ -121,7 +117,6 @@ def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
     0.3
     """
     return ClippedControl(C_clip, tuning_share)
-
 
 
 def pmwm_control(a=None, b=None, trim_const=10.0, eta=None, beta=1.001, split_mode=False,
@@ -184,7 +179,6 @@ def pmwm_control(a=None, b=None, trim_const=10.0, eta=None, beta=1.001, split_mo
     return PmwmControl(a, b, trim_const, eta, beta, split_mode, widen, tuning_share)
 
 
-
 def huber_control(k_min_m2=None, k_max_m2=None, m2_frac=0.25, mu0=None, eta0=1.0, T=None,
                   M=None) -> HuberControl:
     """Control of the "huber" scree method (R: ``huber_control``).
@@ -235,7 +229,6 @@ def huber_control(k_min_m2=None, k_max_m2=None, m2_frac=0.25, mu0=None, eta0=1.0
     return HuberControl(k_min_m2, k_max_m2, m2_frac, mu0, eta0, T, M)
 
 
-
 def _bounds_pair(low, high, low_name, high_name, integer):
     if (low is None) != (high is None):
         raise DPPCAValueError(f"give both `{low_name}` and `{high_name}` (a public range) or "
@@ -245,7 +238,6 @@ def _bounds_pair(low, high, low_name, high_name, integer):
     check = (lambda v, n: int_arg(v, n)) if integer else (lambda v, n: float_arg(v, n))
     if not check(low, low_name) < check(high, high_name):
         raise DPPCAValueError(f"`{low_name}` must be smaller than `{high_name}`; got {low} and {high}")
-
 
 
 def resolve_controls(control, methods) -> dict:
@@ -269,8 +261,6 @@ def resolve_controls(control, methods) -> dict:
         raise DPPCAValueError(f"`control` given for {extra}, which are not among the requested "
                               f"methods {methods}")
     return {name: control_arg(given.get(name), CONTROLS[name], f"control for {name!r}") for name in methods}
-
-
 
 
 __all__ = ["ClippedControl", "HuberControl", "PmwmControl", "SCREE_METHODS", "clipped_control",

@@ -17,17 +17,14 @@ from ..stats.pair_statistics import clean_scores
 BOUND_QUANTILE, BOUND_FACTOR = 0.9, 2.0
 
 
-
 #: Level of the radius quantile and the inflation of the frame (as in R).
 FRAME_QUANTILE, FRAME_INFLATE = 0.99, 0.20
 #: Shares of the frame budget: a magnitude bound (the median's domain), the two medians, the radius.
 FRAME_SHARES = {"bound": 0.1, "x median": 0.3, "y median": 0.3, "radius": 0.3}
 
 
-
 #: Smallest half-width relative to max(1, |centre|), so the breaks stay distinct in floating point.
 MIN_RELATIVE_HALF_WIDTH = 1e-9
-
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,6 @@ class Frame:
     @property
     def ylim(self) -> tuple:
         return (self.centre[1] - self.half_width, self.centre[1] + self.half_width)
-
 
 
 def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
@@ -116,7 +112,6 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
                                 step="frame: radius")
     floor = MIN_RELATIVE_HALF_WIDTH * max(1.0, *np.abs(centre))
     return Frame(centre, max((1 + inflate) * radius, floor), bound)
-
 
 
 def _frame_budget(eps, delta) -> dict:

@@ -40,7 +40,6 @@ def sample_histogram(hist: pd.DataFrame, size: int, method: str, bandwidth: floa
     return pd.DataFrame({"pc_x": points[:, 0], "pc_y": points[:, 1]})
 
 
-
 def allocate_sample_sizes(weights, total: int) -> np.ndarray:
     """Split ``total`` points over groups in proportion to ``weights`` (largest remainder).
 
@@ -55,7 +54,6 @@ def allocate_sample_sizes(weights, total: int) -> np.ndarray:
     order = np.argsort(-(raw - out), kind="stable")
     out[order[:total - out.sum()]] += 1
     return out
-
 
 
 def sample_released(hist: pd.DataFrame, size: int, method: str, bandwidth: float, rng, *,

@@ -42,17 +42,14 @@ class MethodFit:
 TRACE_TUNING_SHARE = 1 / 3
 
 
-
 #: Bins of the trace's quantile histogram around the rough centre c of the t's:
 #: [0, 2^-8 c), ..., [2^5 c, 2^6 c] (the centre is good to a factor of a few).
 TRACE_LOG2_BINS = (-8, 6)
 
 
-
 #: Self-tuning histograms of the pair values: bins [0, 2^-16 T), [2^-16 T, 2^-15 T), ...,
 #: [2^2 T, 2^3 T] around the private trace T: components down to ~2^-8 T are resolved.
 TUNING_LOG2_BINS = (-16, 3)
-
 
 
 #: Self-tuned clipped threshold C = CLIP_MULTIPLIER x private CLIP_LEVEL-quantile of the pair
@@ -61,11 +58,9 @@ TUNING_LOG2_BINS = (-16, 3)
 CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
 
 
-
 #: Self-tuned PMWM trim level: this many noise sd of a histogram count (its rank error near the
 #: top is about sigma sqrt(bins above)), relative to the number of pair values.
 PMWM_RANK_SAFETY, PMWM_TRIM_RANGE = 6.0, (0.01, 0.25)
-
 
 
 #: Self-tuned Huber: start at the private median of the pair values, tau = this x private q90
@@ -73,11 +68,9 @@ PMWM_RANK_SAFETY, PMWM_TRIM_RANGE = 6.0, (0.01, 0.25)
 HUBER_TAU_MULTIPLIER = 2.0
 
 
-
 #: Default number of Huber steps: with eta0 = 1 a step from the private median is Bickel's
 #: one-step M-estimator; each extra step costs noise (Gaussian-DP composition, sqrt(T)).
 HUBER_STEPS = 1
-
 
 
 def private_trace(values, pairs, group, share, rng, ledger, needed=True):
@@ -104,11 +97,9 @@ def private_trace(values, pairs, group, share, rng, ledger, needed=True):
     return trace, sd, trace if trace > 0 else centre
 
 
-
 def _tuning_edges(anchor, bins=None) -> np.ndarray:
     low, high = TUNING_LOG2_BINS if bins is None else bins
     return np.concatenate(([0.0], anchor * 2.0 ** np.arange(low, high + 1)))
-
 
 
 def _tuning_quantiles(w, anchor, levels, noise, rng, ledger, method):
@@ -116,12 +107,10 @@ def _tuning_quantiles(w, anchor, levels, noise, rng, ledger, method):
                                   step=f"{method} tuning: pair-value histograms (PC1..PCk)")
 
 
-
 def check_split_mode(controls, pair_design) -> None:
     if pair_design is not None and "pmwm" in controls and controls["pmwm"].split_mode:
         raise DPPCAValueError("pmwm_control(split_mode=True) uses the complete statistic on half "
                               "of the rows: give design='complete' (or split_mode=False)")
-
 
 
 def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
@@ -138,7 +127,6 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
     release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
     return MethodFit(release, "Gaussian", tuning)
-
 
 
 def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
@@ -176,7 +164,6 @@ def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger
     return MethodFit(release, "Gaussian", f"{tuning}, p = {p:.3g}, widen = {widen:.3g}")
 
 
-
 def gaussian_widening(p) -> float:
     """w with Q(1-p) + w (Q(1-p) - Q(p)) = CLIP_MULTIPLIER x Q(CLIP_LEVEL), Q the chi2_1 quantiles.
 
@@ -188,7 +175,6 @@ def gaussian_widening(p) -> float:
 
     low, high = chi2.ppf([p, 1 - p], 1)
     return max(0.0, (CLIP_MULTIPLIER * chi2.ppf(CLIP_LEVEL, 1) - high) / (high - low))
-
 
 
 def _scan_quantiles(w, p, control, eps, rng, ledger):
@@ -204,7 +190,6 @@ def _scan_quantiles(w, p, control, eps, rng, ledger):
     swapped = high < low
     low[swapped], high[swapped] = control.a, control.b
     return low, high
-
 
 
 def fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
@@ -230,7 +215,6 @@ def fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledge
     release = dp_huber_mean(scores, tau, steps, start, control.eta0, noise, rng, ledger=ledger,
                             design=design, step="huber: noisy gradient descent (PC1..PCk)")
     return MethodFit(release, "Gaussian (approximate s.e.)", f"{tuning}, T = {steps}")
-
 
 
 FITTERS = {"clipped": fit_clipped, "pmwm": fit_pmwm, "huber": fit_huber}

@@ -63,7 +63,6 @@ def as_dask_matrix(X, columns=None):
     return Matrix(values, names)
 
 
-
 def _read_files(path, dd):
     lower = path.lower()
     try:
@@ -72,7 +71,6 @@ def _read_files(path, dd):
         return dd.read_parquet(path)
     except (OSError, ValueError) as error:
         raise DPPCATypeError(f"cannot read `X` = {path!r} as Parquet/CSV: {error}") from None
-
 
 
 def _select_columns(frame, columns):

@@ -18,11 +18,9 @@ from ..stats.paired_differences import group_results
 SCALE_OCTAVES = (-64, 64)
 
 
-
 #: Prior penalty (log-likelihood units) per octave between a column's octave and the octave of
 #: the pooled histogram: a column follows the pooled octave unless its own counts say otherwise.
 SCALE_OCTAVE_PENALTY = 1.0
-
 
 
 #: Prior penalty per octave between the pooled octave and octave 0 of the SD (scale 1): with no
@@ -30,17 +28,14 @@ SCALE_OCTAVE_PENALTY = 1.0
 SCALE_UNIT_PENALTY = 0.25
 
 
-
 #: Evidence (in noise sd of the matched filter) an octave needs to be chosen over the default
 #: (octave 0 for the pooled counts, the pooled octave for a column): P(max of 130 N(0,1) > 4) ~ 0.4%.
 SCALE_OCTAVE_Z = 4.0
 
 
-
 #: Prior sd (octaves) of the SD of the differences around the pilot clip placed by the octave
 #: step: octave from the column's own counts, from the pooled counts, or the default (scale 1).
 SCALE_PRIOR_OCTAVES = (1.0, 2.0, 4.0)
-
 
 
 #: Pairs per summation group: every pair statistic is summed group by group (groups of
@@ -49,10 +44,8 @@ SCALE_PRIOR_OCTAVES = (1.0, 2.0, 4.0)
 SCALE_SUM_ROWS = 2**16
 
 
-
 #: Octave profile of |Z| sd for an SD in the middle of octave 0: P(2^(k-1/2) <= |Z| < 2^(k+1/2)).
 _PROFILE_OFFSETS = np.arange(-8, 4)
-
 
 
 def _octave_profile() -> np.ndarray:
@@ -60,7 +53,6 @@ def _octave_profile() -> np.ndarray:
 
     edges = 2.0 ** np.append(_PROFILE_OFFSETS - 0.5, _PROFILE_OFFSETS[-1] + 0.5)
     return np.diff(2 * ndtr(edges) - 1)
-
 
 
 def private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarray]:
@@ -89,13 +81,11 @@ def private_octaves(absdiff, noise, rng, ledger) -> tuple[np.ndarray, np.ndarray
     return octave + fraction + low, np.asarray(SCALE_PRIOR_OCTAVES)[source]
 
 
-
 def octave_counts(absdiff) -> np.ndarray:
     """Release 1's statistic: per column, counts of |x_a - x_b| in the octaves of SCALE_OCTAVES
     plus an end bin on each side, shape (p, width); one replaced row moves one pair, so each
     column's count vector by at most one unit out of one bin into another (L2 sqrt(2 p))."""
     return np.sum(group_results(absdiff, _octave_counts_of_group, SCALE_SUM_ROWS), axis=0)
-
 
 
 def _octave_counts_of_group(absdiff) -> np.ndarray:
@@ -104,7 +94,6 @@ def _octave_counts_of_group(absdiff) -> np.ndarray:
     bins = np.where(absdiff >= np.ldexp(1.0, low), np.clip(exponent, low - 1, high) - low + 1, 0)
     width = high - low + 2
     return np.stack([np.bincount(col, minlength=width) for col in bins.T])
-
 
 
 def _peak_offset(curves, peak) -> np.ndarray:
@@ -118,7 +107,6 @@ def _peak_offset(curves, peak) -> np.ndarray:
     return np.clip(offset, -0.5, 0.5)
 
 
-
 def _octave_score(z, default, penalty) -> np.ndarray:
     """Log-evidence z^2/2 minus a prior penalty, over the octaves whose evidence is significant
     (z >= ``SCALE_OCTAVE_Z``, so that the largest of ~130 noise z's rarely qualifies) and the
@@ -128,11 +116,9 @@ def _octave_score(z, default, penalty) -> np.ndarray:
     return score
 
 
-
 def moment_sensitivity(shape) -> float:
     m, p = shape
     return np.sqrt(p) * (1.0 / m + 2.0 ** -50)
-
 
 
 def clipped_moment(absdiff, clip, noise, rng, ledger, step, weights=(1.0,)) -> dict:
@@ -146,14 +132,12 @@ def clipped_moment(absdiff, clip, noise, rng, ledger, step, weights=(1.0,)) -> d
     return {"value": noisy / weights, "clip": clip, "sd": sigma / weights}
 
 
-
 def mean_of_clipped(absdiff, clip) -> np.ndarray:
     """mean_i min(a_ij, C_j)^2 / C_j^2 per column: correctly rounded sums per group of pairs
     (``SCALE_SUM_ROWS``), then a correctly rounded sum of the group sums, divided by m."""
     sums = np.array(group_results(absdiff, lambda group: _clipped_sums(group, clip),
                                        SCALE_SUM_ROWS))
     return np.array([math.fsum(col) for col in sums.T]) / absdiff.shape[0]
-
 
 
 def _clipped_sums(absdiff, clip) -> np.ndarray:

@@ -87,7 +87,6 @@ class GaussianGroup:
         return float(sum(fractions))
 
 
-
 def gdp_epsilon(mu, delta) -> float:
     """The eps at which mu-GDP gives delta: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = delta."""
     from scipy.optimize import brentq
@@ -100,7 +99,6 @@ def gdp_epsilon(mu, delta) -> float:
     while excess(high) > 0:
         high *= 2
     return brentq(excess, 0.0, high, xtol=1e-12, rtol=1e-12) if excess(0.0) > 0 else 0.0
-
 
 
 @dataclass(frozen=True)

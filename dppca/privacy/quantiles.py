@@ -273,7 +273,6 @@ def dp_histogram_quantiles(w, edges, levels, noise: GaussianShare, rng, *,
     return np.stack([_histogram_quantiles(row, edges, levels) for row in kept])
 
 
-
 def histogram_counts(w, edges) -> np.ndarray:
     """Pre-noise statistic of :func:`dp_histogram_quantiles`: counts (k, B), end bins take the rest."""
     w = as_columns(w)
@@ -282,11 +281,9 @@ def histogram_counts(w, edges) -> np.ndarray:
     return np.stack([np.bincount(bins[:, j], minlength=edges.size - 1) for j in range(w.shape[1])])
 
 
-
 #: Noisy counts below this many noise sd are set to 0 before reading quantiles: empty bins
 #: above the data would otherwise carry phantom mass (~0.4 sd each) into the upper tail.
 HISTOGRAM_THRESHOLD_SD = 2.0
-
 
 
 def _histogram_quantiles(counts, edges, levels) -> np.ndarray:

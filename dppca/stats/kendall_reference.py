@@ -17,14 +17,8 @@ def kendall_tau_matrix_naive(X, sign="spherical", radius=None, xi=None):
 
     Parameters
     ----------
-    X : ndarray, shape (n, d)
-        Data, one observation per row; finite, n >= 2.
-    sign : {"spherical", "winsorized"}, default "spherical"
-        Generalized spatial sign, as in :func:`spatial_sign`.
-    radius : float, optional
-        Winsorization radius; defaults to ``sqrt(d)``.
-    xi : callable, optional
-        User scale function, used instead of `sign`.
+    X, sign, radius, xi
+        As in :func:`dppca.stats.kendall.kendall_tau_matrix` (finite X, n >= 2).
 
     Returns
     -------
