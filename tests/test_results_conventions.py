@@ -135,8 +135,22 @@ def _imported_modules(path: Path):
 
 @pytest.mark.parametrize("path", sorted(RESULTS.glob("*.py")), ids=lambda p: p.name)
 def test_results_import_no_estimator_or_pipeline(path):
-    # Allowed: the result layer itself, the privacy ledger, validation, and (inside plot
-    # methods, until issue 14.1 removes that cycle) the plotting layer.
-    allowed = ("dppca.results", "dppca.privacy", "dppca._validation", "dppca.plotting")
+    # Allowed: the layers below results that are not computations (lint-imports checks the
+    # rest): the result layer itself, the ledger, validation, controls and plotting.
+    allowed = ("dppca.results", "dppca.privacy", "dppca._validation", "dppca.plotting",
+               "dppca.controls")
     own = [m for m in _imported_modules(path) if m.startswith("dppca")]
     assert [m for m in own if not m.startswith(allowed)] == []
+
+
+def test_default_sample_is_capped_for_a_readable_scatter(monkeypatch):
+    # R draws n points; past DEFAULT_SAMPLE_CAP the default stops there (a scatter of 10^7 opaque
+    # points is a solid block), and sample_size=n still gives R's behaviour.
+    import dppca.results.score as module
+    from dppca import dp_score, load_gau, sampling_control
+
+    monkeypatch.setattr(module, "DEFAULT_SAMPLE_CAP", 50)
+    result = dp_score(load_gau().iloc[:400], eps=1, delta=1e-5, method="add", rng=3)
+    assert len(result.sample(rng=1)) == 50
+    explicit = result.draw_samples(sampling_control(sample_size=400))
+    assert len(explicit["add"]["uniform"]) == 400

@@ -11,6 +11,8 @@ from .._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg, o
 SAMPLING_METHODS = ("uniform", "center")
 #: Default jitter standard deviation, in units of the median bin width.
 DEFAULT_BANDWIDTH = {"uniform": 0.25, "center": 0.5}
+#: Default points per synthetic sample: n up to this many (a readable scatter), then this many.
+DEFAULT_SAMPLE_CAP = 20_000
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,9 @@ class SamplingControl:
         Several give one sample each. Unknown names are errors (R drops them silently, and
         gives "center" for NULL; here None means the default "uniform").
     sample_size : int, optional
-        Points per sample, >= 1; None means n (public).
+        Points per sample, >= 1; None means min(n, ``DEFAULT_SAMPLE_CAP``) (n is public). R
+        draws n points: at n = 10^7 a scatter of opaque points is a solid block that shows
+        nothing, so the default stops at 20,000; give ``sample_size=n`` for R's behaviour.
     bandwidth_scale : float or dict of str to float, optional
         Standard deviation of the Gaussian jitter in units of the median bin width, >= 0.
         One number applies to every method; a dict needs every requested method. Default
@@ -82,4 +86,4 @@ def _bandwidths(value, methods) -> dict:
 
 sampling_control = SamplingControl
 
-__all__ = ["DEFAULT_BANDWIDTH", "SAMPLING_METHODS", "SamplingControl", "sampling_control"]
+__all__ = ["DEFAULT_BANDWIDTH", "DEFAULT_SAMPLE_CAP", "SAMPLING_METHODS", "SamplingControl", "sampling_control"]

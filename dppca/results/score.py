@@ -6,6 +6,7 @@ import copy
 import numpy as np
 import pandas as pd
 
+from ..controls.sampling import DEFAULT_SAMPLE_CAP
 from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
 
@@ -153,7 +154,7 @@ class ScoreResult(DPResult):
         Parameters
         ----------
         n : int, optional
-            Number of points (default n_obs, which is public).
+            Number of points (default min(n_obs, 20,000): n_obs is public; see ``sampling_control``).
         method : str, optional
             Histogram to sample: a private method (default the first) or "nonprivate" (if attached).
         sampling : {"uniform", "center"}
@@ -193,7 +194,8 @@ class ScoreResult(DPResult):
                 for t in self._targets()}
 
     def _sample_target(self, target, control, sm, rng) -> pd.DataFrame:
-        return self._sampler(self.histogram(target), control.sample_size or self.n_obs, sm,
+        size = control.sample_size or min(self.n_obs, DEFAULT_SAMPLE_CAP)
+        return self._sampler(self.histogram(target), size, sm,
                              control.bandwidth_scale[sm], rng, groups=self.groups,
                              weights=self.group_weights(target))
 
