@@ -28,3 +28,21 @@
   }
   list(noise = noise)
 }
+
+.designs <- c("auto", "complete", "incomplete")
+
+# `design` (one of .designs; unique prefixes accepted, the whole default vector is "auto" as
+# with match.arg) and `pairs_per_row` (NULL or a whole number) for a Python function `fn`.
+# Ranges (1 <= pairs_per_row <= n - 1, none with "complete") are checked by the Python core.
+# The defaults are left out for a Python 'dppca' that predates them.
+.design_args <- function(fn, design, pairs_per_row) {
+  if (identical(design, .designs)) design <- "auto"
+  design <- .match_choices(design, .designs, "design")
+  if (length(design) != 1L) .bad("design", 'one of "auto", "complete", "incomplete"', design)
+  pairs_per_row <- .whole(pairs_per_row, "pairs_per_row")
+  if (.py_accepts(fn, "design")) return(list(design = design, pairs_per_row = pairs_per_row))
+  if (identical(design, "auto") && is.null(pairs_per_row)) return(list())
+  .abort("`design` and `pairs_per_row` need a Python 'dppca' whose dp_pc_dir() and ",
+         "dp_scree() take them; this one does not. Run dppcapy::install_dppca().",
+         class = "dppca_value_error")
+}

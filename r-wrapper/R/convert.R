@@ -47,16 +47,41 @@
 
 # A data.frame for Python: a matrix keeps its column names (pandas columns); a matrix
 # without them gets V1..Vp in Python, and `had_names` lets callers drop them again as R does.
-.as_py_data <- function(X) {
+# With `path_ok` (dp_pc_dir, dp_scree), a character string is a path to Parquet/CSV files,
+# passed to Python as a string (read lazily by dask there).
+.as_py_data <- function(X, path_ok = FALSE) {
   if (is.data.frame(X)) return(X)
+  if (is.character(X) && is.null(dim(X))) {
+    if (path_ok) return(.py_path(X))
+    .abort("`X` must be a numeric matrix or data frame; a path to Parquet/CSV files is ",
+           "accepted by dp_pc_dir(), dp_scree() and dp_scree_plot() only",
+           class = "dppca_type_error")
+  }
   if (!is.matrix(X) && !(is.atomic(X) && !is.null(dim(X)))) {
-    .abort("`X` must be a numeric matrix or data frame; got an object of class ",
-           paste(class(X), collapse = "/"), class = "dppca_type_error")
+    .abort("`X` must be ", if (path_ok) "a numeric matrix, a data frame or one path to " else
+             "a numeric matrix or data frame", if (path_ok) "Parquet/CSV files",
+           "; got an object of class ", paste(class(X), collapse = "/"),
+           class = "dppca_type_error")
   }
   as.data.frame(X, stringsAsFactors = FALSE)
 }
 
-.had_names <- function(X) is.data.frame(X) || !is.null(colnames(X))
+# One path (a Parquet file or directory, a .csv file, or a glob of them) that exists, with
+# `~` expanded for Python; anything else is an R error naming `X`.
+.py_path <- function(X) {
+  if (length(X) != 1L || is.na(X) || !nzchar(X)) {
+    .abort("`X` given as a path must be one string; got ", paste(deparse(X), collapse = " "),
+           class = "dppca_type_error")
+  }
+  path <- path.expand(X)
+  if (!length(Sys.glob(path))) {
+    .abort("`X` = \"", X, "\" does not exist (working directory: ", getwd(), ")",
+           class = c("dppca_file_error", "dppca_value_error"))
+  }
+  path
+}
+
+.had_names <- function(X) is.data.frame(X) || is.character(X) || !is.null(colnames(X))
 
 # The Python seed of a call: `seed` when given, else drawn from R's RNG so that
 # set.seed() makes the call reproducible.

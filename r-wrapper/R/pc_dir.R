@@ -5,7 +5,12 @@
 #' spherical Kendall's tau matrix plus symmetric Gaussian noise, computed by the Python
 #' package 'dppca'. Same arguments and return value as `dppca::dp_pc_dir()`.
 #'
-#' @param X Numeric matrix or data frame (n x p), n >= 2.
+#' @param X Numeric matrix or data frame (n x p), n >= 2; or one path (a string) to
+#'   Parquet files (a `.parquet`/`.pq` file or a directory of them) or to CSV files (`.csv`,
+#'   globs such as `"parts/*.csv"` allowed), read lazily and chunk by chunk by Python's
+#'   dask (needs the Python extra `dppca[dask]`; private calls only, `g_dppca = TRUE`).
+#'   Every column of the files is used and must be numeric. A path that does not exist is
+#'   an R error of class `dppca_file_error`.
 #' @param k Number of directions, an integer in `1..p`.
 #' @param center Logical. Accepted for parity: the directions are translation invariant.
 #' @param standardize Logical. Divide each column by a scale first. Private calls use
@@ -28,6 +33,17 @@
 #'   \eqn{\sigma = 4\sqrt{2\ln(1.25/\delta)}/(n\varepsilon)} for the spatial sign (it overrides
 #'   `calibration`; proven only for `eps < 1`; about 1.4 times the tight noise). The scree
 #'   and score functions pass it to their directions when the Python core takes it there.
+#' @param design The pairs of the Kendall's tau U-statistic: `"auto"` (default: complete
+#'   while \eqn{n^2 p \le 3 \times 10^{10}}, about a second of work, incomplete above),
+#'   `"complete"` (all \eqn{n(n-1)/2} pairs) or `"incomplete"` (the pairs inside the
+#'   blocks of \eqn{r + 1} rows of a random block design drawn from the call's seed).
+#'   Each row is in one block, so the sensitivity, the noise and the privacy guarantee are
+#'   those of the complete statistic; the incomplete one adds a sampling variance of order
+#'   \eqn{1/(n r)}. Unique prefixes are accepted.
+#' @param pairs_per_row `NULL` (default: a rule that keeps the extra sampling variance at
+#'   most a tenth of the noise variance, with a cap on the work) or a whole number
+#'   \eqn{r} in `1..(n - 1)`, pairs per row of the incomplete design. Not with
+#'   `design = "complete"`.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
 #'   `radius`, `scale`).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
@@ -45,18 +61,29 @@
 #'   # the R package's noise exactly (4/n sensitivity, classic calibration)
 #'   R <- dp_pc_dir(gau[1:500, ], k = 2, eps = 1, delta = 1e-5, noise = "r_dppca")
 #'   dp_ledger(R)$noise_scale
+#'   # the incomplete U-statistic (for big n), 200 pairs per row
+#'   dp_pc_dir(gau[1:2000, ], k = 2, eps = 1, delta = 1e-5, design = "incomplete",
+#'             pairs_per_row = 200, seed = 1)
+#'   # a CSV (or Parquet) file, read by dask
+#'   path <- tempfile(fileext = ".csv")
+#'   utils::write.csv(gau[1:500, ], path, row.names = FALSE)
+#'   dp_pc_dir(path, k = 2, eps = 1, delta = 1e-5, seed = 1)
 #' }
 #' @export
 dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.null(eps),
                       eps = NULL, delta = NULL, cpp.option = FALSE, seed = NULL,
-                      calibration = "analytic", noise = "tight", ...) {
+                      calibration = "analytic", noise = "tight",
+                      design = c("auto", "complete", "incomplete"), pairs_per_row = NULL, ...) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option)
+  data <- .as_py_data(X, path_ok = TRUE)
   private <- !identical(g_dppca, FALSE) || !is.null(list(...)$method)
   rng <- if (private) .seed(seed) else seed
-  result <- .invoke(.py()$dp_pc_dir, .as_py_data(X), .whole(k, "k", null_ok = FALSE), center = center,
-                    standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
-                    calibration = calibration, noise = noise, rng = rng, ...)
+  args <- c(list(data, .whole(k, "k", null_ok = FALSE), center = center,
+                 standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
+                 calibration = calibration, noise = noise, rng = rng),
+            .design_args(.py()$dp_pc_dir, design, pairs_per_row), list(...))
+  result <- do.call(.invoke, c(list(.py()$dp_pc_dir), args))
   out <- .from_py(result)
   if (!.had_names(X)) rownames(out) <- NULL
   out

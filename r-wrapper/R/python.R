@@ -56,7 +56,9 @@ dppca_available <- function() {
 #'
 #' Creates (if needed) a Python virtual environment and installs `dppca` into it
 #' with `numpy < 2` when the installed reticulate predates NumPy 2 support
-#' (reticulate < 1.38, e.g. Debian's 1.28). Restart R afterwards: 'dppcapy' uses the
+#' (reticulate < 1.38, e.g. Debian's 1.28); pyarrow, if installed (e.g. with
+#' `package = "dppca[dask]"`, for Parquet/CSV paths as `X`), is then held below 26, the
+#' first version that needs NumPy 2. Restart R afterwards: 'dppcapy' uses the
 #' environment `envname` automatically when `RETICULATE_PYTHON` is not set.
 #'
 #' @param envname Name of (or path to) the virtual environment.
@@ -76,8 +78,15 @@ install_dppca <- function(envname = "r-dppca", package = "dppca", python = NULL,
   if (!reticulate::virtualenv_exists(envname)) {
     reticulate::virtualenv_create(envname, python = python)
   }
-  numpy <- if (utils::packageVersion("reticulate") < "1.38") "numpy>=1.26,<2"
-  reticulate::virtualenv_install(envname, c(numpy, package), ...)
+  if (utils::packageVersion("reticulate") < "1.38") {
+    constraints <- tempfile(fileext = ".txt")
+    on.exit(unlink(constraints))
+    writeLines(c("numpy>=1.26,<2", "pyarrow<26"), constraints)
+    reticulate::virtualenv_install(envname, c("numpy>=1.26,<2", package),
+                                   pip_options = c("--constraint", constraints), ...)
+  } else {
+    reticulate::virtualenv_install(envname, package, ...)
+  }
   python <- reticulate::virtualenv_python(envname)
   message("dppca installed in ", envname, ". Restart R, or set RETICULATE_PYTHON=", python)
   invisible(python)

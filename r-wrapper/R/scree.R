@@ -12,6 +12,18 @@
 #' the budget, so the whole result is (eps, delta)-DP.
 #'
 #' @inheritParams dp_pc_dir
+#' @param X Numeric matrix or data frame (n x p), n >= 4; or one path (a string) to
+#'   Parquet/CSV files, read lazily by Python's dask as in [dp_pc_dir()] (then
+#'   `g_dppca = TRUE` and `nonprivate = FALSE`: the rows never come to R or to memory).
+#' @param design The pairs of the methods' pair statistics: `"auto"` (default: all
+#'   \eqn{n(n-1)/2} pairs for data in memory, the incomplete design for a path),
+#'   `"complete"` or `"incomplete"` (the pairs inside the blocks of \eqn{r + 1} rows of a
+#'   random block design drawn from the call's seed; each row is in one block, so the
+#'   sensitivities and the noise are those of the complete statistics). The directions
+#'   always use [dp_pc_dir()]'s `design = "auto"`. Unique prefixes are accepted.
+#' @param pairs_per_row `NULL` (default: 4095, at most n - 1) or a whole number \eqn{r}
+#'   in `1..(n - 1)`, pairs per row of the incomplete design. Not with
+#'   `design = "complete"`.
 #' @param method `"clipped"`, `"pmwm"`, `"huber"`, or several (unique prefixes accepted).
 #'   Omitted: `"clipped"` only, as in 'dppca'.
 #' @param control `NULL` (self-tuned defaults), one control ([clipped_control()],
@@ -38,35 +50,42 @@
 #'   res <- dp_scree(gau[1:1000, ], k = 3, eps = 2, delta = 1e-5, g_dppca = TRUE, seed = 1)
 #'   res$clipped$scree
 #'   attr(res$clipped, "conf_int")
+#'   # incomplete pair statistics: blocks of 512 rows
+#'   inc <- dp_scree(gau[1:2000, ], k = 3, eps = 2, delta = 1e-5, design = "incomplete",
+#'                   pairs_per_row = 511, seed = 1)
+#'   inc$clipped$pve
 #' }
 #' @export
 dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NULL, eps, delta,
                      center = TRUE, standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE,
                      mono = TRUE, seed = NULL, calibration = "analytic", noise = "tight",
-                     nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
+                     nonprivate = getOption("dppcapy.nonprivate", FALSE),
+                     design = c("auto", "complete", "incomplete"), pairs_per_row = NULL) {
   method <- if (missing(method) || is.null(method)) "clipped" else method
   .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                      if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
-                     seed, calibration, nonprivate, noise))
+                     seed, calibration, nonprivate, noise, design, pairs_per_row))
 }
 
 .scree_methods <- c("clipped", "pmwm", "huber")
 
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
-                      cpp.option, mono, seed, calibration, nonprivate, noise = "tight") {
+                      cpp.option, mono, seed, calibration, nonprivate, noise = "tight",
+                      design = "auto", pairs_per_row = NULL) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
   if (!is.null(control) && !is.list(control)) {
     .abort("`control` must be NULL, a *_control() list, or a list of them named by method",
            class = "dppca_type_error")
   }
-  args <- list(.as_py_data(X), .whole(k, "k", null_ok = FALSE),
+  args <- list(.as_py_data(X, path_ok = TRUE), .whole(k, "k", null_ok = FALSE),
                method = as.list(.expand_choices(method, .scree_methods)),
                control = .py_control(control),
                eps = eps, delta = delta, center = center, standardize = standardize,
                g_dppca = g_dppca, mono = mono, calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
-  do.call(.invoke, c(list(.py()$dp_scree), args, .noise_arg(.py()$dp_scree, noise)))
+  do.call(.invoke, c(list(.py()$dp_scree), args, .noise_arg(.py()$dp_scree, noise),
+                     .design_args(.py()$dp_scree, design, pairs_per_row)))
 }
 
 #' Scree or PVE plot of private scree values
@@ -90,7 +109,8 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                           delta, center = TRUE, standardize = FALSE, g_dppca = TRUE,
                           cpp.option = FALSE, mono = TRUE, type = c("pve", "scree"),
                           plot_control = NULL, seed = NULL, calibration = "analytic",
-                          noise = "tight", nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
+                          noise = "tight", nonprivate = getOption("dppcapy.nonprivate", FALSE),
+                          design = c("auto", "complete", "incomplete"), pairs_per_row = NULL) {
   type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
                          "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
@@ -98,7 +118,8 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
   method <- if (missing(method) || is.null(method)) "clipped" else method
   result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                                if (!missing(delta)) delta, center, standardize, g_dppca,
-                               cpp.option, mono, seed, calibration, nonprivate, noise))
+                               cpp.option, mono, seed, calibration, nonprivate, noise,
+                               design, pairs_per_row))
   .draw_scree(result, type, style)
   invisible(result)
 }
