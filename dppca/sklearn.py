@@ -138,22 +138,23 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Accuracy of the private centre (no public range is needed). Largest absolute error over 6
     coordinates (3-factor Gaussian data, column sd 1 to 2.5, located at 10), median and 90th
     percentile over 20 seeds, delta = 1e-5 (``benchmarks/bench_centre.py``; the release before
-    it, on a 2^-48..2^48 grid, had 90th percentiles of 1e10 to 7e12 in the first rows):
+    it, with quantiles on a 2^-48..2^48 grid, had 90th percentiles of 5e3, 2e12, 2e12 and 6e11
+    in the first four rows and 2 to 3 times the new ones in the last three):
 
     =====  ===  ============  ======  =====
     n      eps  center_share  median  90%
     =====  ===  ============  ======  =====
-    500    4    0.2           0.43    0.59
-    2000   0.5  0.1           10      10.1
-    2000   1    0.1           1.1     1.6
-    2000   1    0.2           0.34    0.51
-    2000   4    0.2           0.072   0.11
-    10000  1    0.2           0.051   0.077
-    10000  4    0.2           0.014   0.020
+    500    4    0.2           0.47    0.70
+    2000   0.5  0.2           1.2     1.8
+    2000   1    0.1           1.3     2.1
+    2000   1    0.2           0.40    0.58
+    2000   4    0.2           0.070   0.10
+    10000  1    0.2           0.049   0.071
+    10000  4    0.2           0.012   0.018
     =====  ===  ============  ======  =====
 
     Below n x eps x center_share of about 200 the radius searches stop early and the centre
-    shrinks towards 0 (the n = 2000, eps = 0.5 row), and a rare search that overshoots gives a
+    shrinks towards 0 (n = 2000, eps = 0.5, share 0.1: median error 10), and a rare search that overshoots gives a
     large error (500 seeds at n = 500, eps = 0.5, share 0.1: median 10, largest 2.4e4). So
     ``fit`` then releases no centre: ``mean_`` is 0, as with ``center=False`` (the scores are
     shifted by the constant mean @ components_.T, which the directions do not depend on), the
