@@ -5,6 +5,8 @@ import scikit-learn; ``dppca.DPPCA`` loads this module on first use.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -12,9 +14,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ._validation import DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg, int_arg
 from .directions import dp_pc_dir
-from .methods._shared import (BOUND_MULTIPLIER, BOUND_QUANTILE, BOUND_SHARE, paired_differences,
-                              resolve_norm_bound)
-from .methods.analyze_gauss import private_centre
+from .estimators.centre import MIN_N_EPS, dp_centre
 from .privacy import Ledger, split_budget
 from .privacy.composition import GaussianGroup
 from .scree import DIRECTION_SHARE, SCALE_SHARE, dp_scree
@@ -56,6 +56,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     center_share : float in (0, 1), default 0.2
         Share of (eps, delta) spent on the private centre when ``center=True`` (basic
         composition); the rest goes to :func:`dppca.dp_pc_dir` (and :func:`dppca.dp_scree`).
+        When n x eps x center_share < 200 (``dppca.estimators.centre.MIN_N_EPS``) no centre is
+        released (``mean_`` is 0, with a warning) and the whole budget goes to the directions.
     explained_variance : bool, default False
         Also release private scree values (``explained_variance_``, ``explained_variance_ratio_``)
         with :func:`dppca.dp_scree`; g-DPPCA only.
@@ -105,6 +107,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     sklearn.exceptions.NotFittedError
         From ``transform``/``inverse_transform`` before ``fit``.
 
+    Warns
+    -----
+    UserWarning
+        From ``fit`` with ``center=True`` when n x eps x center_share < 200: no centre is
+        released (public facts only, see ``center_share``).
+
     See Also
     --------
     dppca.dp_pc_dir, dppca.dp_scree, sklearn.decomposition.PCA
@@ -114,11 +122,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Privacy (replace-one neighbours, n public). The fit is (eps, delta)-DP by basic composition
     of two parts, split explicitly (with ``center`` False or public, the directions get all):
 
-    * Centre, ``center_share`` (eps, delta): a private bound C = 2 x the median norm of the
-      n/2 paired differences (x_a - x_b)/sqrt(2) of disjoint random pairs (exponential
-      mechanism, rank sensitivity 1, 20% of the centre's eps, pure), then
-      :func:`dppca.methods.analyze_gauss.private_centre` on the other 80%: two Gaussian means of
-      norm-clipped rows, L2 sensitivity 2R/n and 2C/n (proof in its docstring).
+    * Centre, ``center_share`` (eps, delta): :func:`dppca.estimators.centre.dp_centre`, two
+      steps each of a sparse-vector radius search on the distances to the previous centre (pure
+      DP, no range needed) and a Gaussian mean of the rows clipped to that radius around it
+      (L2 sensitivity 2R/n with a rounding factor); proof in its Notes.
     * Directions, the rest: :func:`dppca.dp_pc_dir` with ``method`` (sensitivities and proofs in
       its Notes; private scales when ``standardize=True``). With ``explained_variance=True`` the
       rest is the budget of :func:`dppca.dp_scree`, which gives the directions
@@ -128,31 +135,38 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ``transform``, ``inverse_transform`` and the feature names are post-processing. Refitting
     spends a new budget: each ``fit`` call is a separate (eps, delta) release.
 
-    Accuracy of the private centre (the data have no public range, so its clipping radii are
-    private quantiles on a geometric grid, which fail when eps m is small). Largest absolute
-    error over 6 coordinates (3-factor Gaussian data, column sd 1 to 2.5, located at 10),
-    median and 90th percentile over 20 seeds, delta = 1e-5:
+    Accuracy of the private centre (no public range is needed). Largest absolute error over 6
+    coordinates (3-factor Gaussian data, column sd 1 to 2.5, located at 10), median and 90th
+    percentile over 20 seeds, delta = 1e-5 (``benchmarks/bench_centre.py``; the release before
+    it, with quantiles on a 2^-48..2^48 grid, had 90th percentiles of 5e3, 2e12, 2e12 and 6e11
+    in the first four rows and 2 to 3 times the new ones in the last three):
 
-    =====  ===  ============  ==========  ===========
-    n      eps  center_share  median      90%
-    =====  ===  ============  ==========  ===========
-    2000   1    0.1           1.8e3       1e13
-    2000   1    0.2           8.6         2e11
-    2000   4    0.2           0.11        0.22
-    10000  1    0.1           0.60        4.1
-    10000  1    0.2           0.11        0.17
-    10000  4    0.2           0.023       0.031
-    =====  ===  ============  ==========  ===========
+    =====  ===  ============  ======  =====
+    n      eps  center_share  median  90%
+    =====  ===  ============  ======  =====
+    500    4    0.2           0.47    0.70
+    2000   0.5  0.2           1.2     1.8
+    2000   1    0.1           1.3     2.1
+    2000   1    0.2           0.40    0.58
+    2000   4    0.2           0.070   0.10
+    10000  1    0.2           0.049   0.071
+    10000  4    0.2           0.012   0.018
+    =====  ===  ============  ======  =====
 
-    So the private centre needs about n x eps x center_share >= 2000; below that, declare a
-    public centre (``center=``) or use ``center=False`` (the scores are then shifted by a
-    constant, mean @ components_.T, which the directions do not depend on).
+    Below n x eps x center_share of about 200 the radius searches stop early and the centre
+    shrinks towards 0 (n = 2000, eps = 0.5, share 0.1: median error 10), and a rare search that overshoots gives a
+    large error (500 seeds at n = 500, eps = 0.5, share 0.1: median 10, largest 2.4e4). So
+    ``fit`` then releases no centre: ``mean_`` is 0, as with ``center=False`` (the scores are
+    shifted by the constant mean @ components_.T, which the directions do not depend on), the
+    directions get the whole budget, and a warning (from the public n, eps and share) suggests
+    a public centre (``center=``). The centre's share costs the directions 4% to 30% in
+    sin-theta (the same benchmark).
 
     References
     ----------
     Kim, M. and Jung, S. (2025). Robust and differentially private PCA for non-Gaussian data.
-    arXiv:2507.15232. Dwork, Talwar, Thakurta and Zhang (2014), Analyze Gauss (the private
-    centre).
+    arXiv:2507.15232. Biswas, Dong, Kamath and Ullman (2020), CoinPress, and Durfee (2023),
+    unbounded quantiles (the private centre).
 
     Examples
     --------
@@ -205,6 +219,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, eps, delta, share = self._checked_params(values.shape[1])
+        share = _affordable_share(values.shape[0], eps, share)
         rng = _generator(self.random_state)
         self.ledger_ = Ledger(eps, delta)
         parts = split_budget(eps, delta, {"centre": share, "directions": 1 - share})
@@ -284,9 +299,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """The private centre on ``budget``, zeros (center=False), or the public centre."""
         p = values.shape[1]
         if isinstance(self.center, (bool, np.bool_)):
-            if not self.center:
+            if not (self.center and budget[0] > 0):
                 return np.zeros(p)
-            return _private_mean(values, *budget, rng, self.calibration, self.ledger_)
+            return dp_centre(values, *budget, rng, calibration=self.calibration, ledger=self.ledger_)
         centre = np.asarray(self.center, dtype=float) if _numeric(self.center) else None
         if centre is None or centre.shape != (p,) or not np.all(np.isfinite(centre)):
             raise DPPCAValueError(f"`center` must be True, False or a finite public centre of "
@@ -333,12 +348,16 @@ def _generator(random_state) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _private_mean(values, eps, delta, rng, calibration, ledger) -> np.ndarray:
-    """(eps, delta)-DP centre: a private spread bound, then two clipped Gaussian means."""
-    rows = paired_differences(values, rng)
-    bound, eps_c, delta_c = resolve_norm_bound(rows, None, BOUND_QUANTILE, BOUND_SHARE, eps, delta,
-                                               rng, ledger, "centre", BOUND_MULTIPLIER)
-    return private_centre(values, bound, eps_c, delta_c, rng, calibration, ledger)
+def _affordable_share(n, eps, share) -> float:
+    """``share``, or 0 with a warning when n eps share < MIN_N_EPS (public facts only)."""
+    if share > 0 and n * eps * share < MIN_N_EPS:
+        warnings.warn(f"n x eps x center_share = {n * eps * share:.3g} is below {MIN_N_EPS:g}: a "
+                      "private centre would be unreliable at this budget, so none is released "
+                      "(mean_ = 0, as with center=False) and its share goes to the directions; "
+                      "give more budget or declare a public centre (center=...)", UserWarning,
+                      stacklevel=3)
+        return 0.0
+    return share
 
 
 def _numeric(value) -> bool:

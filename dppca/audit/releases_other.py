@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ..estimators.histograms import Grid, additive_histogram, bin_counts, private_histograms, sparse_histogram
+from ..estimators.centre import RADIUS_MULTIPLIER, clipped_mean_sensitivity, clipped_row_mean, dp_centre
 from ..estimators.frame import private_frame
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
@@ -166,6 +167,31 @@ register(AuditedRelease(
     statistic=_frame_runs, sensitivity=lambda n, p, c: 1.0, norm="Linf", p=2,
     mechanism=_frame_release, eps=EPS, delta=DELTA,
     context=lambda D, rng: {"seed": int(rng.integers(2 ** 31))}))
+
+# ----------------------------------------------------------------------------- DPPCA centre
+
+
+def _centre_context(D, rng):
+    """A radius the real search can release: 1.25 x a candidate of UNBOUNDED_GRID (2^-64..2^64)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        typical = float(np.median(np.linalg.norm(D, axis=1))) * rng.uniform(0.3, 2.0)
+    typical = typical if np.isfinite(typical) else 2.0 ** 64
+    return {"radius": RADIUS_MULTIPLIER * min(max(typical, 2.0 ** -64), 2.0 ** 64)}
+
+
+def _centre_release(X, c, rng):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the small-n warning depends on n and eps only
+        return dp_centre(X, EPS, DELTA, rng)
+
+
+register(AuditedRelease(
+    # The neighbour search checks the clipped mean at a released radius; the distinguishing test
+    # runs the whole dp_centre (two radius searches and two clipped means) at (EPS, DELTA).
+    "centre: clipped row mean (DPPCA mean_)", claim="2R/n (1 + rounding)",
+    statistic=lambda X, c: clipped_row_mean(X, c["radius"]),
+    sensitivity=lambda n, p, c: clipped_mean_sensitivity(c["radius"], n, p),
+    mechanism=_centre_release, eps=EPS, delta=DELTA, p=3, context=_centre_context))
 
 # ----------------------------------------------------------------------------- histograms
 
