@@ -33,6 +33,11 @@ def sin_theta(V1, V2) -> float:
         If the shapes differ, an entry is not finite, or if a matrix has linearly dependent columns (its column space
         has dimension below k).
 
+    See Also
+    --------
+    scipy.linalg.subspace_angles : The principal angles it is computed from.
+    dppca.dp_pc_dir : Private directions to compare with a reference.
+
     Examples
     --------
     >>> import numpy as np

@@ -107,6 +107,13 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         (0, 1), bins not positive integers, axes not two distinct integers in [1, p], unknown
         or repeated method names, unknown calibration, non-bool flags.
 
+    See Also
+    --------
+    dp_score_group : One histogram per group on the same frame.
+    dp_score_plot : The histograms with synthetic samples and a figure.
+    dp_pc_dir : The private directions alone.
+    dp_scree : Private variances along the directions.
+
     Notes
     -----
     Privacy (replace-one neighbours, n public), basic composition over the ledger's releases:
@@ -203,6 +210,12 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         ``levels`` is not a list of distinct labels; ``partition_share`` is not in (0, 1);
         partition selection released no label (this depends only on that private release).
         Nothing depends on the group sizes or on which labels the data hold.
+
+    See Also
+    --------
+    dp_score : All rows together.
+    dp_score_plot_group : The grouped histograms with a figure.
+    dppca.privacy.select_partitions : The partition selection of labels.
 
     Notes
     -----

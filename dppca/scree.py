@@ -135,6 +135,12 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         requested or of the wrong type, non-bool flags, unknown calibration, directions that
         do not match X or exceed the budget.
 
+    See Also
+    --------
+    dp_scree_plot : The same with a scree or PVE plot.
+    dp_pc_dir : The private directions (pass them as ``directions=``).
+    clipped_control, pmwm_control, huber_control : The methods' settings.
+
     Notes
     -----
     Privacy (replace-one neighbours, n public): the ledger of each method lists every release
@@ -154,8 +160,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     * Each method: the pair-value U-statistics have sensitivity 2 W / n for terms in an interval
       of width W (a replaced row touches n - 1 of the n(n - 1)/2 pairs); tuning histograms have
       L2 sensitivity sqrt(2k); proofs in :mod:`dppca.estimators.pair_means`. With the incomplete design
-      each row is in exactly one block, whose complete statistic moves by 2 W / |B| and weighs
-      |B| / n: the same 2 W / n (rounding slack in
+      each row is in exactly one block, whose complete statistic moves by 2 W / ``|B|`` and weighs
+      ``|B| / n``: the same 2 W / n (rounding slack in
       :func:`dppca.stats.pair_statistics.block_clamped_fractions`).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.

@@ -74,6 +74,12 @@ class Ledger:
     DPPCAValueError
         From :meth:`record` when a release would take the total past ``(eps, delta)``.
 
+    See Also
+    --------
+    Release : One row of the ledger.
+    split_budget : Basic composition of named parts.
+    GaussianGroup : Gaussian-DP composition of Gaussian releases.
+
     Examples
     --------
     Every result carries the ledger of its call:
