@@ -26,6 +26,7 @@ def offset_neighbours() -> tuple[np.ndarray, np.ndarray]:
     See Also
     --------
     offset_attack : The distinguishing test on these neighbours.
+    dppca.audit.neighbour_search : Searches such pairs for every registered release.
 
     Examples
     --------

@@ -124,6 +124,7 @@ def private_quantile_grid(x, q, eps, rng, grid=LOG2_GRID, *, ledger: Ledger | No
     See Also
     --------
     private_quantile : The same utility on a public interval.
+    unbounded_quantile : A finer scale-free grid, by the sparse vector technique.
 
     Examples
     --------
@@ -220,9 +221,9 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     --------
     >>> import numpy as np
     >>> from dppca.privacy import unbounded_quantile
-    >>> x = np.arange(1.0, 101.0)
-    >>> median = unbounded_quantile(x, 0.5, eps=1.0, rng=np.random.default_rng(0))
-    >>> bool(30 < median < 70)
+    >>> distances = np.abs(np.random.default_rng(1).standard_normal(1000))
+    >>> q90 = unbounded_quantile(distances, 0.9, eps=1.0, rng=np.random.default_rng(0))
+    >>> bool(1.0 < q90 < 2.5)  # the exact 0.9 quantile of abs(N(0, 1)) is 1.64
     True
     """
     q = float_arg(q, "q", open_unit=True)

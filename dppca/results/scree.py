@@ -70,11 +70,11 @@ class ScreeResult(DPResult):
     n_obs : int
         Number of rows n (public).
     eps, delta : float
-        The call's budget.
-    calibration : str
-        The Gaussian calibration used.
+        Total budget of the :func:`dppca.dp_scree` call, shared by all methods.
+    calibration : {"analytic", "classic"}
+        How the Gaussian noise was calibrated (for the summary header).
     seed : int or str
-        The seed the call was given.
+        As given to :func:`dppca.dp_scree` (shown in the summary).
     mono : bool
         Whether to clip at 0 and fit a non-increasing sequence.
     controls : dict of str to control
