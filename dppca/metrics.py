@@ -35,7 +35,7 @@ def sin_theta(V1, V2) -> float:
 
     See Also
     --------
-    scipy.linalg.subspace_angles : The principal angles it is computed from.
+    dppca.PCDirections : Its ``directions`` are the usual arguments.
     dppca.dp_pc_dir : Private directions to compare with a reference.
 
     Examples

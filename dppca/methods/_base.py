@@ -78,7 +78,7 @@ def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     See Also
     --------
     orient : The sign convention.
-    numpy.linalg.eigh : The eigendecomposition used.
+    DirectionFit : Holds the eigenpairs a method returns.
 
     Examples
     --------

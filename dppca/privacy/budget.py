@@ -40,7 +40,7 @@ class Release:
 
     See Also
     --------
-    Ledger : Records releases and checks that they stay within the call's budget.
+    dppca.Ledger : Records releases and checks that they stay within the call's budget.
 
     Examples
     --------
@@ -76,9 +76,9 @@ class Ledger:
 
     See Also
     --------
-    Release : One row of the ledger.
-    split_budget : Basic composition of named parts.
-    GaussianGroup : Gaussian-DP composition of Gaussian releases.
+    dppca.privacy.Release : One row of the ledger.
+    dppca.privacy.split_budget : Basic composition of named parts.
+    dppca.privacy.GaussianGroup : Gaussian-DP composition of Gaussian releases.
 
     Examples
     --------
@@ -170,7 +170,7 @@ def split_budget(eps: float, delta: float, shares: dict[str, float]) -> dict[str
 
     See Also
     --------
-    Ledger : Where the parts' releases are recorded.
+    dppca.Ledger : Where the parts' releases are recorded.
     GaussianGroup : Gaussian-DP composition, tighter for several Gaussian releases.
 
     Examples
