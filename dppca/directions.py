@@ -117,6 +117,13 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         calibration, options that do not belong to the method, constant columns when
         standardizing.
 
+    See Also
+    --------
+    dp_scree : Private variances along the directions.
+    dp_score : Private score histograms along the directions.
+    PCDirections : The result.
+    dppca.metrics.sin_theta : Distance between two sets of directions.
+
     Notes
     -----
     Privacy: {gdppca_sensitivity}

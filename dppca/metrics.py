@@ -21,7 +21,7 @@ def sin_theta(V1, V2) -> float:
     Returns
     -------
     float in [0, 1]
-        sin of the largest principal angle; for orthonormal columns it equals the spectral
+        The sine of the largest principal angle; for orthonormal columns it equals the spectral
         norm ||V1 V1^T - V2 V2^T||_2 (Kim & Jung 2025, Section 3.2). Computed by
         :func:`scipy.linalg.subspace_angles` (Knyazev & Argentati 2002), which keeps a relative
         accuracy of about 1e-6 at an angle of 1e-10, where sqrt(1 - s_min^2) of the singular
@@ -32,6 +32,11 @@ def sin_theta(V1, V2) -> float:
     DPPCAValueError
         If the shapes differ, an entry is not finite, or if a matrix has linearly dependent columns (its column space
         has dimension below k).
+
+    See Also
+    --------
+    dppca.PCDirections : Its ``directions`` are the usual arguments.
+    dppca.dp_pc_dir : Private directions to compare with a reference.
 
     Examples
     --------

@@ -87,11 +87,11 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     nonprivate : bool
         Also attach the NON-PRIVATE scores and the exact histogram on the same grid.
     scale_share : float in (0, 1)
-        Share of the call's budget for the private column scales (standardize=True with
-        g_dppca=True; default 0.2).
+        Share of (eps, delta), taken by basic composition before the thirds below, for the
+        private column scales (only with standardize=True and g_dppca=True; default 0.2).
     noise : {"tight", "r_dppca"}
-        Noise of the g-DPPCA directions: the tight sensitivity (default) or the R package's
-        4/n with the classic calibration (see :func:`dppca.dp_pc_dir`).
+        Sensitivity of the g-DPPCA directions' release (their third of the budget): see
+        ``noise`` in :func:`dppca.dp_pc_dir`.
 
     Returns
     -------
@@ -105,6 +105,13 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         Non-numeric or non-finite X, fewer than 2 rows or columns, eps <= 0, delta outside
         (0, 1), bins not positive integers, axes not two distinct integers in [1, p], unknown
         or repeated method names, unknown calibration, non-bool flags.
+
+    See Also
+    --------
+    dp_score_group : One histogram per group on the same frame.
+    dp_score_plot : The histograms with synthetic samples and a figure.
+    dp_pc_dir : The private directions alone.
+    dp_scree : Private variances along the directions.
 
     Notes
     -----
@@ -151,10 +158,17 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     group : str or array_like of length n
         A column name of X, or one label per row (strings, numbers or a pandas Categorical).
         Missing labels are allowed: such rows are in no group (see Notes).
-    eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, nonprivate,
-    scale_share, noise
+    eps, delta : float
+        Total privacy budget of the call, eps > 0 and delta in (0, 1), as in :func:`dp_score`.
+    bins : int or (int, int), optional
         As in :func:`dp_score` (``bins=None`` uses the same rule with the total n: groups
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
+    method : str or sequence of {"add", "sparse"}
+        Histogram mechanisms, as in :func:`dp_score`; one release covers every group.
+    center, standardize, g_dppca : bool
+        As in :func:`dp_score` (g_dppca=False: NON-PRIVATE directions).
+    axes : (int, int)
+        1-based PC numbers for x and y, as in :func:`dp_score`.
     levels : sequence of labels, optional
         The **public domain** of the labels: every group to show, in display order (from R,
         the factor levels). Each level is a group, even one with no row (its histogram is
@@ -169,6 +183,16 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         label is released with probability 1/2 from 278 rows, 0.95 from 324 (eps = 3: 94 and
         109); a group that small is anyway buried in the histogram noise at that budget (e.g.
         sigma = 34 counts per cell for "add" with g-DPPCA), so a larger share buys little.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration, as in :func:`dp_score`.
+    rng : None, int or numpy.random.Generator
+        One generator drives every random step, as in :func:`dp_score`.
+    nonprivate : bool
+        Also attach the NON-PRIVATE scores and exact grouped histogram.
+    scale_share : float in (0, 1)
+        Share of (eps, delta) for the private column scales, as in :func:`dp_score`.
+    noise : {"tight", "r_dppca"}
+        Sensitivity of the g-DPPCA directions' release, as in :func:`dp_score`.
 
     Returns
     -------
@@ -185,6 +209,12 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         ``levels`` is not a list of distinct labels; ``partition_share`` is not in (0, 1);
         partition selection released no label (this depends only on that private release).
         Nothing depends on the group sizes or on which labels the data hold.
+
+    See Also
+    --------
+    dp_score : All rows together.
+    dp_score_plot_group : The grouped histograms with a figure.
+    dppca.privacy.select_partitions : The partition selection of labels.
 
     Notes
     -----
@@ -241,18 +271,37 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
 
     Parameters
     ----------
-    X, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration, rng, scale_share,
-    noise
-        As in :func:`dp_score` (**g_dppca=False makes the directions NON-PRIVATE**; the figure
-        says so in red).
+    X : pandas.DataFrame or array_like, shape (n, p)
+        Numeric data, as in :func:`dp_score`.
+    eps, delta : float
+        Total privacy budget of the call, eps > 0 and delta in (0, 1).
+    bins : int or (int, int), optional
+        Bins along x and y, as in :func:`dp_score`.
+    method : str or sequence of {"add", "sparse"}
+        Histogram mechanisms, as in :func:`dp_score`.
     private_plot : str or sequence of {"histogram", "sample"}
         Rows of the grid: the histograms, and one row of synthetic samples per sampling method.
     sampling_control : SamplingControl or dict, optional
         :func:`sampling_control` settings (default: uniform within bins, n points).
+    center, standardize : bool
+        As in :func:`dp_score`.
+    g_dppca : bool
+        As in :func:`dp_score` (**False makes the directions NON-PRIVATE**; the figure says so
+        in red).
+    axes : (int, int)
+        1-based PC numbers for x and y.
     plot_control : ScorePlotControl or dict, optional
         :func:`score_plot_control` settings.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration, as in :func:`dp_score`.
+    rng : None, int or numpy.random.Generator
+        One generator drives every random step (histograms and samples).
     nonprivate : bool
         Also draw the NON-PRIVATE scatter, histogram and its samples, labelled NON-PRIVATE.
+    scale_share : float in (0, 1)
+        Budget share of the private column scales (standardize=True, g_dppca=True).
+    noise : {"tight", "r_dppca"}
+        The directions' noise: tight, or R's 4/n (see :func:`dppca.dp_pc_dir`).
 
     Returns
     -------
@@ -304,13 +353,42 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
 
     Parameters
     ----------
-    X, group, levels, partition_share
-        As in :func:`dp_score_group` (``levels``: the public list of labels, e.g. R's factor
-        levels; without a declared domain the groups come from private partition selection).
-    eps, delta, bins, method, private_plot, sampling_control, center, standardize, g_dppca,
-    axes, plot_control, calibration, rng, nonprivate, scale_share, noise
-        As in :func:`dp_score_plot` (the positional order is that of :func:`dp_score_plot`;
-        in R ``method`` comes after ``axes`` here).
+    X : pandas.DataFrame or array_like, shape (n, p)
+        Numeric data, as in :func:`dp_score_group`.
+    group : str or array_like of length n
+        A column name of X or one label per row, as in :func:`dp_score_group`.
+    eps, delta : float
+        Total privacy budget of the call, eps > 0 and delta in (0, 1).
+    bins : int or (int, int), optional
+        Bins along x and y, as in :func:`dp_score_group`.
+    method : str or sequence of {"add", "sparse"}
+        Histogram mechanisms (the positional order is that of :func:`dp_score_plot`; in R
+        ``method`` comes after ``axes`` here).
+    private_plot : str or sequence of {"histogram", "sample"}
+        Rows of the grid, as in :func:`dp_score_plot`.
+    sampling_control : SamplingControl or dict, optional
+        :func:`sampling_control` settings.
+    center, standardize, g_dppca : bool
+        As in :func:`dp_score` (g_dppca=False: NON-PRIVATE directions, said in red).
+    axes : (int, int)
+        1-based PC numbers for x and y.
+    plot_control : ScorePlotControl or dict, optional
+        :func:`score_plot_control` settings (``palette`` colours the groups).
+    levels : sequence of labels, optional
+        The public list of labels (e.g. R's factor levels), as in :func:`dp_score_group`;
+        without a declared domain the groups come from private partition selection.
+    partition_share : float in (0, 1)
+        Share of (eps, delta) for partition selection, as in :func:`dp_score_group`.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration, as in :func:`dp_score`.
+    rng : None, int or numpy.random.Generator
+        One generator drives every random step (histograms and samples).
+    nonprivate : bool
+        Also draw the NON-PRIVATE references, labelled NON-PRIVATE.
+    scale_share : float in (0, 1)
+        Share of the budget spent on private column scales before the panels' releases.
+    noise : {"tight", "r_dppca"}
+        Noise of the shared g-DPPCA directions, as in :func:`dp_score_group`.
 
     Returns
     -------

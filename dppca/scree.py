@@ -99,17 +99,19 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     calibration : {"analytic", "classic"}
         Gaussian noise calibration; "classic" (R's formula) is proven only for eps < 1.
     rng : None, int or numpy.random.Generator
+        One generator drives every random step (noise, pairs, designs); the same seed gives the
+        same output.
     nonprivate : bool
         Also return the NON-PRIVATE reference (sample-covariance eigenvalues and trace).
     directions : PCDirections, optional
         Directions already computed by :func:`dppca.dp_pc_dir` on the same X (first k columns
         used, its scales reused). Its releases are counted in this call's budget.
     scale_share : float in (0, 1)
-        Share of the call's Gaussian-DP group for the private column scales (standardize=True
-        with g_dppca=True; default 0.2), released once for the call.
+        Fraction of the call's Gaussian-DP group (its mu^2) for the private column scales,
+        released once for all methods (only with standardize=True and g_dppca=True; default 0.2).
     noise : {"tight", "r_dppca"}
-        Noise of the g-DPPCA directions: the tight sensitivity (default) or the R package's
-        4/n with the classic calibration (see :func:`dppca.dp_pc_dir`).
+        Sensitivity of the directions computed inside the call (ignored for ``directions=``):
+        see ``noise`` in :func:`dppca.dp_pc_dir`.
     design : {"auto", "complete", "incomplete"}
         Pairs of the methods' pair statistics: "complete", all n(n-1)/2 pairs (O(n log n) per
         component); "incomplete", the pairs inside the blocks of a random block design
@@ -133,6 +135,12 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         requested or of the wrong type, non-bool flags, unknown calibration, directions that
         do not match X or exceed the budget.
 
+    See Also
+    --------
+    dp_scree_plot : The same with a scree or PVE plot.
+    dp_pc_dir : The private directions (pass them as ``directions=``).
+    clipped_control, pmwm_control, huber_control : The methods' settings.
+
     Notes
     -----
     Privacy (replace-one neighbours, n public): the ledger of each method lists every release
@@ -152,8 +160,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     * Each method: the pair-value U-statistics have sensitivity 2 W / n for terms in an interval
       of width W (a replaced row touches n - 1 of the n(n - 1)/2 pairs); tuning histograms have
       L2 sensitivity sqrt(2k); proofs in :mod:`dppca.estimators.pair_means`. With the incomplete design
-      each row is in exactly one block, whose complete statistic moves by 2 W / |B| and weighs
-      |B| / n: the same 2 W / n (rounding slack in
+      each row is in exactly one block, whose complete statistic moves by 2 W / ``|B|`` and weighs
+      ``|B| / n``: the same 2 W / n (rounding slack in
       :func:`dppca.stats.pair_statistics.block_clamped_fractions`).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
@@ -229,14 +237,40 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
 
     Parameters
     ----------
-    X, k, method, control, eps, delta, center, standardize, g_dppca, mono, calibration, rng,
-    nonprivate, directions, scale_share, noise, design, pairs_per_row
-        As in :func:`dp_scree`.
+    X : pandas.DataFrame, array_like, dask array or DataFrame, or path, shape (n, p)
+        Numeric data, as in :func:`dp_scree`.
+    k : int
+        Number of components, 1 <= k <= p.
+    method : str or sequence of str
+        "clipped", "pmwm", "huber", or several (one line each), as in :func:`dp_scree`.
+    control : control object, dict, or None
+        Method controls, as in :func:`dp_scree`.
+    eps, delta : float
+        Total privacy budget of the call (required): eps > 0, delta in (0, 1).
+    center, standardize, g_dppca, mono : bool
+        As in :func:`dp_scree` (g_dppca=False: NON-PRIVATE directions, said in the title).
     type : {"pve", "scree"}
         What to draw (R's default "pve": the share of the private total variance).
     plot_control : ScreePlotControl, dict or None
         Appearance (:func:`scree_plot_control`); validated before any data is touched.
+    calibration : {"analytic", "classic"}
+        Gaussian noise calibration, as in :func:`dp_scree`.
+    rng : None, int or numpy.random.Generator
+        Seed or generator of every random step, as in :func:`dp_scree`.
+    nonprivate : bool
+        Also compute and draw the NON-PRIVATE reference, labelled NON-PRIVATE.
+    directions : PCDirections, optional
+        Directions already released on the same X, as in :func:`dp_scree`.
     ax : matplotlib Axes, optional
+        Where to draw; None makes a new Figure.
+    scale_share : float in (0, 1)
+        Part of the budget for the private column scales, as in :func:`dp_scree`.
+    noise : {"tight", "r_dppca"}
+        Noise of directions computed in the call, as in :func:`dp_scree`.
+    design : {"auto", "complete", "incomplete"}
+        Pairs of the methods' pair statistics, as in :func:`dp_scree`.
+    pairs_per_row : int, optional
+        Pairs per row of the incomplete design, as in :func:`dp_scree`.
 
     Returns
     -------

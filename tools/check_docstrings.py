@@ -4,10 +4,6 @@ The public names are ``dppca.__all__`` and the ``__all__`` of the documented sub
 (the ones the API reference lists). The checks are ``[tool.numpydoc_validation] checks`` of
 pyproject.toml ("all" minus the exclusions given there, with the reasons). Prints one line
 per error and "docstrings: N checked, N errors"; exits 1 if there is an error.
-
-``tools/docstring_baseline.txt`` lists the errors known when the check was introduced
-("name: CODE", one a line): they are reported as known, not counted, and the list must only
-shrink (a baseline entry that no longer occurs is reported so it can be deleted).
 """
 import importlib
 import inspect
@@ -31,13 +27,6 @@ def selected_checks():
     return checks
 
 
-def known_errors():
-    """The baseline's "name: CODE" entries."""
-    path = ROOT / "tools" / "docstring_baseline.txt"
-    lines = path.read_text().splitlines() if path.exists() else []
-    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
-
-
 def public_names():
     """Qualified names of the public functions and classes, each object once."""
     seen, names = set(), []
@@ -59,21 +48,13 @@ def main():
     sys.path.insert(0, str(ROOT))
     checks = selected_checks()
     names = public_names()
-    baseline = known_errors()
-    errors, known, found = 0, 0, set()
+    errors = 0
     for name in names:
         for code, message in validate(name)["errors"]:
-            if code not in checks:
-                continue
-            found.add(f"{name}: {code}")
-            if f"{name}: {code}" in baseline:
-                known += 1
-                continue
-            errors += 1
-            print(f"{name}: {code} {message}")
-    for entry in sorted(baseline - found):
-        print(f"fixed, delete from tools/docstring_baseline.txt: {entry}")
-    print(f"docstrings: {len(names)} checked, {errors} errors ({known} known in the baseline)")
+            if code in checks:
+                errors += 1
+                print(f"{name}: {code} {message}")
+    print(f"docstrings: {len(names)} checked, {errors} errors")
     return 1 if errors else 0
 
 

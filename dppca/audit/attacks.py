@@ -14,7 +14,27 @@ C_CLIP, EPS, DELTA = 6e-4, 1.0, 1e-5
 
 
 def offset_neighbours() -> tuple[np.ndarray, np.ndarray]:
-    """(D, D'): the offset column and the same with row 0 replaced by 0, shape (43, 1)."""
+    """The neighbours of the offset attack: an offset column, and the same with row 0 set to 0.
+
+    Returns
+    -------
+    D : ndarray, shape (43, 1)
+        6.22e8 + 4.28 z with z standard normal (fixed seed): data far from the origin.
+    D_prime : ndarray, shape (43, 1)
+        D with row 0 replaced by 0 (a replace-one neighbour).
+
+    See Also
+    --------
+    offset_attack : The distinguishing test on these neighbours.
+    dppca.audit.neighbour_search : Searches such pairs for every registered release.
+
+    Examples
+    --------
+    >>> from dppca.audit import offset_neighbours
+    >>> D, D_prime = offset_neighbours()
+    >>> D.shape, int((D != D_prime).sum())
+    ((43, 1), 1)
+    """
     D = (OFFSET + SPREAD * np.random.default_rng(SEED).standard_normal(N_ROWS))[:, None]
     D_prime = D.copy()
     D_prime[0] = 0.0
@@ -22,20 +42,34 @@ def offset_neighbours() -> tuple[np.ndarray, np.ndarray]:
 
 
 def offset_attack(runs: int = 2000, seed: int = 0) -> DistinguishingResult:
-    """eps_lb of ``dp_scree(X, 1, "clipped", clipped_control(C_clip=6e-4), eps=1, delta=1e-5)``.
+    """The eps_lb of ``dp_scree(X, 1, "clipped", clipped_control(C_clip=6e-4), eps=1, delta=1e-5)``.
 
     The directions are fixed and public: with p = 1 the only direction is (1), passed as a
     :class:`PCDirections` from ``dp_pc_dir`` so that no budget goes to them. ``runs`` releases
     per neighbour, raw (``mono=False``) scree value as the test statistic (the threshold half
     orients it), Clopper-Pearson bounds on the other half.
 
+    Parameters
+    ----------
+    runs : int
+        Releases per neighbour.
+    seed : int
+        Seed of the releases.
+
     Returns
     -------
     DistinguishingResult
-        eps_lb was 5.60 before the block-relative pair statistics (commit e9b978e), 0 after.
+        The bound; eps_lb was 5.60 before the block-relative pair statistics (commit e9b978e),
+        0 after.
+
+    See Also
+    --------
+    offset_neighbours : The two datasets.
+    distinguishing_audit : The test.
 
     Examples
     --------
+    >>> from dppca.audit import offset_attack
     >>> offset_attack(runs=100).eps_lb <= 1
     True
     """

@@ -28,7 +28,32 @@ CONFIDENCE = 0.95
 
 @dataclass(frozen=True)
 class DistinguishingResult:
-    """eps_lb and the counts behind it (evaluation half)."""
+    """The empirical lower bound eps_lb and the counts behind it (evaluation half).
+
+    Parameters
+    ----------
+    eps_lb : float
+        Lower bound on eps (>= 0) at 95% Clopper-Pearson confidence on each error rate.
+    threshold : float
+        The test's threshold on the scalar score (chosen on the selection half).
+    false_positives : int
+        Releases on D above the threshold (evaluation half).
+    false_negatives : int
+        Releases on D' at or below the threshold (evaluation half).
+    runs : int
+        Releases in the evaluation half (both neighbours).
+
+    See Also
+    --------
+    eps_lower_bound : Computes it from scores.
+    distinguishing_audit : Computes it from a mechanism and two neighbours.
+
+    Examples
+    --------
+    >>> from dppca.audit import DistinguishingResult
+    >>> DistinguishingResult(0.0, 0.5, 480, 510, 2000).eps_lb
+    0.0
+    """
 
     eps_lb: float
     threshold: float
@@ -50,9 +75,28 @@ def scores_along(outputs, direction) -> np.ndarray:
 
 
 def eps_lower_bound(scores_d, scores_dprime, delta) -> DistinguishingResult:
-    """eps_lb from scalar scores of releases on D (``scores_d``) and D' (``scores_dprime``).
+    """Lower bound on eps from scalar scores of releases on D (``scores_d``) and D' (``scores_dprime``).
 
     The first half of each sample chooses the threshold, the second half evaluates it.
+
+    Parameters
+    ----------
+    scores_d : array_like, shape (r,)
+        Scores of r releases on D.
+    scores_dprime : array_like, shape (r,)
+        Scores of r releases on D'.
+    delta : float
+        Claimed delta of the mechanism.
+
+    Returns
+    -------
+    DistinguishingResult
+        The bound eps_lb = log((1 - delta - FNR_ub) / FPR_ub), the upper ends of the 95% Clopper-Pearson
+        intervals of the error rates on the evaluation half (0 when that is not positive).
+
+    See Also
+    --------
+    distinguishing_audit : Draws the releases and calls this.
 
     Examples
     --------
@@ -105,6 +149,7 @@ def distinguishing_audit(mechanism, D, D_prime, ctx, runs, delta, *, direction=N
     Parameters
     ----------
     mechanism : callable (X, ctx, rng) -> array_like
+        One release of the mechanism under test on the dataset X.
     D, D_prime : ndarray, shape (n, p)
         Neighbours (typically the worst pair of :func:`dppca.audit.neighbour_search`).
     ctx : dict
@@ -117,10 +162,17 @@ def distinguishing_audit(mechanism, D, D_prime, ctx, runs, delta, *, direction=N
         Projection direction of the outputs; default: mean output on D' minus on D over the
         threshold half (so only that half informs the test).
     seed : int
+        Seed of the releases' generator.
 
     Returns
     -------
     DistinguishingResult
+        The lower bound on eps and the counts of the evaluation half.
+
+    See Also
+    --------
+    eps_lower_bound : The test on scalar scores.
+    neighbour_search : Finds the neighbours to test.
 
     Examples
     --------

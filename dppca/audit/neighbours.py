@@ -97,7 +97,33 @@ def replacement_rows(D, r, rng, count=6) -> list:
 
 @dataclass
 class SearchResult:
-    """Worst neighbouring pair found for one release."""
+    """Worst neighbouring pair found for one release.
+
+    Parameters
+    ----------
+    name : str
+        The release's registry name.
+    ratio : float
+        Largest observed ||f(D) - f(D')|| / claimed sensitivity (<= 1 + 1e-9: no violation).
+    D, D_prime : ndarray, shape (n, p), optional
+        The pair that gave ``ratio``.
+    ctx : dict, optional
+        Public values of that pair.
+    where : str
+        Dataset family, n and replaced row of the pair.
+    pairs : int
+        Number of neighbouring pairs evaluated.
+
+    See Also
+    --------
+    neighbour_search : Makes it.
+
+    Examples
+    --------
+    >>> from dppca.audit import SearchResult
+    >>> SearchResult("example", 0.5).ratio <= 1
+    True
+    """
 
     name: str
     ratio: float
@@ -146,6 +172,7 @@ def neighbour_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_d
     Parameters
     ----------
     release : AuditedRelease
+        The release to audit (its statistic, claimed sensitivity and norm).
     seed : int
         Seed of every random choice (datasets, rows, contexts).
     sizes : sequence of int
@@ -161,6 +188,18 @@ def neighbour_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_d
     -------
     SearchResult
         ``ratio`` <= 1 + 1e-9 means no violation was found.
+
+    See Also
+    --------
+    distinguishing_audit : Tests the real mechanism on the worst pair.
+    register : Adds a release to audit.
+
+    Examples
+    --------
+    >>> from dppca.audit import REGISTRY, neighbour_search
+    >>> result = neighbour_search(REGISTRY["scree: clipped pair means"], sizes=(5,), greedy_steps=5)
+    >>> bool(result.ratio <= 1 + 1e-9), result.D.shape
+    (True, (5, 2))
     """
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # extreme inputs overflow on purpose

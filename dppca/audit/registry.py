@@ -18,7 +18,9 @@ NORMS = ("L2", "L1", "Linf")
 class AuditedRelease:
     """One private release, as the audit sees it.
 
-    Attributes
+    The fields are the constructor's parameters and the instance's attributes.
+
+    Parameters
     ----------
     name : str
         Registry key, e.g. ``"scree: clipped pair means"``.
@@ -28,6 +30,7 @@ class AuditedRelease:
     sensitivity : callable (n, p, ctx) -> float
         The claimed replace-one sensitivity of ``statistic`` in ``norm`` (n public).
     norm : {"L2", "L1", "Linf"}
+        Norm in which ``sensitivity`` is claimed (Frobenius: "L2" of the flattened matrix).
     mechanism : callable (X, ctx, rng) -> ndarray, optional
         One release of the real mechanism (same shape as ``statistic``'s output or any vector);
         None: no distinguishing test (e.g. releases whose output is not a noisy statistic).
@@ -44,6 +47,20 @@ class AuditedRelease:
         :data:`dppca.audit.neighbours.DATASETS`).
     claim : str
         The claimed sensitivity in words, for tables (e.g. ``"2 sqrt(k)/n (1 + nE)"``).
+
+    See Also
+    --------
+    register : Adds a release to :data:`REGISTRY`.
+    neighbour_search : Audits its sensitivity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.audit import AuditedRelease
+    >>> mean = AuditedRelease("example: clipped mean", lambda X, c: np.clip(X, 0, 1).mean(axis=0),
+    ...                       lambda n, p, c: np.sqrt(p) / n)
+    >>> mean.norm, mean.eps, mean.delta
+    ('L2', 1.0, 1e-05)
     """
 
     name: str
@@ -70,19 +87,35 @@ REGISTRY: dict[str, AuditedRelease] = {}
 def register(release: AuditedRelease) -> AuditedRelease:
     """Add ``release`` to :data:`REGISTRY` (its name must be new); returns it.
 
+    Parameters
+    ----------
+    release : AuditedRelease
+        The release to audit; ``release.name`` becomes its key.
+
+    Returns
+    -------
+    AuditedRelease
+        ``release`` itself (so ``register`` can wrap a definition).
+
     Raises
     ------
     ValueError
         If a release of that name is already registered.
 
+    See Also
+    --------
+    AuditedRelease : What is registered.
+    neighbour_search : Audits a release.
+
     Examples
     --------
     >>> import numpy as np
-    >>> from dppca.audit import AuditedRelease, REGISTRY, neighbour_search
+    >>> from dppca.audit import AuditedRelease, REGISTRY, neighbour_search, register
     >>> mean = AuditedRelease("example: clipped mean", lambda X, c: np.clip(X, 0, 1).mean(axis=0),
     ...                       lambda n, p, c: np.sqrt(p) / n)
-    >>> bool(neighbour_search(mean, sizes=(5,), greedy_steps=3).ratio <= 1 + 1e-9)
+    >>> bool(neighbour_search(register(mean), sizes=(5,), greedy_steps=3).ratio <= 1 + 1e-9)
     True
+    >>> del REGISTRY["example: clipped mean"]  # keep the package's registry as it was
     """
     if release.name in REGISTRY:
         raise ValueError(f"release {release.name!r} is already registered")
@@ -91,7 +124,30 @@ def register(release: AuditedRelease) -> AuditedRelease:
 
 
 def distance(a, b, norm: str) -> float:
-    """||a - b|| in ``norm``; inf when the shapes differ or a value is not finite."""
+    """The distance ||a - b|| in ``norm``; inf when the shapes differ or a value is not finite.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Two outputs of a statistic (any shape).
+    norm : {"L2", "L1", "Linf"}
+        The norm of the flattened difference.
+
+    Returns
+    -------
+    float
+        The distance (0 for two empty arrays).
+
+    See Also
+    --------
+    neighbour_search : Compares it with the claimed sensitivity.
+
+    Examples
+    --------
+    >>> from dppca.audit import distance
+    >>> distance([0, 0], [3, 4], "L2"), distance([0, 0], [3, 4], "L1"), distance([0], [1, 2], "L2")
+    (5.0, 7.0, inf)
+    """
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.shape != b.shape:
         return float("inf")

@@ -69,6 +69,7 @@ def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="toprig
     Returns
     -------
     ScreePlotControl
+        Frozen and validated; pass it as ``plot_control`` (only appearance, no privacy effect).
 
     Raises
     ------
@@ -79,6 +80,7 @@ def scree_plot_control(title=None, xlab=None, ylab=None, legend_position="toprig
     See Also
     --------
     dp_scree_plot : Uses it (``plot_control=``).
+    score_plot_control : The appearance of :func:`dp_score_plot`.
 
     Examples
     --------

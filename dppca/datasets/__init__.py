@@ -80,6 +80,10 @@ def load_adult(labels: bool = False) -> pd.DataFrame:
     pandas.DataFrame
         Shape (32561, 5) or (32561, 14).
 
+    See Also
+    --------
+    load_gau : Gaussian clusters (simulated).
+
     Examples
     --------
     >>> from dppca import load_adult

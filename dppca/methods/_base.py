@@ -10,7 +10,9 @@ import numpy as np
 class DirectionFit:
     """Output of one direction method, before it is wrapped in a result object.
 
-    Attributes
+    The fields are the constructor's parameters and the instance's attributes.
+
+    Parameters
     ----------
     vectors : ndarray, shape (p, k)
         Orthonormal columns, sign-normalised by :func:`orient`.
@@ -30,6 +32,20 @@ class DirectionFit:
         as the covariance directions for elliptical data) or ``"LAD subspace"`` (the robust
         least-absolute-deviation subspace of the spatial signs). Set from
         :data:`dppca.methods.TARGETS` by the registry.
+
+    See Also
+    --------
+    dppca.PCDirections : The result object :func:`dppca.dp_pc_dir` wraps it in.
+    top_eigen : The eigenpairs most methods return.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods import DirectionFit, top_eigen
+    >>> values, vectors = top_eigen(np.diag([3.0, 2.0, 1.0]), k=2)
+    >>> fit = DirectionFit(vectors, values, mechanism="none")
+    >>> fit.vectors.shape, fit.eigenvalues.tolist()
+    ((3, 2), [3.0, 2.0])
     """
 
     vectors: np.ndarray
@@ -44,9 +60,33 @@ class DirectionFit:
 def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-k eigenpairs (largest algebraic eigenvalues) of a symmetric matrix.
 
+    Parameters
+    ----------
+    matrix : ndarray, shape (p, p)
+        A symmetric matrix (it is symmetrised as (M + M^T) / 2 first, so rounding asymmetry
+        does no harm), e.g. a noisy Kendall's tau matrix.
+    k : int
+        Number of eigenpairs, 1 <= k <= p.
+
     Returns
     -------
-    (eigenvalues (k,), vectors (p, k)), eigenvalues decreasing, vectors oriented by :func:`orient`.
+    eigenvalues : ndarray, shape (k,)
+        The k largest eigenvalues, decreasing.
+    vectors : ndarray, shape (p, k)
+        Their orthonormal eigenvectors, oriented by :func:`orient`.
+
+    See Also
+    --------
+    orient : The sign convention.
+    DirectionFit : Holds the eigenpairs a method returns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods import top_eigen
+    >>> values, vectors = top_eigen(np.array([[2.0, 1.0], [1.0, 2.0]]), k=1)
+    >>> values.round(6).tolist(), vectors.round(4).ravel().tolist()
+    ([3.0], [0.7071, 0.7071])
     """
     values, vectors = np.linalg.eigh((matrix + matrix.T) / 2)
     order = np.argsort(values)[::-1][:k]
@@ -54,7 +94,29 @@ def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def orient(vectors: np.ndarray) -> np.ndarray:
-    """Deterministic sign convention: in each column the entry of largest absolute value is positive."""
+    """Deterministic sign convention: in each column the entry of largest absolute value is positive.
+
+    Parameters
+    ----------
+    vectors : array_like, shape (p, k)
+        Columns to orient (eigenvectors are defined up to sign).
+
+    Returns
+    -------
+    ndarray, shape (p, k)
+        A copy with each column multiplied by +1 or -1 (a zero column is left as it is).
+
+    See Also
+    --------
+    top_eigen : Orients its eigenvectors with it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods import orient
+    >>> orient(np.array([[0.6, 0.0], [-0.8, -1.0]])).tolist()
+    [[-0.6, -0.0], [0.8, 1.0]]
+    """
     vectors = np.array(vectors, dtype=float)
     rows = np.argmax(np.abs(vectors), axis=0)
     signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])

@@ -19,9 +19,11 @@ _BUDGET_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class Release:
-    """One private release.
+    """One private release (a row of a :class:`Ledger`).
 
-    Attributes
+    The fields are the constructor's parameters and the instance's attributes.
+
+    Parameters
     ----------
     step : str
         What was released (e.g. ``"directions: Kendall's tau matrix"``).
@@ -35,6 +37,17 @@ class Release:
         Gaussian standard deviation, Laplace scale, or ``nan`` for the exponential mechanism.
     eps, delta : float
         Budget spent by this release.
+
+    See Also
+    --------
+    dppca.Ledger : Records releases and checks that they stay within the call's budget.
+
+    Examples
+    --------
+    >>> from dppca.privacy import Release
+    >>> release = Release("mean", "Gaussian (analytic)", 0.1, "L2", 0.37, 1.0, 1e-5)
+    >>> release.mechanism, release.eps
+    ('Gaussian (analytic)', 1.0)
     """
 
     step: str
@@ -60,6 +73,12 @@ class Ledger:
     ------
     DPPCAValueError
         From :meth:`record` when a release would take the total past ``(eps, delta)``.
+
+    See Also
+    --------
+    dppca.privacy.Release : One row of the ledger.
+    dppca.privacy.split_budget : Basic composition of named parts.
+    dppca.privacy.GaussianGroup : Gaussian-DP composition of Gaussian releases.
 
     Examples
     --------
@@ -148,6 +167,17 @@ def split_budget(eps: float, delta: float, shares: dict[str, float]) -> dict[str
     ------
     DPPCAValueError
         If a share is negative or the shares do not sum to 1.
+
+    See Also
+    --------
+    dppca.Ledger : Where the parts' releases are recorded.
+    GaussianGroup : Gaussian-DP composition, tighter for several Gaussian releases.
+
+    Examples
+    --------
+    >>> from dppca.privacy import split_budget
+    >>> split_budget(1.0, 1e-5, {"frame": 0.5, "histograms": 0.5})
+    {'frame': (0.5, 5e-06), 'histograms': (0.5, 5e-06)}
     """
     for name, share in shares.items():
         float_arg(share, f"share of {name!r}", closed_unit=True)

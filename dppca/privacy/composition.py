@@ -36,6 +36,30 @@ class GaussianGroup:
     eps, delta : float
         Budget of the whole group.
     calibration : {"analytic", "classic"}
+        How mu is derived from (eps, delta): the exact (analytic) Gaussian calibration, or the
+        classic formula (see :func:`dppca.privacy.gaussian_sigma`).
+
+    See Also
+    --------
+    GaussianShare : One release's part of the group.
+    gdp_epsilon : The eps of a mu-GDP mechanism at a given delta.
+    split_budget : Basic composition, for mechanisms that are not Gaussian.
+
+    Examples
+    --------
+    Two releases sharing (1, 1e-5) half and half of mu^2:
+
+    >>> import numpy as np
+    >>> from dppca.privacy import GaussianGroup, Ledger
+    >>> group = GaussianGroup(1.0, 1e-5)
+    >>> round(group.mu, 4)
+    0.2681
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> rng = np.random.default_rng(0)
+    >>> _, sigma = group.share(0.5).release(np.zeros(2), 1.0, rng, ledger, "mean")
+    >>> _, sigma = group.share(0.5).release(np.zeros(2), 1.0, rng, ledger, "trace")
+    >>> round(sigma, 3), len(ledger)
+    (5.276, 2)
     """
 
     def __init__(self, eps, delta, calibration="analytic"):
@@ -88,7 +112,33 @@ class GaussianGroup:
 
 
 def gdp_epsilon(mu, delta) -> float:
-    """The eps at which mu-GDP gives delta: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = delta."""
+    """The eps at which mu-GDP gives delta: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = delta.
+
+    Parameters
+    ----------
+    mu : float
+        The Gaussian-DP parameter (L2 sensitivity over noise sd for one Gaussian mechanism), > 0.
+    delta : float
+        The target delta, in (0, 1).
+
+    Returns
+    -------
+    float
+        The smallest eps >= 0 for which a mu-GDP mechanism is (eps, delta)-DP (Dong, Roth and
+        Su 2022, Cor. 2.13), solved to 1e-12 by :func:`scipy.optimize.brentq`.
+
+    See Also
+    --------
+    GaussianGroup : Uses the inverse map, mu from (eps, delta).
+
+    Examples
+    --------
+    The mu of the analytic Gaussian calibration at (1, 1e-5) maps back to eps = 1:
+
+    >>> from dppca.privacy import GaussianGroup, gdp_epsilon
+    >>> round(gdp_epsilon(GaussianGroup(1.0, 1e-5).mu, 1e-5), 6)
+    1.0
+    """
     from scipy.optimize import brentq
     from scipy.special import log_ndtr
 
@@ -103,7 +153,26 @@ def gdp_epsilon(mu, delta) -> float:
 
 @dataclass(frozen=True)
 class GaussianShare:
-    """A fraction of a :class:`GaussianGroup`'s mu^2, for one release."""
+    """A fraction of a :class:`GaussianGroup`'s mu^2, for one release.
+
+    Parameters
+    ----------
+    group : GaussianGroup
+        The group whose budget this share is part of.
+    fraction : float
+        The share of the group's mu^2, in (0, 1]; the release's mu is sqrt(fraction) mu.
+
+    See Also
+    --------
+    GaussianGroup.share : Makes a share.
+
+    Examples
+    --------
+    >>> from dppca.privacy import GaussianGroup
+    >>> share = GaussianGroup(1.0, 1e-5).share(0.5)
+    >>> round(share.sigma(1.0), 3)
+    5.276
+    """
 
     group: GaussianGroup
     fraction: float

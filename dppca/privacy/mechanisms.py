@@ -40,12 +40,25 @@ def gaussian_sigma(sensitivity: float, eps: float, delta: float, calibration: st
     Returns
     -------
     float
-        sigma, in the units of the statistic.
+        The noise standard deviation sigma, in the units of the statistic.
 
     Raises
     ------
     DPPCAValueError, DPPCATypeError
         For a non-positive sensitivity or eps, delta outside (0, 1), or an unknown calibration.
+
+    See Also
+    --------
+    gaussian_mechanism : Adds noise of this standard deviation and records the release.
+    laplace_scale : The Laplace mechanism's counterpart (pure eps-DP).
+
+    Examples
+    --------
+    >>> from dppca.privacy import gaussian_sigma
+    >>> round(gaussian_sigma(1.0, eps=1.0, delta=1e-5), 3)
+    3.731
+    >>> round(gaussian_sigma(1.0, eps=1.0, delta=1e-5, calibration="classic"), 3)
+    4.845
     """
     sensitivity = float_arg(sensitivity, "sensitivity", positive=True)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -73,9 +86,16 @@ def gaussian_mechanism(value, sensitivity, eps, delta, rng, *, calibration="anal
     ----------
     value : float or ndarray
         The statistic, any shape.
-    sensitivity, eps, delta, calibration
-        As in :func:`gaussian_sigma`.
+    sensitivity : float
+        L2 sensitivity of ``value`` between neighbouring datasets, > 0 (see :func:`gaussian_sigma`).
+    eps : float
+        Privacy parameter of this release, > 0.
+    delta : float
+        Privacy parameter of this release, in (0, 1).
     rng : numpy.random.Generator
+        Source of the noise (drawn through :mod:`dppca.privacy.samplers`).
+    calibration : {"analytic", "classic"}
+        How sigma is computed from (sensitivity, eps, delta); see :func:`gaussian_sigma`.
     ledger : Ledger, optional
         Where the release is recorded.
     step, norm : str
@@ -83,10 +103,27 @@ def gaussian_mechanism(value, sensitivity, eps, delta, rng, *, calibration="anal
 
     Returns
     -------
-    (noisy value, sigma)
-        Same shape as ``value``; (eps, delta)-DP when ``sensitivity`` bounds the L2 change.
-        Drawn by :func:`dppca.privacy.samplers.add_gaussian_noise` (floating-point safe;
-        sigma is the one it used, larger than the calibrated one by a relative 2^-40 or less).
+    noisy : float or ndarray
+        ``value`` plus the noise, same shape; (eps, delta)-DP when ``sensitivity`` bounds the
+        L2 change. Drawn by :func:`dppca.privacy.samplers.add_gaussian_noise` (floating-point
+        safe).
+    sigma : float
+        The noise standard deviation used: the calibrated one, larger by a relative 2^-40 or less.
+
+    See Also
+    --------
+    gaussian_sigma : The calibration.
+    laplace_mechanism : Pure eps-DP release for an L1 sensitivity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import Ledger, gaussian_mechanism
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> noisy, sigma = gaussian_mechanism(np.zeros(3), 1.0, 1.0, 1e-5, np.random.default_rng(0),
+    ...                                   ledger=ledger, step="mean")
+    >>> noisy.shape, round(sigma, 3), len(ledger)
+    ((3,), 3.731, 1)
     """
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     noisy, sigma = add_gaussian_noise(value, sigma, sensitivity, rng)
@@ -103,14 +140,36 @@ def symmetric_gaussian_noise(d: int, sigma: float, rng: np.random.Generator) -> 
     Adding it to a symmetric statistic with Frobenius sensitivity Delta is the Gaussian
     mechanism on vecd of the statistic. Kim & Jung (2025), Proposition 2.1.
 
+    Parameters
+    ----------
+    d : int
+        Size of the matrix.
+    sigma : float
+        Standard deviation of each entry of xi (diagonal entries), >= 0.
+    rng : numpy.random.Generator
+        Source of the noise.
+
     Returns
     -------
-    ndarray, shape (d, d), symmetric.
+    ndarray, shape (d, d)
+        The symmetric noise matrix.
+
+    See Also
+    --------
+    gaussian_sigma : The sigma for a Frobenius sensitivity and a budget.
 
     Notes
     -----
     Noise only: added to an unsnapped float matrix it is not floating-point safe. Release a
     matrix with :func:`dppca.privacy.samplers.add_symmetric_gaussian_noise` instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import symmetric_gaussian_noise
+    >>> noise = symmetric_gaussian_noise(3, 1.0, np.random.default_rng(0))
+    >>> noise.shape, bool(np.array_equal(noise, noise.T))
+    ((3, 3), True)
     """
     rows, cols = np.triu_indices(d, k=1)
     noise = np.zeros((d, d))
@@ -119,7 +178,36 @@ def symmetric_gaussian_noise(d: int, sigma: float, rng: np.random.Generator) -> 
 
 
 def laplace_scale(sensitivity: float, eps: float) -> float:
-    """Scale b = Delta_1 / eps of the Laplace mechanism (pure eps-DP for L1 sensitivity Delta_1)."""
+    """Scale b = Delta_1 / eps of the Laplace mechanism (pure eps-DP for L1 sensitivity Delta_1).
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity Delta_1 of the released statistic, > 0.
+    eps : float
+        Privacy parameter, > 0.
+
+    Returns
+    -------
+    float
+        The scale b, in the units of the statistic.
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        For a non-positive or non-numeric sensitivity or eps.
+
+    See Also
+    --------
+    laplace_mechanism : Adds Laplace noise of this scale.
+    gaussian_sigma : The Gaussian mechanism's counterpart.
+
+    Examples
+    --------
+    >>> from dppca.privacy import laplace_scale
+    >>> laplace_scale(2.0, eps=0.5)
+    4.0
+    """
     return float_arg(sensitivity, "sensitivity", positive=True) / eps_arg(eps)
 
 
@@ -127,11 +215,41 @@ def laplace_mechanism(value, sensitivity, eps, rng, *, ledger: Ledger | None = N
                       step="statistic", norm="L1"):
     """Release ``value + Laplace(0, Delta_1/eps)`` noise, eps-DP (Dwork & Roth 2014, Thm 3.6).
 
+    Parameters
+    ----------
+    value : float or ndarray
+        The statistic, any shape.
+    sensitivity : float
+        L1 sensitivity Delta_1 of ``value`` between neighbouring datasets, > 0.
+    eps : float
+        Privacy parameter of this release, > 0.
+    rng : numpy.random.Generator
+        Source of the noise (drawn through :mod:`dppca.privacy.samplers`).
+    ledger : Ledger, optional
+        Where the release is recorded (with delta 0).
+    step, norm : str
+        Labels for the ledger.
+
     Returns
     -------
-    (noisy value, scale)
-        Drawn by :func:`dppca.privacy.samplers.add_laplace_noise` (floating-point safe; the
-        scale it used, at least Delta_1/eps).
+    noisy : float or ndarray
+        ``value`` plus the noise, same shape. Drawn by
+        :func:`dppca.privacy.samplers.add_laplace_noise` (floating-point safe).
+    scale : float
+        The scale it used, at least Delta_1/eps.
+
+    See Also
+    --------
+    laplace_scale : The calibration.
+    gaussian_mechanism : (eps, delta)-DP release for an L2 sensitivity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import laplace_mechanism
+    >>> noisy, scale = laplace_mechanism(np.zeros(2), 1.0, 1.0, np.random.default_rng(0))
+    >>> noisy.shape, round(scale, 6)
+    ((2,), 1.0)
     """
     scale = laplace_scale(sensitivity, eps)
     noisy, scale = add_laplace_noise(value, scale, sensitivity, rng)
@@ -153,9 +271,29 @@ def exponential_mechanism(log_base_measure, utility, sensitivity, eps, rng) -> i
         Log of the data-independent base measure of each candidate (e.g. interval lengths);
         ``-inf`` excludes a candidate.
     utility : ndarray, shape (m,)
+        Utility of each candidate (larger is likelier).
     sensitivity : float
+        Largest change of any utility between neighbouring datasets, > 0.
     eps : float
+        Privacy parameter, > 0.
     rng : numpy.random.Generator
+        Source of the Gumbel noise (drawn through :mod:`dppca.privacy.samplers`).
+
+    Returns
+    -------
+    int
+        The index of the selected candidate, in [0, m).
+
+    See Also
+    --------
+    private_quantile : A private quantile by this mechanism over intervals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import exponential_mechanism
+    >>> exponential_mechanism(np.zeros(3), [0.0, 0.0, 100.0], 1.0, 1.0, np.random.default_rng(0))
+    2
     """
     score = np.asarray(log_base_measure, float) + eps * np.asarray(utility, float) / (2.0 * sensitivity)
     return int(np.argmax(score + gumbel_noise(score.shape, rng)))

@@ -40,16 +40,24 @@ def partition_selection_threshold(eps: float, delta: float, max_partitions: int 
 
     Returns
     -------
-    (scale, threshold) : (float, float)
-        b = Delta_0 / eps (counts) and tau = 1 + b ln(Delta_0 / (2 delta)) (counts), rounded up.
+    scale : float
+        The Laplace scale b = Delta_0 / eps, in counts.
+    threshold : float
+        The count threshold tau = 1 + b ln(Delta_0 / (2 delta)), in counts, rounded up.
 
     Raises
     ------
     DPPCAValueError
         eps <= 0, delta outside (0, 1), max_partitions < 1.
 
+    See Also
+    --------
+    select_partitions : The selection these numbers calibrate.
+    selection_probability : How likely a partition of a given size is released.
+
     Examples
     --------
+    >>> from dppca.privacy import partition_selection_threshold
     >>> scale, threshold = partition_selection_threshold(1.0, 1e-6)
     >>> round(scale, 3), round(threshold, 2)
     (2.0, 28.63)
@@ -70,17 +78,31 @@ def selection_probability(count, eps: float, delta: float, max_partitions: int =
     Parameters
     ----------
     count : int or array_like of int, >= 0
-    eps, delta, max_partitions
-        As in :func:`partition_selection_threshold`.
+        Number of rows of the partition (or of each partition).
+    eps : float
+        Budget of the selection, > 0.
+    delta : float
+        Budget of the selection, in (0, 1).
+    max_partitions : int
+        Delta_0, see :func:`partition_selection_threshold`.
 
     Returns
     -------
-    ndarray of float, the shape of ``count``.
+    ndarray of float
+        The release probability of each count, the shape of ``count``.
+
+    See Also
+    --------
+    select_partitions : The selection.
+    partition_selection_threshold : Its scale and threshold.
 
     Examples
     --------
+    >>> from dppca.privacy import selection_probability
     >>> float(selection_probability(1, 1.0, 1e-6)) <= 1e-6 / 2  # a lone row: at most delta / 2
     True
+    >>> selection_probability([30, 60], 1.0, 1e-6).round(3).tolist()
+    [0.748, 1.0]
     """
     scale, threshold = partition_selection_threshold(eps, delta, max_partitions)
     count = np.asarray(count, dtype=float)
@@ -106,6 +128,7 @@ def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator
     delta : float
         Budget of the selection, in (0, 1).
     rng : numpy.random.Generator
+        Source of the Laplace noise (drawn through :mod:`dppca.privacy.samplers`).
     max_partitions : int
         Delta_0, see :func:`partition_selection_threshold` (2 for replace-one, the package's
         neighbouring relation).
@@ -124,6 +147,12 @@ def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator
     ------
     DPPCAValueError
         A negative or non-integer count; budget errors as in :func:`partition_selection_threshold`.
+
+    See Also
+    --------
+    partition_selection_threshold : The scale and threshold used.
+    selection_probability : The exact release probability of a partition.
+    dppca.dp_score_group : Uses this selection when no domain of labels is declared.
 
     Notes
     -----
@@ -160,6 +189,7 @@ def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator
     Examples
     --------
     >>> import numpy as np
+    >>> from dppca.privacy import select_partitions
     >>> select_partitions([1000, 1], 1.0, 1e-6, np.random.default_rng(0)).tolist()
     [True, False]
     """

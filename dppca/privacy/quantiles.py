@@ -25,7 +25,7 @@ LOG2_GRID = 2.0 ** np.arange(-48.0, 48.0 + 1e-9, 0.25)
 
 def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = None,
                      step="quantile") -> float:
-    """eps-DP q-quantile of ``x`` on the public interval [lower, upper], O(m log m).
+    """Private (eps-DP) q-quantile of ``x`` on the public interval [lower, upper], O(m log m).
 
     Parameters
     ----------
@@ -37,21 +37,40 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     eps : float
         Budget of this release (pure eps-DP).
     rng : numpy.random.Generator
+        Source of the randomness (the exponential mechanism's Gumbel noise).
     lower, upper : float
         Public bounds, lower < upper.
     ledger : Ledger, optional
+        Where the release is recorded.
+    step : str
+        Label for the ledger.
 
     Returns
     -------
     float
         A point drawn uniformly inside an interval between consecutive sorted values,
         the interval chosen with probability proportional to length * exp(eps u / 2),
-        u = -|rank - q m| (Smith 2011). Sensitivity of u: 1 (replace-one).
+        u = -abs(rank - q m) (Smith 2011). Sensitivity of u: 1 (replace-one).
 
     Raises
     ------
     DPPCAValueError
         If lower >= upper or q is outside [0, 1].
+
+    See Also
+    --------
+    private_quantile_grid : The same utility over public candidate values (no range needed).
+    smooth_sensitivity_quantile : (eps, delta)-DP, more accurate for dense data.
+    unbounded_quantile : No public range, by the sparse vector technique.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import private_quantile
+    >>> x = np.arange(1.0, 101.0)
+    >>> median = private_quantile(x, 0.5, eps=1.0, rng=np.random.default_rng(0), lower=0, upper=200)
+    >>> bool(30 < median < 70)
+    True
     """
     q = float_arg(q, "q", closed_unit=True)
     eps = eps_arg(eps)
@@ -71,19 +90,50 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
 
 def private_quantile_grid(x, q, eps, rng, grid=LOG2_GRID, *, ledger: Ledger | None = None,
                           step="quantile") -> float:
-    """eps-DP q-quantile of ``x`` chosen among the public candidate values ``grid``.
+    """Private (eps-DP) q-quantile of ``x`` chosen among the public candidate values ``grid``.
 
     For quantities with no public range (scales, norms): the default grid is
     geometric, 2^-48 .. 2^48 with ratio 2^(1/4), so the answer is within a factor
     2^(1/4) of a point whose rank is within O(log(len(grid)) / eps) of q m.
     Keep q away from 0 and 1: the candidates beyond the data have utility -(1-q) m
     (or -q m), and they are many.
-    Utility u(c) = -| #{x_i <= c} - q m |, sensitivity 1 (replace-one), equal base measure.
+    Utility u(c) = -abs(#{x_i <= c} - q m), sensitivity 1 (replace-one), equal base measure.
+
+    Parameters
+    ----------
+    x : array_like, shape (m,)
+        Values.
+    q : float
+        Quantile level in [0, 1] (best away from 0 and 1).
+    eps : float
+        Budget of this release (pure eps-DP), > 0.
+    rng : numpy.random.Generator
+        Source of the randomness (the exponential mechanism's Gumbel noise).
+    grid : array_like, shape (g,)
+        Public candidate values (default ``LOG2_GRID``).
+    ledger : Ledger, optional
+        Where the release is recorded.
+    step : str
+        Label for the ledger.
 
     Returns
     -------
     float
         One of the grid values.
+
+    See Also
+    --------
+    private_quantile : The same utility on a public interval.
+    unbounded_quantile : A finer scale-free grid, by the sparse vector technique.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import private_quantile_grid
+    >>> x = np.arange(1.0, 101.0)
+    >>> median = private_quantile_grid(x, 0.5, eps=1.0, rng=np.random.default_rng(0))
+    >>> bool(30 < median < 70), bool(np.log2(median) * 4 == round(np.log2(median) * 4))
+    (True, True)
     """
     q = float_arg(q, "q", closed_unit=True)
     eps = eps_arg(eps)
@@ -105,7 +155,7 @@ _UNBOUNDED_CHUNK = 1024
 
 def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | None = None,
                        step="quantile") -> float:
-    """eps-DP upper q-quantile of non-negative values with no public range, O(m log m).
+    """Private (eps-DP) upper q-quantile of non-negative values with no public range, O(m log m).
 
     The sparse-vector ("AboveThreshold") search of Durfee (2023) with one-sided exponential
     noise, as in Algorithm 3 of the R package (reference r-dppca-score.md §3.2): walk up the
@@ -121,11 +171,13 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     eps : float
         Budget of this release (pure eps-DP), half on the threshold and half on the queries.
     rng : numpy.random.Generator
+        Source of the exponential noise (drawn through :mod:`dppca.privacy.samplers`).
     grid : ndarray, increasing
         Public candidates; the default is geometric, 2^-64 .. 2^64 with ratio 1.01, which makes
         the answer scale-free (the R package's grid 1.001^i - 1 is additive near 0, its
         Observation B7).
     ledger : Ledger, optional
+        Where the release is recorded.
     step : str
         Label for the ledger.
 
@@ -139,6 +191,11 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     ------
     DPPCAValueError, DPPCATypeError
         Empty or non-finite ``x``, q outside (0, 1), eps <= 0.
+
+    See Also
+    --------
+    unbounded_quantile_between : The R package's grid, with caps.
+    private_quantile : When a public range is known.
 
     Notes
     -----
@@ -159,6 +216,15 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     Durfee, D. (2023). Unbounded differentially private quantile and maximum estimation.
     NeurIPS 2023. Lyu, M., Su, D. and Li, N. (2017). Understanding the sparse vector
     technique for differential privacy. PVLDB 10(6) (monotone queries).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import unbounded_quantile
+    >>> distances = np.abs(np.random.default_rng(1).standard_normal(1000))
+    >>> q90 = unbounded_quantile(distances, 0.9, eps=1.0, rng=np.random.default_rng(0))
+    >>> bool(1.0 < q90 < 2.5)  # the exact 0.9 quantile of abs(N(0, 1)) is 1.64
+    True
     """
     q = float_arg(q, "q", open_unit=True)
     eps = eps_arg(eps)
@@ -180,7 +246,7 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
 
 def unbounded_quantile_between(x, q, eps, rng, lower, upper=np.inf, beta=1.001, *,
                                ledger: Ledger | None = None, step="quantile (R grid)") -> float:
-    """eps-DP q-quantile on the R package's grid: :func:`unbounded_quantile` from ``lower`` or ``upper``.
+    """Private (eps-DP) q-quantile on R's grid: :func:`unbounded_quantile` from ``lower`` or ``upper``.
 
     The R package's ``unbounded_quantile(data, l, u, beta, q, ...)`` (reference/r-dppca-scree.md
     §7.5-7.6): for q >= 0.5 the candidates are lower + beta^i - 1, i = 1, 2, ... (up to the
@@ -191,10 +257,13 @@ def unbounded_quantile_between(x, q, eps, rng, lower, upper=np.inf, beta=1.001, 
     Parameters
     ----------
     x : array_like, shape (m,)
+        Values; m >= 1 is public.
     q : float in (0, 1)
+        Quantile level.
     eps : float
         Budget (pure DP).
     rng : numpy.random.Generator
+        Source of the exponential noise (drawn through :mod:`dppca.privacy.samplers`).
     lower : float
         Public start of the upward search and lower cap.
     upper : float
@@ -203,14 +272,37 @@ def unbounded_quantile_between(x, q, eps, rng, lower, upper=np.inf, beta=1.001, 
         Grid ratio: the resolution near v is about (beta - 1)(v - lower + 1), additive near
         ``lower`` (R's grid; :func:`unbounded_quantile`'s default grid is scale-free).
     ledger : Ledger, optional
+        Where the release is recorded.
+    step : str
+        Label for the ledger.
 
     Returns
     -------
     float
+        The released quantile, in [lower, upper].
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        As in :func:`unbounded_quantile`; beta <= 1; q < 0.5 with an infinite ``upper``.
+
+    See Also
+    --------
+    unbounded_quantile : The search, on a scale-free grid.
 
     Notes
     -----
     Privacy: that of :func:`unbounded_quantile` (the grid is public, the caps post-processing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import unbounded_quantile_between
+    >>> x = np.arange(1.0, 101.0)
+    >>> q90 = unbounded_quantile_between(x, 0.9, 1.0, np.random.default_rng(0), lower=0.0, upper=200.0)
+    >>> q10 = unbounded_quantile_between(x, 0.1, 1.0, np.random.default_rng(0), lower=0.0, upper=200.0)
+    >>> bool(0 <= q10 < q90 <= 200)
+    True
     """
     q = float_arg(q, "q", open_unit=True)
     beta = float_arg(beta, "beta")

@@ -52,6 +52,7 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
     delta : float
         Budget of this release, in (0, 1).
     rng : numpy.random.Generator
+        Source of the discrete Laplace noise.
     lower, upper : float
         Domain of the data, lower < upper, public (or released privately before this call).
     ledger : Ledger, optional
@@ -63,7 +64,7 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
     Returns
     -------
     float
-        gamma (round(x_(r) / gamma) + K) clamped to [lower, upper], in the units of ``x``:
+        The value gamma (round(x_(r) / gamma) + K) clamped to [lower, upper], in the units of ``x``:
         a multiple of the public power of two gamma (:func:`smooth_release_grid`), K discrete
         Laplace with scale t gamma >= 2 S*/eps. With ``use_sampler("numpy")`` (comparisons
         only, NOT floating-point safe): x_(r) + Laplace(0, 2 S*/eps), unclamped.
@@ -74,6 +75,10 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
         Empty or non-finite ``x``, q outside (0, 1), eps <= 0, delta outside (0, 1),
         lower >= upper, a domain width that overflows or is below 2^-800, or
         beta = :func:`smooth_beta` below 2^-24 (eps below about 1e-6).
+
+    See Also
+    --------
+    private_quantile : Pure eps-DP quantile by the exponential mechanism.
 
     Notes
     -----
@@ -130,6 +135,8 @@ def smooth_sensitivity_quantile(x, q, eps, delta, rng, lower, upper, *, ledger: 
     Examples
     --------
     >>> import numpy as np
+    >>> from dppca.privacy import smooth_sensitivity_quantile
+    >>> from dppca.privacy.smooth import smooth_release_grid
     >>> x = np.random.default_rng(0).normal(size=501)
     >>> value = smooth_sensitivity_quantile(x, 0.5, 1.0, 1e-5, np.random.default_rng(1), -8.0, 8.0)
     >>> gamma = smooth_release_grid(1.0, 1e-5, -8.0, 8.0)[0]

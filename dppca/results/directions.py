@@ -15,6 +15,35 @@ def pc_names(k: int) -> list[str]:
 class PCDirections(DPResult):
     """Private (or non-private) principal component directions.
 
+    Made by :func:`dppca.dp_pc_dir` (users do not construct it).
+
+    Parameters
+    ----------
+    fit : dppca.methods.DirectionFit
+        The method's output: vectors, eigenvalues, mechanism, sensitivity, noise sd, notes.
+    columns : sequence of str, length p
+        Variable names.
+    method : str
+        The method's registered name, or ``"nonprivate"``.
+    ledger : Ledger or None
+        The call's releases.
+    n_obs : int
+        Number of rows n (public).
+    eps, delta : float or None
+        The call's budget (None when non-private).
+    calibration : str
+        The Gaussian calibration used.
+    seed : int or str
+        The seed the call was given.
+    scale : array_like, shape (p,), optional
+        Column scales used when standardizing.
+    scale_source : str
+        Where the scales came from (see the attribute).
+    nonprivate_directions : pandas.DataFrame, optional
+        NON-PRIVATE reference directions.
+    options : dict, optional
+        Method options.
+
     Attributes
     ----------
     directions : pandas.DataFrame, shape (p, k)
@@ -28,11 +57,15 @@ class PCDirections(DPResult):
     method : str
         ``"nonprivate"``, ``"gdppca"``, or another registered method.
     private : bool
+        Whether the directions are a private release.
     ledger : Ledger or None
         Every private release of the call (None for non-private calls).
     n_obs, n_features, k : int
+        Rows, columns and components.
     eps, delta : float or None
+        The call's budget.
     calibration : str
+        ``"analytic"`` or ``"classic"``.
     sensitivity, noise_sd : float
         Of the direction release (nan when non-private).
     scale : pandas.Series or None

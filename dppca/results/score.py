@@ -13,6 +13,58 @@ from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_
 class ScoreResult(DPResult):
     """Private 2-D histograms of principal component scores inside a private frame.
 
+    Made by :func:`dppca.dp_score` and its relatives (users do not construct it): the pipeline
+    passes what it released, and the result stores, formats and delegates sampling.
+
+    Parameters
+    ----------
+    frame : dppca.estimators.frame.Frame
+        The private frame (centre, half width, limits in projection coordinates).
+    shift : (float, float)
+        Subtracted from the frame limits for plotting (the private centre, or 0).
+    grid : dppca.estimators.histograms.Grid
+        The bins.
+    releases : dict of str to dppca.estimators.histograms.HistogramRelease
+        Per histogram method, its private release (probabilities and group totals).
+    histograms : dict of str to pandas.DataFrame
+        The same releases as tables (xmin, xmax, ymin, ymax, prob[, group]).
+    groups : list of str or None
+        Group labels shown (None when ungrouped).
+    ledger : Ledger
+        Every release of the call.
+    directions : PCDirections
+        The directions used.
+    axes : (int, int)
+        1-based PC numbers for x and y.
+    eps, delta : float
+        The call's budget.
+    calibration : str
+        The Gaussian calibration used.
+    seed : int or str
+        The seed the call was given.
+    n_obs : int
+        Number of rows n (public).
+    center, standardize, g_dppca : bool
+        The call's flags.
+    bins_rule : str
+        Where the number of bins came from.
+    rng : numpy.random.Generator
+        The call's generator, used again by :meth:`draw_samples`.
+    sampler : callable
+        Draws synthetic samples from a released histogram (post-processing).
+    sampling_control : type
+        The control class that validates sampling arguments.
+    scores : pandas.DataFrame, optional
+        NON-PRIVATE scores, when the call asked for them.
+    nonprivate_counts : ndarray, optional
+        NON-PRIVATE exact counts on the grid, when the call asked for them.
+    nonprivate_histogram : pandas.DataFrame, optional
+        The same counts as a table of probabilities.
+    group_selection : str, optional
+        Where ``groups`` came from.
+    directions_private : bool, optional
+        Whether the directions are private (default: ``directions.private``).
+
     Attributes
     ----------
     frame : dict
@@ -25,6 +77,7 @@ class ScoreResult(DPResult):
     bins : (int, int)
         Bins along x and y; ``bins_rule`` says where they came from.
     grid : dppca.estimators.histograms.Grid
+        The bins (edges along x and y).
     histograms : dict of str to pandas.DataFrame
         Private histograms, method -> DataFrame with columns xmin, xmax, ymin, ymax, prob
         (and ``group`` for grouped results; prob sums to 1 within each group).
@@ -64,6 +117,12 @@ class ScoreResult(DPResult):
     dp_score, dp_score_group : Make this result.
     dp_score_plot, dp_score_plot_group : The same with a figure.
 
+    Notes
+    -----
+    Built by the pipeline (:mod:`dppca.score`), which passes the released histograms as
+    DataFrames, its sampler (:func:`dppca.estimators.sampling.sample_released`) and the sampling
+    control class: the result stores, formats and delegates; it imports no estimator.
+
     Examples
     --------
     >>> from dppca import dp_score, load_gau
@@ -72,12 +131,6 @@ class ScoreResult(DPResult):
     (('add',), (1, 2))
     >>> result.ledger.spent_eps <= 1
     True
-
-    Notes
-    -----
-    Built by the pipeline (:mod:`dppca.score`), which passes the released histograms as
-    DataFrames, its sampler (:func:`dppca.estimators.sampling.sample_released`) and the sampling
-    control class: the result stores, formats and delegates; it imports no estimator.
     """
 
     _subject = "PC Score Histograms"

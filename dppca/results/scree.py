@@ -46,6 +46,46 @@ def share_of_sum(values) -> np.ndarray:
 class ScreeResult(DPResult):
     """Private scree values (variances along PC directions), PVE and their uncertainty.
 
+    Made by :func:`dppca.dp_scree` (users do not construct it): the pipeline passes what it
+    released, and the result only post-processes (no privacy cost) and formats.
+
+    Parameters
+    ----------
+    fits : dict of str to fit
+        Per method, its fit; ``fit.release`` holds the raw noisy ``estimate`` and ``noise_sd``
+        of each of the k values.
+    trace, trace_std_err : float
+        The private trace and its noise sd (nan when k = p).
+    ledgers : dict of str to Ledger
+        Per method, every release its numbers depend on.
+    shared_releases : int
+        How many of the first releases of each ledger are shared by all methods (directions,
+        trace), counted once in ``combined_ledger``.
+    directions : pandas.DataFrame, shape (p, k)
+        The directions used.
+    private_directions : bool
+        Whether the directions are a private release.
+    scale_source : str
+        How the columns were scaled (as in :class:`dppca.PCDirections`).
+    n_obs : int
+        Number of rows n (public).
+    eps, delta : float
+        Total budget of the :func:`dppca.dp_scree` call, shared by all methods.
+    calibration : {"analytic", "classic"}
+        How the Gaussian noise was calibrated (for the summary header).
+    seed : int or str
+        As given to :func:`dppca.dp_scree` (shown in the summary).
+    mono : bool
+        Whether to clip at 0 and fit a non-increasing sequence.
+    controls : dict of str to control
+        The resolved control object of each method.
+    nonprivate : dict, optional
+        NON-PRIVATE reference ``{"scree": values, "trace": float}``, when the call asked for it.
+    extra_notes : sequence of str
+        Extra lines for the summary.
+    directions_private : bool, optional
+        The same as ``private_directions`` (the name every result shares); wins when given.
+
     Attributes
     ----------
     scree : pandas.DataFrame, shape (k, r [+1])
@@ -75,12 +115,19 @@ class ScreeResult(DPResult):
     directions_private : bool
         Whether the directions are a private release (``private_directions`` is an alias).
     methods : tuple of str
+        The methods, in the order of the columns.
     controls : dict of str to control
+        As passed.
     n_obs, n_features, k : int
+        Rows, columns and components.
     eps, delta : float
+        The call's budget.
     calibration, scale_source : str
+        As passed.
     mono : bool
+        As passed.
     seed : int or str
+        As passed.
     figure : matplotlib Figure or None
         Set by :func:`dppca.dp_scree_plot` (:meth:`plot` returns a Figure and leaves it alone).
 
