@@ -11,7 +11,8 @@ from .privacy import Ledger
 from .results import PCDirections, ScoreResult, ScreeResult
 from .controls import (clipped_control, huber_control, pmwm_control, sampling_control,
                        score_plot_control, scree_plot_control)
-from .score import dp_score, dp_score_group, dp_score_plot, dp_score_plot_group
+from .score import dp_score, dp_score_group
+from .score_plot import dp_score_plot, dp_score_plot_group
 from .scree import dp_scree, dp_scree_plot
 
 __version__ = "0.1.0"

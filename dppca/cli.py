@@ -309,7 +309,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     ``--group-levels`` (public; rows with other labels are in no histogram) or, without it,
     the labels released by private partition selection (see :func:`dppca.dp_score_group`).
     """
-    from .score import dp_score_plot, dp_score_plot_group
+    from .score_plot import dp_score_plot, dp_score_plot_group
 
     options = dict(g_dppca=True, rng=rng)
     if args.group is None:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import (DPPCAValueError, axes_arg, bins_arg, control_arg, bool_arg, delta_arg, eps_arg, float_arg,
+from ._validation import (DPPCAValueError, axes_arg, bins_arg, bool_arg, delta_arg, eps_arg, float_arg,
                           option_arg, options_arg, rng_arg, seed_of)
 from .directions import SCALE_SHARE, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, reference_scores, selected_groups, split_group
 from .methods.gdppca import states_gdppca_sensitivity
-from .controls import SamplingControl, ScorePlotControl
+from .controls import SamplingControl
 from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame, normalised_counts,
                                     private_histograms)
 from .estimators.sampling import sample_released
@@ -141,7 +141,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     >>> sorted(res.histograms)
     ['add', 'sparse']
     """
-    return _score(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
+    return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, scale_share=scale_share, noise=noise)
 
 
@@ -259,185 +259,12 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     ...                rng=1).groups[-1]
     'group6'
     """
-    return _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
+    return score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, levels, partition_share, scale_share, noise)
 
 
-def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
-                  sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
-                  plot_control=None, *, calibration="analytic", rng=None,
-                  nonprivate=False, scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
-    """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
-
-    Parameters
-    ----------
-    X : pandas.DataFrame or array_like, shape (n, p)
-        Numeric data, as in :func:`dp_score`.
-    eps, delta : float
-        Total privacy budget of the call, eps > 0 and delta in (0, 1).
-    bins : int or (int, int), optional
-        Bins along x and y, as in :func:`dp_score`.
-    method : str or sequence of {"add", "sparse"}
-        Histogram mechanisms, as in :func:`dp_score`.
-    private_plot : str or sequence of {"histogram", "sample"}
-        Rows of the grid: the histograms, and one row of synthetic samples per sampling method.
-    sampling_control : SamplingControl or dict, optional
-        :func:`sampling_control` settings (default: uniform within bins, n points).
-    center, standardize : bool
-        As in :func:`dp_score`.
-    g_dppca : bool
-        As in :func:`dp_score` (**False makes the directions NON-PRIVATE**; the figure says so
-        in red).
-    axes : (int, int)
-        1-based PC numbers for x and y.
-    plot_control : ScorePlotControl or dict, optional
-        :func:`score_plot_control` settings.
-    calibration : {"analytic", "classic"}
-        Gaussian calibration, as in :func:`dp_score`.
-    rng : None, int or numpy.random.Generator
-        One generator drives every random step (histograms and samples).
-    nonprivate : bool
-        Also draw the NON-PRIVATE scatter, histogram and its samples, labelled NON-PRIVATE.
-    scale_share : float in (0, 1)
-        Budget share of the private column scales (standardize=True, g_dppca=True).
-    noise : {"tight", "r_dppca"}
-        The directions' noise: tight, or R's 4/n (see :func:`dppca.dp_pc_dir`).
-
-    Returns
-    -------
-    ScoreResult
-        With ``samples`` filled and ``figure`` set (a matplotlib Figure).
-
-    Raises
-    ------
-    DPPCATypeError, DPPCAValueError
-        As in :func:`dp_score`, and for invalid ``private_plot`` or controls.
-
-    See Also
-    --------
-    dp_score : The histograms without a figure.
-    dp_score_plot_group : One panel per group.
-
-    Notes
-    -----
-    Privacy as in :func:`dp_score`; samples and figure are post-processing (the sample size
-    defaults to n, which is public).
-
-    Examples
-    --------
-    >>> from dppca import dp_score_plot, load_gau
-    >>> result = dp_score_plot(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
-    >>> type(result.figure).__name__
-    'Figure'
-    """
-    plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
-    result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                      calibration=calibration, rng=rng, nonprivate=nonprivate,
-                      scale_share=scale_share, noise=noise)
-    return _draw(result, plots, sampling, appearance)
-
-
-def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
-                        private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
-                        standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
-                        levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
-                        rng=None, nonprivate=False, scale_share=SCALE_SHARE,
-                        noise="tight") -> ScoreResult:
-    """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
-
-    Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
-    and one legend. Grouped histogram panels shade each bin by its share of the whole mixture
-    (prob within the group x the group's private size share), so small groups are not drawn
-    as intensely as large ones (R's Observation B19). Synthetic points are allocated to the
-    groups in proportion to their private size estimates, never the exact sizes.
-
-    Parameters
-    ----------
-    X : pandas.DataFrame or array_like, shape (n, p)
-        Numeric data, as in :func:`dp_score_group`.
-    group : str or array_like of length n
-        A column name of X or one label per row, as in :func:`dp_score_group`.
-    eps, delta : float
-        Total privacy budget of the call, eps > 0 and delta in (0, 1).
-    bins : int or (int, int), optional
-        Bins along x and y, as in :func:`dp_score_group`.
-    method : str or sequence of {"add", "sparse"}
-        Histogram mechanisms (the positional order is that of :func:`dp_score_plot`; in R
-        ``method`` comes after ``axes`` here).
-    private_plot : str or sequence of {"histogram", "sample"}
-        Rows of the grid, as in :func:`dp_score_plot`.
-    sampling_control : SamplingControl or dict, optional
-        :func:`sampling_control` settings.
-    center, standardize, g_dppca : bool
-        As in :func:`dp_score` (g_dppca=False: NON-PRIVATE directions, said in red).
-    axes : (int, int)
-        1-based PC numbers for x and y.
-    plot_control : ScorePlotControl or dict, optional
-        :func:`score_plot_control` settings (``palette`` colours the groups).
-    levels : sequence of labels, optional
-        The public list of labels (e.g. R's factor levels), as in :func:`dp_score_group`;
-        without a declared domain the groups come from private partition selection.
-    partition_share : float in (0, 1)
-        Share of (eps, delta) for partition selection, as in :func:`dp_score_group`.
-    calibration : {"analytic", "classic"}
-        Gaussian calibration, as in :func:`dp_score`.
-    rng : None, int or numpy.random.Generator
-        One generator drives every random step (histograms and samples).
-    nonprivate : bool
-        Also draw the NON-PRIVATE references, labelled NON-PRIVATE.
-    scale_share : float in (0, 1)
-        Share of the budget spent on private column scales before the panels' releases.
-    noise : {"tight", "r_dppca"}
-        Noise of the shared g-DPPCA directions, as in :func:`dp_score_group`.
-
-    Returns
-    -------
-    ScoreResult
-        With ``samples`` (a ``group`` column in each) and ``figure``.
-
-    Raises
-    ------
-    DPPCATypeError, DPPCAValueError
-        As in :func:`dp_score_group` and :func:`dp_score_plot`.
-
-    See Also
-    --------
-    dp_score_group : The histograms without a figure.
-    dp_score_plot : One panel for all rows.
-
-    Examples
-    --------
-    >>> from dppca import dp_score_plot_group, load_gau_g
-    >>> gau_g = load_gau_g().iloc[:1000]
-    >>> levels = ["group1", "group2", "group3", "group4", "group5"]
-    >>> result = dp_score_plot_group(gau_g.drop(columns="group"), gau_g["group"], eps=1,
-    ...                              delta=1e-5, method="add", levels=levels, rng=1)
-    >>> type(result.figure).__name__
-    'Figure'
-    """
-    plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
-    result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                            levels=levels, partition_share=partition_share,
-                            scale_share=scale_share, noise=noise,
-                            calibration=calibration, rng=rng, nonprivate=nonprivate)
-    return _draw(result, plots, sampling, appearance)
-
-
-def _plot_arguments(private_plot, sampling, appearance):
-    return (options_arg(private_plot, "private_plot", PRIVATE_PLOTS),
-            control_arg(sampling, SamplingControl, "sampling_control"),
-            control_arg(appearance, ScorePlotControl, "plot_control"))
-
-
-def _draw(result: ScoreResult, plots, sampling, appearance) -> ScoreResult:
-    if "sample" in plots:
-        result.draw_samples(sampling)
-    result.figure = result.plot(plots, appearance)
-    return result
-
-
 # --------------------------------------------------------------------------- the pipeline
-def _score(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
+def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
            rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
            scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
     features, labels = (X, None) if group is None else split_group(X, group)
@@ -518,4 +345,4 @@ def _per_method(parts, methods) -> tuple:
     return eps_h / len(methods), delta_h / len(methods)
 
 
-__all__ = ["dp_score", "dp_score_group", "dp_score_plot", "dp_score_plot_group"]
+__all__ = ["dp_score", "dp_score_group"]

@@ -113,3 +113,16 @@ def test_quantile_rank_utility_sensitivity_is_one():
             y[i] = new
             worst = max(worst, np.abs(np.searchsorted(np.sort(y), grid, side="right") - base).max())
     assert worst == 1
+
+
+def test_private_quantile_output_lies_on_the_public_grid():
+    # The output is lower + gamma k (gamma = 2^(floor(log2 width) - 40)): its low bits depend on
+    # the public range and the drawn integer k only, never on the data's own floating-point bits.
+    rng = np.random.default_rng(4)
+    lower, upper = -3.0, 5.0
+    gamma = 2.0 ** (np.floor(np.log2(upper - lower)) - 40)
+    for seed in range(20):
+        x = np.random.default_rng(seed).normal(size=50) * np.pi
+        out = private_quantile(x, 0.5, 1.0, rng, lower, upper)
+        k = (out - lower) / gamma
+        assert lower <= out <= upper and k == np.round(k)

@@ -15,7 +15,7 @@ from numpydoc.validate import ERROR_MSGS, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = ["dppca", "dppca.datasets", "dppca.metrics", "dppca.methods", "dppca.privacy",
-           "dppca.audit"]
+           "dppca.audit", "dppca.sklearn", "dppca.controls", "dppca.interop"]
 
 
 def selected_checks():

@@ -14,7 +14,7 @@ matplotlib.use("Agg")  # the server draws off screen, whatever the user's defaul
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .._validation import DPPCAValueError  # noqa: E402
-from ..score import dp_score_plot, dp_score_plot_group  # noqa: E402
+from ..score_plot import dp_score_plot, dp_score_plot_group  # noqa: E402
 from ..controls import SCREE_METHODS, clipped_control, huber_control, pmwm_control  # noqa: E402
 from ..scree import dp_scree  # noqa: E402
 from .data import AppData  # noqa: E402

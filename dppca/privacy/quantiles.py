@@ -48,7 +48,8 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     Returns
     -------
     float
-        A point drawn uniformly inside an interval between consecutive sorted values,
+        A point of the public grid lower + gamma k, gamma = 2^(floor(log2(upper - lower)) - 40),
+        drawn uniformly inside an interval between consecutive sorted (grid-rounded) values,
         the interval chosen with probability proportional to length * exp(eps u / 2),
         u = -abs(rank - q m) (Smith 2011). Sensitivity of u: 1 (replace-one).
 
@@ -63,6 +64,15 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     smooth_sensitivity_quantile : (eps, delta)-DP, more accurate for dense data.
     unbounded_quantile : No public range, by the sparse vector technique.
 
+    Notes
+    -----
+    Floating point: each value is clipped and rounded down to the public grid (a map of each
+    value alone, so a replaced row still changes one value), interval lengths are integers
+    (numbers of grid points) and the output is the grid point lower + gamma k for an integer k
+    drawn uniformly (``rng.integers``): a function of k alone, so the output's low bits carry
+    nothing about the data (Mironov 2012), and the mechanism is the exponential mechanism over
+    the finite grid, pure eps-DP exactly.
+
     Examples
     --------
     >>> import numpy as np
@@ -76,16 +86,20 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     eps = eps_arg(eps)
     if not float(lower) < float(upper):
         raise DPPCAValueError(f"`lower` must be smaller than `upper`; got {lower} and {upper}")
-    z = np.concatenate(([lower], np.sort(np.clip(np.asarray(x, float), lower, upper)), [upper]))
+    lower, upper = float(lower), float(upper)
+    gamma = math.ldexp(1.0, math.frexp(upper - lower)[1] - 41)  # 2^(floor(log2 width) - 40)
+    top = math.ceil((upper - lower) / gamma)  # <= 2^41 grid steps: integers exact in float64
+    steps = np.floor((np.clip(np.asarray(x, float), lower, upper) - lower) / gamma)
+    z = np.concatenate(([0.0], np.sort(np.minimum(steps, top)), [float(top)]))
     m = z.size - 2
-    lengths = np.diff(z)
     with np.errstate(divide="ignore"):
-        log_length = np.log(lengths)
+        log_length = np.log(np.diff(z))
     utility = -np.abs(np.arange(m + 1) - q * m)
     i = exponential_mechanism(log_length, utility, 1.0, eps, rng)
     if ledger is not None:
         ledger.record(step, "exponential (rank utility)", 1.0, "rank", np.nan, eps, 0.0)
-    return float(rng.uniform(z[i], z[i + 1]))
+    k = int(rng.integers(int(z[i]), int(z[i + 1])))
+    return min(lower + gamma * k, upper)
 
 
 def private_quantile_grid(x, q, eps, rng, grid=LOG2_GRID, *, ledger: Ledger | None = None,
