@@ -115,7 +115,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    dppca.dp_pc_dir, dppca.dp_scree, sklearn.decomposition.PCA
+    dppca.dp_pc_dir : The private directions this estimator fits.
+    dppca.dp_scree : Private eigenvalues (scree) to choose the number of components.
+    sklearn.decomposition.PCA : The non-private estimator whose interface this mirrors.
 
     Notes
     -----
