@@ -22,14 +22,34 @@ LEDGER_MODES = {c: "character" if c in ("step", "mechanism", "norm") else "doubl
 
 # --------------------------------------------------------------------------- R nodes
 def r_vector(values, mode: str = "double", names=None) -> dict:
-    """An R atomic vector node.
+    """Build an R atomic vector node.
 
     Parameters
     ----------
     values : sequence or numpy array, shape (m,)
+        The elements; any shape is flattened (C order) to length m.
     mode : {"double", "integer", "character", "logical"}
+        R storage mode; values are converted to it (``str`` for "character").
     names : sequence of str, optional
         R ``names`` attribute (length m).
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "vector", "mode", "values", "names"}``: ``values`` a numpy array of
+        shape (m,) (a list of str for "character"), ``names`` a list of str or None.
+
+    Raises
+    ------
+    ValueError
+        ``mode`` is not one of :data:`MODES`.
+
+    Examples
+    --------
+    >>> from dppca.interop import r_vector
+    >>> node = r_vector([1, 2], "integer", names=["a", "b"])
+    >>> node["mode"], node["values"].tolist(), node["names"]
+    ('integer', [1, 2], ['a', 'b'])
     """
     if mode not in MODES:
         raise ValueError(f"`mode` must be one of {MODES}; got {mode!r}")
@@ -43,7 +63,35 @@ def r_vector(values, mode: str = "double", names=None) -> dict:
 
 
 def r_matrix(values, rownames=None, colnames=None) -> dict:
-    """A numeric R matrix node (values of shape (n, p)) with optional dimnames."""
+    """Build a numeric R matrix node with optional dimnames.
+
+    Parameters
+    ----------
+    values : array_like, shape (n, p)
+        The entries, converted to float.
+    rownames : sequence of str, optional
+        Row names (length n); None: no row names.
+    colnames : sequence of str, optional
+        Column names (length p); None: no column names.
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "matrix", "values", "rownames", "colnames"}``, ``values`` a float array of
+        shape (n, p).
+
+    Raises
+    ------
+    ValueError
+        ``values`` is not 2-D.
+
+    Examples
+    --------
+    >>> from dppca.interop import r_matrix
+    >>> node = r_matrix([[1, 0], [0, 1]], colnames=["PC1", "PC2"])
+    >>> node["values"].shape, node["rownames"], node["colnames"]
+    ((2, 2), None, ['PC1', 'PC2'])
+    """
     values = np.asarray(values, dtype=float)
     if values.ndim != 2:
         raise ValueError(f"a matrix node needs 2-D values; got shape {values.shape}")
@@ -53,14 +101,60 @@ def r_matrix(values, rownames=None, colnames=None) -> dict:
 
 
 def r_data_frame(frame: pd.DataFrame, row_names: bool = False) -> dict:
-    """An R data.frame node from a pandas DataFrame (column names kept; row names if asked)."""
+    """Build an R data.frame node from a pandas DataFrame, column names kept.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Boolean columns become logical, integer columns integer, other numeric columns
+        double, and every other column character vectors.
+    row_names : bool
+        True: the index (as strings) becomes R's row names; False: R's automatic row names.
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "data.frame", "names", "values", "row_names"}``, ``values`` one vector node
+        per column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dppca.interop import r_data_frame
+    >>> node = r_data_frame(pd.DataFrame({"x": [1.5, 2.0], "g": ["a", "b"]}))
+    >>> node["names"], [column["mode"] for column in node["values"]]
+    (['x', 'g'], ['double', 'character'])
+    """
     columns = [_column_node(frame[name]) for name in frame.columns]
     return {"r": "data.frame", "names": [str(c) for c in frame.columns], "values": columns,
             "row_names": [str(i) for i in frame.index] if row_names else None}
 
 
 def r_list(items: Mapping, cls=None, attributes: Mapping | None = None) -> dict:
-    """A named R list node; ``cls`` sets the S3 class, ``attributes`` extra attributes."""
+    """Build a named R list node, with an optional S3 class and attributes.
+
+    Parameters
+    ----------
+    items : Mapping of str to node
+        Element name -> R node (or None for R's NULL), in order.
+    cls : str or sequence of str, optional
+        S3 class of the list (R's ``class`` attribute).
+    attributes : Mapping of str to node, optional
+        Extra R attributes; entries whose value is None are left out.
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "list", "names", "values"}``, with ``"class"`` and ``"attributes"`` when
+        given.
+
+    Examples
+    --------
+    >>> from dppca.interop import r_list, r_vector
+    >>> node = r_list({"eps": r_vector([1.0])}, cls="budget")
+    >>> node["names"], node["class"]
+    (['eps'], ['budget'])
+    """
     return _decorate({"r": "list", "names": [str(k) for k in items], "values": list(items.values())},
                      cls, attributes)
 
@@ -93,11 +187,16 @@ def _text(value: str) -> dict:
 
 # --------------------------------------------------------------------------- payloads
 def r_payload(result) -> dict:
-    """The R node tree of a dppca result (what ``dppcapy`` and :func:`to_r` build in R).
+    """Build the R node tree of a dppca result (what ``dppcapy`` and :func:`to_r` build in R).
+
+    Pure Python: no R is needed. Building the tree is post-processing of the result's
+    releases and costs no privacy budget.
 
     Parameters
     ----------
     result : PCDirections, ScreeResult, ScoreResult or Ledger
+        The result of :func:`dppca.dp_pc_dir`, :func:`dppca.dp_scree`, :func:`dppca.dp_score`
+        (or its grouped and plotting variants), or a :class:`dppca.privacy.Ledger`.
 
     Returns
     -------
@@ -108,6 +207,15 @@ def r_payload(result) -> dict:
     ------
     TypeError
         For an object that has no R form.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> from dppca.interop import r_payload
+    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> node = r_payload(result)
+    >>> node["r"], node["class"]
+    ('matrix', ['dppca_directions', 'matrix', 'array'])
     """
     for cls, build in payload_builders():
         if isinstance(result, cls):
@@ -125,7 +233,29 @@ def payload_builders():
 
 
 def directions_payload(result: PCDirections) -> dict:
-    """``dp_pc_dir``'s R matrix (p x k, dimnames variables x PC1..PCk) with our attributes."""
+    """Build ``dp_pc_dir``'s R matrix node with the result's attributes.
+
+    Parameters
+    ----------
+    result : PCDirections
+        A result of :func:`dppca.dp_pc_dir`.
+
+    Returns
+    -------
+    dict
+        Matrix node of shape (p, k), dimnames (variables, PC1..PCk), class
+        ``c("dppca_directions", "matrix", "array")``, attributes ``ledger``, ``eigenvalues``
+        (named PC1..PCk), ``method`` and ``summary``.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> from dppca.interop import directions_payload
+    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> node = directions_payload(result)
+    >>> node["values"].shape, node["colnames"], list(node["attributes"])
+    ((20, 2), ['PC1', 'PC2'], ['ledger', 'eigenvalues', 'method', 'summary'])
+    """
     data = result.to_dict()
     node = r_matrix(data["directions"], data["variables"], data["components"])
     eigenvalues = pd.Series(data["eigenvalues"], index=data["components"])
@@ -135,7 +265,7 @@ def directions_payload(result: PCDirections) -> dict:
 
 
 def scree_payload(result) -> dict:
-    """``dp_scree``'s R list (r-dppca-scree.md §5.7) with our extras as attributes.
+    """Build ``dp_scree``'s R list node (r-dppca-scree.md §5.7) with our extras as attributes.
 
     Entries ``nonprivate`` (only when computed) then one per method, each
     ``list(scree=, pve=)`` of numeric vectors named PC1..PCk; ``pve`` is the share of the
@@ -144,6 +274,26 @@ def scree_payload(result) -> dict:
     private methods ``raw``, ``std_err``, ``conf_int`` (k x 2 matrix lower/upper) and
     ``ledger`` (the releases that method's numbers depend on). The list's ``ledger`` is the
     combined ledger: what publishing every entry together costs.
+
+    Parameters
+    ----------
+    result : ScreeResult
+        A result of :func:`dppca.dp_scree`.
+
+    Returns
+    -------
+    dict
+        List node of class ``dppca_scree`` with attributes ``ledger``, ``private`` and
+        ``summary``.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree, load_gau
+    >>> from dppca.interop import scree_payload
+    >>> result = dp_scree(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> node = scree_payload(result)
+    >>> node["names"], node["class"], node["values"][0]["names"]
+    (['clipped'], ['dppca_scree'], ['scree', 'pve'])
     """
     items = {}
     for key, entry in result.to_dict().items():
@@ -174,11 +324,34 @@ HISTOGRAM_TARGETS = ("nonprivate", "add", "sparse")
 
 
 def score_payload(result) -> dict:
-    """``dp_score`` / ``dp_score_group``'s R list (r-dppca-score.md §6, §7) with our attributes.
+    """Build ``dp_score`` / ``dp_score_group``'s R list node (r-dppca-score.md §6, §7).
 
     ``score`` (n x 2 matrix, NON-PRIVATE) and ``nonprivate`` appear only when the call
     computed them (``nonprivate=True``). A group's ``n`` is its private size estimate rounded
     to an integer (R returns the exact size, which is not private).
+
+    Parameters
+    ----------
+    result : ScoreResult
+        A result of :func:`dppca.dp_score` or :func:`dppca.dp_score_group` (or their plotting
+        variants).
+
+    Returns
+    -------
+    dict
+        List node of class ``dppca_score``: ``score`` and ``nonprivate`` (when computed),
+        ``frame`` (``xlim``, ``ylim``), one data.frame (xmin, xmax, ymin, ymax, prob) per
+        private histogram, or ``groups`` for grouped results; attributes ``ledger``, ``bins``,
+        ``centre``, ``private``, ``summary`` (and ``axis_labels``, ``group_sizes`` when known).
+
+    Examples
+    --------
+    >>> from dppca import dp_score, load_gau
+    >>> from dppca.interop import score_payload
+    >>> result = dp_score(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
+    >>> node = score_payload(result)
+    >>> node["names"], node["class"], node["values"][1]["names"]
+    (['frame', 'add'], ['dppca_score'], ['xmin', 'xmax', 'ymin', 'ymax', 'prob'])
     """
     data = result.to_dict()
     items = {}
@@ -208,10 +381,33 @@ WITHHOLDING = ("dppca_withholding", "list")
 
 
 def samples_payload(result) -> dict:
-    """R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
+    """Build R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
 
     Each data.frame has columns pc_x, pc_y (and group for grouped results), as in
-    r-dppca-score.md §11-12; targets in R's order (nonprivate, add, sparse).
+    r-dppca-score.md §11-12; targets in R's order (nonprivate, add, sparse). The synthetic
+    points are post-processing of the released histograms and cost no budget.
+
+    Parameters
+    ----------
+    result : ScoreResult
+        A score result whose ``samples`` are attached (by :func:`dppca.dp_score_plot` or
+        ``result.draw_samples()``).
+
+    Returns
+    -------
+    dict
+        List node of class ``c("dppca_withholding", "list")``, one named list of data.frame
+        nodes per histogram target.
+
+    Examples
+    --------
+    >>> from dppca import dp_score, load_gau, sampling_control
+    >>> from dppca.interop import samples_payload
+    >>> result = dp_score(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
+    >>> _ = result.draw_samples(sampling_control(sample_size=50))
+    >>> node = samples_payload(result)
+    >>> node["names"], node["values"][0]["names"], node["values"][0]["values"][0]["names"]
+    (['add'], ['uniform'], ['pc_x', 'pc_y'])
     """
     samples = result.samples
     return r_list({t: r_list({sm: r_data_frame(frame) for sm, frame in samples[t].items()})
@@ -229,7 +425,32 @@ def _score_matrix(columns: Mapping, rownames) -> dict:
 
 
 def ledger_payload(ledger: Mapping | None) -> dict | None:
-    """A ledger's ``to_dict()`` as an R data.frame of class ``dppca_ledger`` (None stays NULL)."""
+    """Build the R data.frame node of a ledger, class ``c("dppca_ledger", "data.frame")``.
+
+    Parameters
+    ----------
+    ledger : Mapping or None
+        A :class:`dppca.privacy.Ledger`'s ``to_dict()``: ``releases`` (one mapping per release
+        with the :data:`LEDGER_COLUMNS`), ``eps``, ``delta``, ``spent_eps``, ``spent_delta``,
+        ``neighbouring``. None (no ledger) stays None (R's NULL).
+
+    Returns
+    -------
+    dict or None
+        Data.frame node with one row per release and columns :data:`LEDGER_COLUMNS`;
+        attributes ``budget`` and ``spent`` (named eps, delta) and ``neighbouring``.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> from dppca.interop import ledger_payload
+    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> node = ledger_payload(result.ledger.to_dict())
+    >>> node["class"], node["attributes"]["budget"]["values"].tolist()
+    (['dppca_ledger', 'data.frame'], [1.0, 1e-05])
+    >>> ledger_payload(None) is None
+    True
+    """
     if ledger is None:
         return None
     releases = ledger["releases"]
@@ -246,6 +467,31 @@ def call_for_r(function, *args, **kwargs):
 
     What the R package ``dppcapy`` calls Python through, so that Python warnings arrive in
     R as R warnings (Python's own printing of them would bypass R's handlers).
+
+    Parameters
+    ----------
+    function : callable
+        The function to call.
+    *args, **kwargs
+        Passed to ``function``.
+
+    Returns
+    -------
+    result : object
+        What ``function`` returned.
+    messages : list of str
+        The messages of every warning raised during the call, in order (all are recorded,
+        even repeated ones).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dppca.interop import call_for_r
+    >>> def half(x):
+    ...     warnings.warn("rounded")
+    ...     return x // 2
+    >>> call_for_r(half, 7)
+    (3, ['rounded'])
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
