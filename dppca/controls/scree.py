@@ -317,7 +317,7 @@ def resolve_controls(control, methods) -> dict:
 
     Parameters
     ----------
-    control : None, a *_control() object or dict
+    control : None, a ``*_control()`` object or dict
         None: defaults for every method. A control object applies to its own method. A dict
         keyed by method names gives each method's control (an object or a dict of settings);
         with a single requested method, a dict of settings is that method's control.
