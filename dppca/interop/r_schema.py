@@ -1,7 +1,6 @@
 """The R-object schema: dppca results as trees of R nodes (pure Python, no R needed).
 
-See :mod:`dppca.interop` for the structures. The R package ``dppcapy`` walks these trees in R
-(``R/convert.R``) and :mod:`dppca.interop.rpy2_converter` walks them into rpy2 objects.
+Structures: :mod:`dppca.interop`; walked in R by ``dppcapy`` and into rpy2 by ``rpy2_converter``.
 """
 from __future__ import annotations
 
@@ -27,17 +26,16 @@ def r_vector(values, mode: str = "double", names=None) -> dict:
     Parameters
     ----------
     values : sequence or numpy array, shape (m,)
-        The elements; any shape is flattened (C order) to length m.
+        The elements (flattened), converted to ``mode``.
     mode : {"double", "integer", "character", "logical"}
-        R storage mode; values are converted to it (``str`` for "character").
+        R storage mode.
     names : sequence of str, optional
         R ``names`` attribute (length m).
 
     Returns
     -------
     dict
-        Node ``{"r": "vector", "mode", "values", "names"}``: ``values`` a numpy array of
-        shape (m,) (a list of str for "character"), ``names`` a list of str or None.
+        Node ``{"r": "vector", "mode", "values", "names"}``.
 
     Raises
     ------
@@ -47,9 +45,8 @@ def r_vector(values, mode: str = "double", names=None) -> dict:
     Examples
     --------
     >>> from dppca.interop import r_vector
-    >>> node = r_vector([1, 2], "integer", names=["a", "b"])
-    >>> node["mode"], node["values"].tolist(), node["names"]
-    ('integer', [1, 2], ['a', 'b'])
+    >>> r_vector([1, 2], "integer", names=["a", "b"])["names"]
+    ['a', 'b']
     """
     if mode not in MODES:
         raise ValueError(f"`mode` must be one of {MODES}; got {mode!r}")
@@ -69,16 +66,13 @@ def r_matrix(values, rownames=None, colnames=None) -> dict:
     ----------
     values : array_like, shape (n, p)
         The entries, converted to float.
-    rownames : sequence of str, optional
-        Row names (length n); None: no row names.
-    colnames : sequence of str, optional
-        Column names (length p); None: no column names.
+    rownames, colnames : sequence of str, optional
+        Row names (length n) and column names (length p); None: none.
 
     Returns
     -------
     dict
-        Node ``{"r": "matrix", "values", "rownames", "colnames"}``, ``values`` a float array of
-        shape (n, p).
+        Node ``{"r": "matrix", "values", "rownames", "colnames"}``.
 
     Raises
     ------
@@ -88,9 +82,8 @@ def r_matrix(values, rownames=None, colnames=None) -> dict:
     Examples
     --------
     >>> from dppca.interop import r_matrix
-    >>> node = r_matrix([[1, 0], [0, 1]], colnames=["PC1", "PC2"])
-    >>> node["values"].shape, node["rownames"], node["colnames"]
-    ((2, 2), None, ['PC1', 'PC2'])
+    >>> r_matrix([[1, 0], [0, 1]], colnames=["PC1", "PC2"])["colnames"]
+    ['PC1', 'PC2']
     """
     values = np.asarray(values, dtype=float)
     if values.ndim != 2:
@@ -106,24 +99,21 @@ def r_data_frame(frame: pd.DataFrame, row_names: bool = False) -> dict:
     Parameters
     ----------
     frame : pandas.DataFrame
-        Boolean columns become logical, integer columns integer, other numeric columns
-        double, and every other column character vectors.
+        Columns become logical, integer, double or (any other dtype) character vectors.
     row_names : bool
         True: the index (as strings) becomes R's row names; False: R's automatic row names.
 
     Returns
     -------
     dict
-        Node ``{"r": "data.frame", "names", "values", "row_names"}``, ``values`` one vector node
-        per column.
+        Node ``{"r": "data.frame", "names", "values", "row_names"}``, one vector per column.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from dppca.interop import r_data_frame
-    >>> node = r_data_frame(pd.DataFrame({"x": [1.5, 2.0], "g": ["a", "b"]}))
-    >>> node["names"], [column["mode"] for column in node["values"]]
-    (['x', 'g'], ['double', 'character'])
+    >>> [column["mode"] for column in r_data_frame(pd.DataFrame({"x": [1.5], "g": ["a"]}))["values"]]
+    ['double', 'character']
     """
     columns = [_column_node(frame[name]) for name in frame.columns]
     return {"r": "data.frame", "names": [str(c) for c in frame.columns], "values": columns,
@@ -145,15 +135,13 @@ def r_list(items: Mapping, cls=None, attributes: Mapping | None = None) -> dict:
     Returns
     -------
     dict
-        Node ``{"r": "list", "names", "values"}``, with ``"class"`` and ``"attributes"`` when
-        given.
+        Node ``{"r": "list", "names", "values"}`` (and ``"class"``, ``"attributes"``).
 
     Examples
     --------
     >>> from dppca.interop import r_list, r_vector
-    >>> node = r_list({"eps": r_vector([1.0])}, cls="budget")
-    >>> node["names"], node["class"]
-    (['eps'], ['budget'])
+    >>> r_list({"eps": r_vector([1.0])}, cls="budget")["class"]
+    ['budget']
     """
     return _decorate({"r": "list", "names": [str(k) for k in items], "values": list(items.values())},
                      cls, attributes)
@@ -189,9 +177,6 @@ def _text(value: str) -> dict:
 def r_payload(result) -> dict:
     """Build the R node tree of a dppca result (what ``dppcapy`` and :func:`to_r` build in R).
 
-    Pure Python: no R is needed. Building the tree is post-processing of the result's
-    releases and costs no privacy budget.
-
     Parameters
     ----------
     result : PCDirections, ScreeResult, ScoreResult or Ledger
@@ -210,12 +195,9 @@ def r_payload(result) -> dict:
 
     Examples
     --------
-    >>> from dppca import dp_pc_dir, load_gau
-    >>> from dppca.interop import r_payload
-    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
-    >>> node = r_payload(result)
-    >>> node["r"], node["class"]
-    ('matrix', ['dppca_directions', 'matrix', 'array'])
+    >>> from dppca import dp_pc_dir, interop, load_gau
+    >>> interop.r_payload(dp_pc_dir(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1))["class"]
+    ['dppca_directions', 'matrix', 'array']
     """
     for cls, build in payload_builders():
         if isinstance(result, cls):
@@ -243,18 +225,14 @@ def directions_payload(result: PCDirections) -> dict:
     Returns
     -------
     dict
-        Matrix node of shape (p, k), dimnames (variables, PC1..PCk), class
-        ``c("dppca_directions", "matrix", "array")``, attributes ``ledger``, ``eigenvalues``
-        (named PC1..PCk), ``method`` and ``summary``.
+        Matrix node (p x k), class ``c("dppca_directions", "matrix", "array")``, attributes.
 
     Examples
     --------
-    >>> from dppca import dp_pc_dir, load_gau
-    >>> from dppca.interop import directions_payload
-    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
-    >>> node = directions_payload(result)
-    >>> node["values"].shape, node["colnames"], list(node["attributes"])
-    ((20, 2), ['PC1', 'PC2'], ['ledger', 'eigenvalues', 'method', 'summary'])
+    >>> from dppca import dp_pc_dir, interop, load_gau
+    >>> result = dp_pc_dir(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> interop.directions_payload(result)["values"].shape
+    (20, 2)
     """
     data = result.to_dict()
     node = r_matrix(data["directions"], data["variables"], data["components"])
@@ -267,13 +245,12 @@ def directions_payload(result: PCDirections) -> dict:
 def scree_payload(result) -> dict:
     """Build ``dp_scree``'s R list node (r-dppca-scree.md §5.7) with our extras as attributes.
 
-    Entries ``nonprivate`` (only when computed) then one per method, each
-    ``list(scree=, pve=)`` of numeric vectors named PC1..PCk; ``pve`` is the share of the
-    private total variance (R's share among the k values is the ``pve_among_k`` attribute).
-    Each entry's attributes: ``pve_among_k``, ``cumulative_pve``, ``total_variance``, and for
-    private methods ``raw``, ``std_err``, ``conf_int`` (k x 2 matrix lower/upper) and
-    ``ledger`` (the releases that method's numbers depend on). The list's ``ledger`` is the
-    combined ledger: what publishing every entry together costs.
+    Entries ``nonprivate`` (when computed) then one per method, each ``list(scree=, pve=)`` of
+    vectors named PC1..PCk; ``pve`` is the share of the private total variance (R's share among
+    the k values is attribute ``pve_among_k``). Entry attributes: ``pve_among_k``,
+    ``cumulative_pve``, ``total_variance``, for private methods ``raw``, ``std_err``, ``conf_int``
+    (k x 2, lower/upper) and ``ledger`` (the releases the method's numbers depend on). The
+    list's ``ledger`` is the combined ledger: what publishing every entry together costs.
 
     Parameters
     ----------
@@ -283,17 +260,13 @@ def scree_payload(result) -> dict:
     Returns
     -------
     dict
-        List node of class ``dppca_scree`` with attributes ``ledger``, ``private`` and
-        ``summary``.
+        List node of class ``dppca_scree``, attributes ``ledger``, ``private``, ``summary``.
 
     Examples
     --------
-    >>> from dppca import dp_scree, load_gau
-    >>> from dppca.interop import scree_payload
-    >>> result = dp_scree(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
-    >>> node = scree_payload(result)
-    >>> node["names"], node["class"], node["values"][0]["names"]
-    (['clipped'], ['dppca_scree'], ['scree', 'pve'])
+    >>> from dppca import dp_scree, interop, load_gau
+    >>> interop.scree_payload(dp_scree(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1))["names"]
+    ['clipped']
     """
     items = {}
     for key, entry in result.to_dict().items():
@@ -326,32 +299,25 @@ HISTOGRAM_TARGETS = ("nonprivate", "add", "sparse")
 def score_payload(result) -> dict:
     """Build ``dp_score`` / ``dp_score_group``'s R list node (r-dppca-score.md §6, §7).
 
-    ``score`` (n x 2 matrix, NON-PRIVATE) and ``nonprivate`` appear only when the call
-    computed them (``nonprivate=True``). A group's ``n`` is its private size estimate rounded
-    to an integer (R returns the exact size, which is not private).
+    ``score`` (n x 2 matrix, NON-PRIVATE) and ``nonprivate`` appear only when computed
+    (``nonprivate=True``). A group's ``n`` is its private size estimate, rounded (R: the exact size).
 
     Parameters
     ----------
     result : ScoreResult
-        A result of :func:`dppca.dp_score` or :func:`dppca.dp_score_group` (or their plotting
-        variants).
+        A result of :func:`dppca.dp_score` or :func:`dppca.dp_score_group`.
 
     Returns
     -------
     dict
-        List node of class ``dppca_score``: ``score`` and ``nonprivate`` (when computed),
-        ``frame`` (``xlim``, ``ylim``), one data.frame (xmin, xmax, ymin, ymax, prob) per
-        private histogram, or ``groups`` for grouped results; attributes ``ledger``, ``bins``,
-        ``centre``, ``private``, ``summary`` (and ``axis_labels``, ``group_sizes`` when known).
+        List node of class ``dppca_score`` (``frame``, then the histograms or ``groups``);
+        attributes ``ledger``, ``bins``, ``centre``, ``private``, ``summary``.
 
     Examples
     --------
-    >>> from dppca import dp_score, load_gau
-    >>> from dppca.interop import score_payload
-    >>> result = dp_score(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
-    >>> node = score_payload(result)
-    >>> node["names"], node["class"], node["values"][1]["names"]
-    (['frame', 'add'], ['dppca_score'], ['xmin', 'xmax', 'ymin', 'ymax', 'prob'])
+    >>> from dppca import dp_score, interop, load_gau
+    >>> interop.score_payload(dp_score(load_gau()[:1000], eps=1, delta=1e-5, method="add", rng=1))["names"]
+    ['frame', 'add']
     """
     data = result.to_dict()
     items = {}
@@ -384,30 +350,25 @@ def samples_payload(result) -> dict:
     """Build R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
 
     Each data.frame has columns pc_x, pc_y (and group for grouped results), as in
-    r-dppca-score.md §11-12; targets in R's order (nonprivate, add, sparse). The synthetic
-    points are post-processing of the released histograms and cost no budget.
+    r-dppca-score.md §11-12; targets in R's order (nonprivate, add, sparse).
 
     Parameters
     ----------
     result : ScoreResult
-        A score result whose ``samples`` are attached (by :func:`dppca.dp_score_plot` or
-        ``result.draw_samples()``).
+        A score result with ``samples`` attached (:func:`dppca.dp_score_plot`, ``draw_samples``).
 
     Returns
     -------
     dict
-        List node of class ``c("dppca_withholding", "list")``, one named list of data.frame
-        nodes per histogram target.
+        List node of class ``c("dppca_withholding", "list")``.
 
     Examples
     --------
-    >>> from dppca import dp_score, load_gau, sampling_control
-    >>> from dppca.interop import samples_payload
+    >>> from dppca import dp_score, interop, load_gau, sampling_control
     >>> result = dp_score(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
     >>> _ = result.draw_samples(sampling_control(sample_size=50))
-    >>> node = samples_payload(result)
-    >>> node["names"], node["values"][0]["names"], node["values"][0]["values"][0]["names"]
-    (['add'], ['uniform'], ['pc_x', 'pc_y'])
+    >>> interop.samples_payload(result)["values"][0]["names"]
+    ['uniform']
     """
     samples = result.samples
     return r_list({t: r_list({sm: r_data_frame(frame) for sm, frame in samples[t].items()})
@@ -430,26 +391,19 @@ def ledger_payload(ledger: Mapping | None) -> dict | None:
     Parameters
     ----------
     ledger : Mapping or None
-        A :class:`dppca.privacy.Ledger`'s ``to_dict()``: ``releases`` (one mapping per release
-        with the :data:`LEDGER_COLUMNS`), ``eps``, ``delta``, ``spent_eps``, ``spent_delta``,
-        ``neighbouring``. None (no ledger) stays None (R's NULL).
+        A :class:`dppca.privacy.Ledger`'s ``to_dict()``; None (no ledger) stays None (NULL).
 
     Returns
     -------
     dict or None
-        Data.frame node with one row per release and columns :data:`LEDGER_COLUMNS`;
-        attributes ``budget`` and ``spent`` (named eps, delta) and ``neighbouring``.
+        Data.frame node, one row per release, columns :data:`LEDGER_COLUMNS`; attributes
+        ``budget`` and ``spent`` (named eps, delta) and ``neighbouring``.
 
     Examples
     --------
-    >>> from dppca import dp_pc_dir, load_gau
-    >>> from dppca.interop import ledger_payload
-    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
-    >>> node = ledger_payload(result.ledger.to_dict())
-    >>> node["class"], node["attributes"]["budget"]["values"].tolist()
-    (['dppca_ledger', 'data.frame'], [1.0, 1e-05])
-    >>> ledger_payload(None) is None
-    True
+    >>> from dppca import interop, privacy
+    >>> interop.ledger_payload(privacy.Ledger(1.0, 1e-5).to_dict())["class"]
+    ['dppca_ledger', 'data.frame']
     """
     if ledger is None:
         return None
@@ -465,8 +419,7 @@ def ledger_payload(ledger: Mapping | None) -> dict | None:
 def call_for_r(function, *args, **kwargs):
     """Call ``function`` and return ``(result, warning messages)``.
 
-    What the R package ``dppcapy`` calls Python through, so that Python warnings arrive in
-    R as R warnings (Python's own printing of them would bypass R's handlers).
+    The R package ``dppcapy`` calls Python through it, so that Python warnings become R warnings.
 
     Parameters
     ----------
@@ -477,21 +430,15 @@ def call_for_r(function, *args, **kwargs):
 
     Returns
     -------
-    result : object
-        What ``function`` returned.
-    messages : list of str
-        The messages of every warning raised during the call, in order (all are recorded,
-        even repeated ones).
+    tuple of (object, list of str)
+        What ``function`` returned, and every warning message of the call in order.
 
     Examples
     --------
     >>> import warnings
     >>> from dppca.interop import call_for_r
-    >>> def half(x):
-    ...     warnings.warn("rounded")
-    ...     return x // 2
-    >>> call_for_r(half, 7)
-    (3, ['rounded'])
+    >>> call_for_r(warnings.warn, "rounded")
+    (None, ['rounded'])
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
