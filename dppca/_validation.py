@@ -188,6 +188,8 @@ def control_arg(value, kind, name: str):
     Returns
     -------
     kind
+        The validated control: ``kind()`` for None, ``value`` itself for an instance,
+        ``kind(**value)`` for a dict.
 
     Raises
     ------

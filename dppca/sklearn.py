@@ -88,7 +88,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         reading them raises AttributeError).
     n_components_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, shape (``n_features_in_``,)
         Only when ``X`` had string column names.
     ledger_ : dppca.privacy.Ledger
         Every release of the fit; ``ledger_.spent_eps``/``spent_delta`` total at most (eps, delta).
@@ -115,7 +115,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    dppca.dp_pc_dir, dppca.dp_scree, sklearn.decomposition.PCA
+    dppca.dp_pc_dir : The private directions this estimator fits.
+    dppca.dp_scree : Private eigenvalues (scree) to choose the number of components.
+    sklearn.decomposition.PCA : The non-private estimator whose interface this mirrors.
 
     Notes
     -----
@@ -157,7 +159,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     shrinks towards 0 (n = 2000, eps = 0.5, share 0.1: median error 10), and a rare search that overshoots gives a
     large error (500 seeds at n = 500, eps = 0.5, share 0.1: median 10, largest 2.4e4). So
     ``fit`` then releases no centre: ``mean_`` is 0, as with ``center=False`` (the scores are
-    shifted by the constant mean @ components_.T, which the directions do not depend on), the
+    shifted by the constant ``mean @ components_.T``, which the directions do not depend on), the
     directions get the whole budget, and a warning (from the public n, eps and share) suggests
     a public centre (``center=``). The centre's share costs the directions 4% to 30% in
     sin-theta (the same benchmark).
@@ -232,11 +234,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """Project ``X`` on the private components: ((X - mean_) / scale_) @ components_.T.
+        """Project ``X`` on the private components: ``((X - mean_) / scale_) @ components_.T``.
 
         Parameters
         ----------
-        X : array_like or pandas.DataFrame, shape (n_samples, n_features_in_)
+        X : array_like or pandas.DataFrame, shape (n_samples, ``n_features_in_``)
 
         Returns
         -------
@@ -248,7 +250,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self._standardized(values - self.mean_) @ self.components_.T
 
     def inverse_transform(self, X):
-        """Map scores back to data space: (Z @ components_) * scale_ + mean_.
+        """Map scores back to data space: ``(Z @ components_) * scale_ + mean_``.
 
         Parameters
         ----------
@@ -257,7 +259,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray, shape (n_samples, n_features_in_)
+        ndarray, shape (n_samples, ``n_features_in_``)
         """
         check_is_fitted(self)
         back = _scores(X, self.n_components_) @ self.components_

@@ -14,7 +14,31 @@ SERIES = ("nonprivate",) + SCREE_METHODS
 
 @dataclass(frozen=True)
 class ScreePlotControl:
-    """Appearance of :func:`dp_scree_plot`; build it with :func:`scree_plot_control`."""
+    """Appearance of :func:`dp_scree_plot`; build it with :func:`scree_plot_control`.
+
+    Parameters
+    ----------
+    title, xlab, ylab : str, optional
+        Title and axis labels (None: defaults that say whether the figure is private).
+    legend_position : str
+        R keyword ("topright", ...) or a matplotlib ``loc`` string.
+    legend_labels, col, lty, pch : dict, optional
+        Per-series labels, colours, line types and markers, keyed by series name.
+    lwd, point_cex, cex_main, cex_lab, cex_axis, cex_legend : float > 0
+        Line width and size multipliers, as in R.
+    legend_bty : str
+        "n": no legend box, "o": boxed.
+
+    See Also
+    --------
+    scree_plot_control : The constructor, with each setting explained.
+
+    Examples
+    --------
+    >>> from dppca.controls import ScreePlotControl
+    >>> ScreePlotControl(lwd=2.0).lwd
+    2.0
+    """
 
     title: str | None = None
     xlab: str | None = None

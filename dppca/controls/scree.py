@@ -14,7 +14,25 @@ SCREE_METHODS = ("clipped", "pmwm", "huber")
 
 @dataclass(frozen=True)
 class ClippedControl:
-    """Tuning of the "clipped" method; build it with :func:`clipped_control`."""
+    """Tuning of the "clipped" method; build it with :func:`clipped_control`.
+
+    Parameters
+    ----------
+    C_clip : float > 0, optional
+        Public clipping threshold of the pair values (None: self-tuned).
+    tuning_share : float in (0, 1)
+        Share of the method's budget spent on self-tuning.
+
+    See Also
+    --------
+    clipped_control : The constructor, with each setting explained.
+
+    Examples
+    --------
+    >>> from dppca.controls import ClippedControl
+    >>> ClippedControl(C_clip=3.0).C_clip
+    3.0
+    """
 
     C_clip: float | None = None
     tuning_share: float = 0.25
@@ -28,7 +46,35 @@ class ClippedControl:
 
 @dataclass(frozen=True)
 class PmwmControl:
-    """Tuning of the "pmwm" method; build it with :func:`pmwm_control`."""
+    """Tuning of the "pmwm" method; build it with :func:`pmwm_control`.
+
+    Parameters
+    ----------
+    a, b : float, optional
+        Public search range of the quantiles (None: self-tuned).
+    trim_const : float > 0
+        R's trim constant.
+    eta : float in (0, 0.5), optional
+        Minimum trim proportion (None: self-tuned).
+    beta : float > 1
+        Grid ratio of the AboveThreshold scans.
+    split_mode : bool
+        Quantiles and mean from different halves of the rows.
+    widen : float >= 0, optional
+        Widening of the winsorizing interval, in units of its width (None: default rule).
+    tuning_share : float in (0, 1)
+        Share of the method's budget spent on the quantiles.
+
+    See Also
+    --------
+    pmwm_control : The constructor, with each setting explained.
+
+    Examples
+    --------
+    >>> from dppca.controls import PmwmControl
+    >>> PmwmControl(a=0.0, b=10.0).b
+    10.0
+    """
 
     a: float | None = None
     b: float | None = None
@@ -55,7 +101,33 @@ class PmwmControl:
 
 @dataclass(frozen=True)
 class HuberControl:
-    """Tuning of the "huber" method; build it with :func:`huber_control`."""
+    """Tuning of the "huber" method; build it with :func:`huber_control`.
+
+    Parameters
+    ----------
+    k_min_m2, k_max_m2 : int, optional
+        Public log2 bin range of R's scale proxy m2 (None: self-tuned).
+    m2_frac : float in (0, 1)
+        Share of the method's budget spent on tuning.
+    mu0 : float, optional
+        Starting value, in units of the scores squared (None: default rule).
+    eta0 : float > 0
+        Step size.
+    T : int >= 1, optional
+        Number of gradient steps (None: default).
+    M : int >= 1, optional
+        Number of blocks of R's m2 histogram (None: floor(sqrt(n) / 2)).
+
+    See Also
+    --------
+    huber_control : The constructor, with each setting explained.
+
+    Examples
+    --------
+    >>> from dppca.controls import HuberControl
+    >>> HuberControl(T=3).T
+    3
+    """
 
     k_min_m2: int | None = None
     k_max_m2: int | None = None
@@ -241,7 +313,37 @@ def _bounds_pair(low, high, low_name, high_name, integer):
 
 
 def resolve_controls(control, methods) -> dict:
-    """{method: control}; unknown methods, foreign types and misplaced dicts are errors."""
+    """Resolve ``dp_scree``'s ``control`` argument into one control per requested method.
+
+    Parameters
+    ----------
+    control : None, a ``*_control()`` object or dict
+        None: defaults for every method. A control object applies to its own method. A dict
+        keyed by method names gives each method's control (an object or a dict of settings);
+        with a single requested method, a dict of settings is that method's control.
+    methods : sequence of {"clipped", "pmwm", "huber"}
+        The requested scree methods.
+
+    Returns
+    -------
+    dict of str to control
+        Method name -> its validated control, for every name in ``methods``.
+
+    Raises
+    ------
+    DPPCAValueError
+        A control for a method not requested, or with several methods a dict not keyed by
+        method names.
+    DPPCATypeError
+        ``control`` of another type, or a dict of settings a control does not have.
+
+    Examples
+    --------
+    >>> from dppca.controls import clipped_control, resolve_controls
+    >>> controls = resolve_controls(clipped_control(C_clip=2.0), ["clipped", "huber"])
+    >>> controls["clipped"].C_clip, type(controls["huber"]).__name__
+    (2.0, 'HuberControl')
+    """
     given = {}
     if control is None:
         pass

@@ -1,7 +1,6 @@
 """The R-object schema: dppca results as trees of R nodes (pure Python, no R needed).
 
-See :mod:`dppca.interop` for the structures. The R package ``dppcapy`` walks these trees in R
-(``R/convert.R``) and :mod:`dppca.interop.rpy2_converter` walks them into rpy2 objects.
+Structures: :mod:`dppca.interop`; walked in R by ``dppcapy`` and into rpy2 by ``rpy2_converter``.
 """
 from __future__ import annotations
 
@@ -22,14 +21,32 @@ LEDGER_MODES = {c: "character" if c in ("step", "mechanism", "norm") else "doubl
 
 # --------------------------------------------------------------------------- R nodes
 def r_vector(values, mode: str = "double", names=None) -> dict:
-    """An R atomic vector node.
+    """Build an R atomic vector node.
 
     Parameters
     ----------
     values : sequence or numpy array, shape (m,)
+        The elements (flattened), converted to ``mode``.
     mode : {"double", "integer", "character", "logical"}
+        R storage mode.
     names : sequence of str, optional
         R ``names`` attribute (length m).
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "vector", "mode", "values", "names"}``.
+
+    Raises
+    ------
+    ValueError
+        ``mode`` is not one of :data:`MODES`.
+
+    Examples
+    --------
+    >>> from dppca.interop import r_vector
+    >>> r_vector([1, 2], "integer", names=["a", "b"])["names"]
+    ['a', 'b']
     """
     if mode not in MODES:
         raise ValueError(f"`mode` must be one of {MODES}; got {mode!r}")
@@ -43,7 +60,31 @@ def r_vector(values, mode: str = "double", names=None) -> dict:
 
 
 def r_matrix(values, rownames=None, colnames=None) -> dict:
-    """A numeric R matrix node (values of shape (n, p)) with optional dimnames."""
+    """Build a numeric R matrix node with optional dimnames.
+
+    Parameters
+    ----------
+    values : array_like, shape (n, p)
+        The entries, converted to float.
+    rownames, colnames : sequence of str, optional
+        Row names (length n) and column names (length p); None: none.
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "matrix", "values", "rownames", "colnames"}``.
+
+    Raises
+    ------
+    ValueError
+        ``values`` is not 2-D.
+
+    Examples
+    --------
+    >>> from dppca.interop import r_matrix
+    >>> r_matrix([[1, 0], [0, 1]], colnames=["PC1", "PC2"])["colnames"]
+    ['PC1', 'PC2']
+    """
     values = np.asarray(values, dtype=float)
     if values.ndim != 2:
         raise ValueError(f"a matrix node needs 2-D values; got shape {values.shape}")
@@ -53,14 +94,55 @@ def r_matrix(values, rownames=None, colnames=None) -> dict:
 
 
 def r_data_frame(frame: pd.DataFrame, row_names: bool = False) -> dict:
-    """An R data.frame node from a pandas DataFrame (column names kept; row names if asked)."""
+    """Build an R data.frame node from a pandas DataFrame, column names kept.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns become logical, integer, double or (any other dtype) character vectors.
+    row_names : bool
+        True: the index (as strings) becomes R's row names; False: R's automatic row names.
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "data.frame", "names", "values", "row_names"}``, one vector per column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dppca.interop import r_data_frame
+    >>> [column["mode"] for column in r_data_frame(pd.DataFrame({"x": [1.5], "g": ["a"]}))["values"]]
+    ['double', 'character']
+    """
     columns = [_column_node(frame[name]) for name in frame.columns]
     return {"r": "data.frame", "names": [str(c) for c in frame.columns], "values": columns,
             "row_names": [str(i) for i in frame.index] if row_names else None}
 
 
 def r_list(items: Mapping, cls=None, attributes: Mapping | None = None) -> dict:
-    """A named R list node; ``cls`` sets the S3 class, ``attributes`` extra attributes."""
+    """Build a named R list node, with an optional S3 class and attributes.
+
+    Parameters
+    ----------
+    items : Mapping of str to node
+        Element name -> R node (or None for R's NULL), in order.
+    cls : str or sequence of str, optional
+        S3 class of the list (R's ``class`` attribute).
+    attributes : Mapping of str to node, optional
+        Extra R attributes; entries whose value is None are left out.
+
+    Returns
+    -------
+    dict
+        Node ``{"r": "list", "names", "values"}`` (and ``"class"``, ``"attributes"``).
+
+    Examples
+    --------
+    >>> from dppca.interop import r_list, r_vector
+    >>> r_list({"eps": r_vector([1.0])}, cls="budget")["class"]
+    ['budget']
+    """
     return _decorate({"r": "list", "names": [str(k) for k in items], "values": list(items.values())},
                      cls, attributes)
 
@@ -93,11 +175,13 @@ def _text(value: str) -> dict:
 
 # --------------------------------------------------------------------------- payloads
 def r_payload(result) -> dict:
-    """The R node tree of a dppca result (what ``dppcapy`` and :func:`to_r` build in R).
+    """Build the R node tree of a dppca result (what ``dppcapy`` and :func:`to_r` build in R).
 
     Parameters
     ----------
     result : PCDirections, ScreeResult, ScoreResult or Ledger
+        The result of :func:`dppca.dp_pc_dir`, :func:`dppca.dp_scree`, :func:`dppca.dp_score`
+        (or its grouped and plotting variants), or a :class:`dppca.privacy.Ledger`.
 
     Returns
     -------
@@ -108,6 +192,12 @@ def r_payload(result) -> dict:
     ------
     TypeError
         For an object that has no R form.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, interop, load_gau
+    >>> interop.r_payload(dp_pc_dir(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1))["class"]
+    ['dppca_directions', 'matrix', 'array']
     """
     for cls, build in payload_builders():
         if isinstance(result, cls):
@@ -125,7 +215,25 @@ def payload_builders():
 
 
 def directions_payload(result: PCDirections) -> dict:
-    """``dp_pc_dir``'s R matrix (p x k, dimnames variables x PC1..PCk) with our attributes."""
+    """Build ``dp_pc_dir``'s R matrix node with the result's attributes.
+
+    Parameters
+    ----------
+    result : PCDirections
+        A result of :func:`dppca.dp_pc_dir`.
+
+    Returns
+    -------
+    dict
+        Matrix node (p x k), class ``c("dppca_directions", "matrix", "array")``, attributes.
+
+    Examples
+    --------
+    >>> from dppca import dp_pc_dir, interop, load_gau
+    >>> result = dp_pc_dir(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> interop.directions_payload(result)["values"].shape
+    (20, 2)
+    """
     data = result.to_dict()
     node = r_matrix(data["directions"], data["variables"], data["components"])
     eigenvalues = pd.Series(data["eigenvalues"], index=data["components"])
@@ -135,15 +243,30 @@ def directions_payload(result: PCDirections) -> dict:
 
 
 def scree_payload(result) -> dict:
-    """``dp_scree``'s R list (r-dppca-scree.md §5.7) with our extras as attributes.
+    """Build ``dp_scree``'s R list node (r-dppca-scree.md §5.7) with our extras as attributes.
 
-    Entries ``nonprivate`` (only when computed) then one per method, each
-    ``list(scree=, pve=)`` of numeric vectors named PC1..PCk; ``pve`` is the share of the
-    private total variance (R's share among the k values is the ``pve_among_k`` attribute).
-    Each entry's attributes: ``pve_among_k``, ``cumulative_pve``, ``total_variance``, and for
-    private methods ``raw``, ``std_err``, ``conf_int`` (k x 2 matrix lower/upper) and
-    ``ledger`` (the releases that method's numbers depend on). The list's ``ledger`` is the
-    combined ledger: what publishing every entry together costs.
+    Entries ``nonprivate`` (when computed) then one per method, each ``list(scree=, pve=)`` of
+    vectors named PC1..PCk; ``pve`` is the share of the private total variance (R's share among
+    the k values is attribute ``pve_among_k``). Entry attributes: ``pve_among_k``,
+    ``cumulative_pve``, ``total_variance``, for private methods ``raw``, ``std_err``, ``conf_int``
+    (k x 2, lower/upper) and ``ledger`` (the releases the method's numbers depend on). The
+    list's ``ledger`` is the combined ledger: what publishing every entry together costs.
+
+    Parameters
+    ----------
+    result : ScreeResult
+        A result of :func:`dppca.dp_scree`.
+
+    Returns
+    -------
+    dict
+        List node of class ``dppca_scree``, attributes ``ledger``, ``private``, ``summary``.
+
+    Examples
+    --------
+    >>> from dppca import dp_scree, interop, load_gau
+    >>> interop.scree_payload(dp_scree(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1))["names"]
+    ['clipped']
     """
     items = {}
     for key, entry in result.to_dict().items():
@@ -174,11 +297,27 @@ HISTOGRAM_TARGETS = ("nonprivate", "add", "sparse")
 
 
 def score_payload(result) -> dict:
-    """``dp_score`` / ``dp_score_group``'s R list (r-dppca-score.md §6, §7) with our attributes.
+    """Build ``dp_score`` / ``dp_score_group``'s R list node (r-dppca-score.md §6, §7).
 
-    ``score`` (n x 2 matrix, NON-PRIVATE) and ``nonprivate`` appear only when the call
-    computed them (``nonprivate=True``). A group's ``n`` is its private size estimate rounded
-    to an integer (R returns the exact size, which is not private).
+    ``score`` (n x 2 matrix, NON-PRIVATE) and ``nonprivate`` appear only when computed
+    (``nonprivate=True``). A group's ``n`` is its private size estimate, rounded (R: the exact size).
+
+    Parameters
+    ----------
+    result : ScoreResult
+        A result of :func:`dppca.dp_score` or :func:`dppca.dp_score_group`.
+
+    Returns
+    -------
+    dict
+        List node of class ``dppca_score`` (``frame``, then the histograms or ``groups``);
+        attributes ``ledger``, ``bins``, ``centre``, ``private``, ``summary``.
+
+    Examples
+    --------
+    >>> from dppca import dp_score, interop, load_gau
+    >>> interop.score_payload(dp_score(load_gau()[:1000], eps=1, delta=1e-5, method="add", rng=1))["names"]
+    ['frame', 'add']
     """
     data = result.to_dict()
     items = {}
@@ -208,10 +347,28 @@ WITHHOLDING = ("dppca_withholding", "list")
 
 
 def samples_payload(result) -> dict:
-    """R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
+    """Build R's ``sample`` element of ``dp_score_plot``: target -> {sampling method -> data.frame}.
 
     Each data.frame has columns pc_x, pc_y (and group for grouped results), as in
     r-dppca-score.md §11-12; targets in R's order (nonprivate, add, sparse).
+
+    Parameters
+    ----------
+    result : ScoreResult
+        A score result with ``samples`` attached (:func:`dppca.dp_score_plot`, ``draw_samples``).
+
+    Returns
+    -------
+    dict
+        List node of class ``c("dppca_withholding", "list")``.
+
+    Examples
+    --------
+    >>> from dppca import dp_score, interop, load_gau, sampling_control
+    >>> result = dp_score(load_gau().iloc[:1000], eps=1, delta=1e-5, method="add", rng=1)
+    >>> _ = result.draw_samples(sampling_control(sample_size=50))
+    >>> interop.samples_payload(result)["values"][0]["names"]
+    ['uniform']
     """
     samples = result.samples
     return r_list({t: r_list({sm: r_data_frame(frame) for sm, frame in samples[t].items()})
@@ -229,7 +386,25 @@ def _score_matrix(columns: Mapping, rownames) -> dict:
 
 
 def ledger_payload(ledger: Mapping | None) -> dict | None:
-    """A ledger's ``to_dict()`` as an R data.frame of class ``dppca_ledger`` (None stays NULL)."""
+    """Build the R data.frame node of a ledger, class ``c("dppca_ledger", "data.frame")``.
+
+    Parameters
+    ----------
+    ledger : Mapping or None
+        A :class:`dppca.privacy.Ledger`'s ``to_dict()``; None (no ledger) stays None (NULL).
+
+    Returns
+    -------
+    dict or None
+        Data.frame node, one row per release, columns :data:`LEDGER_COLUMNS`; attributes
+        ``budget`` and ``spent`` (named eps, delta) and ``neighbouring``.
+
+    Examples
+    --------
+    >>> from dppca import interop, privacy
+    >>> interop.ledger_payload(privacy.Ledger(1.0, 1e-5).to_dict())["class"]
+    ['dppca_ledger', 'data.frame']
+    """
     if ledger is None:
         return None
     releases = ledger["releases"]
@@ -244,8 +419,26 @@ def ledger_payload(ledger: Mapping | None) -> dict | None:
 def call_for_r(function, *args, **kwargs):
     """Call ``function`` and return ``(result, warning messages)``.
 
-    What the R package ``dppcapy`` calls Python through, so that Python warnings arrive in
-    R as R warnings (Python's own printing of them would bypass R's handlers).
+    The R package ``dppcapy`` calls Python through it, so that Python warnings become R warnings.
+
+    Parameters
+    ----------
+    function : callable
+        The function to call.
+    *args, **kwargs
+        Passed to ``function``.
+
+    Returns
+    -------
+    tuple of (object, list of str)
+        What ``function`` returned, and every warning message of the call in order.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dppca.interop import call_for_r
+    >>> call_for_r(warnings.warn, "rounded")
+    (None, ['rounded'])
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -14,19 +14,32 @@ _CONVERTER = None
 
 
 def converter():
-    """The rpy2 ``Converter`` of dppca (built once).
+    """Return the rpy2 ``Converter`` of dppca (built once).
 
     ``default_converter + numpy2ri + pandas2ri`` (pandas DataFrames <-> R data.frames,
     column names and index/row names kept) plus ``py2rpy`` rules turning every dppca
-    result into the R object of :func:`r_payload`. Use it locally::
+    result into the R object of :func:`r_payload`.
 
-        with dppca.interop.converter().context():
-            robjects.globalenv["res"] = result
+    Returns
+    -------
+    rpy2.robjects.conversion.Converter
+        The same object on every call; use it locally (``with converter().context(): ...``).
 
     Raises
     ------
     ImportError
         If rpy2 (extra ``[r]``) or R is missing.
+
+    Examples
+    --------
+    The example needs R and rpy2 (extra ``[r]``), so it is not run here:
+
+    >>> from rpy2 import robjects  # doctest: +SKIP
+    >>> from dppca import dp_pc_dir, load_gau
+    >>> from dppca.interop import converter
+    >>> result = dp_pc_dir(load_gau().iloc[:1000], k=2, eps=1, delta=1e-5, rng=1)
+    >>> with converter().context():  # doctest: +SKIP
+    ...     robjects.globalenv["res"] = result
     """
     global _CONVERTER
     if _CONVERTER is None:
@@ -45,10 +58,34 @@ def _build_converter():
 
 
 def to_r(obj):
-    """An R object (rpy2) for a dppca result, a pandas DataFrame/Series or a numpy array.
+    """Convert a dppca result, a pandas DataFrame/Series or a numpy array to an R object (rpy2).
 
     Results become the R package's structures (:func:`r_payload`); a DataFrame becomes a
     data.frame with its column names and index as row names; a Series a named vector.
+
+    Parameters
+    ----------
+    obj : dppca result, pandas.DataFrame, pandas.Series or numpy.ndarray
+        The object to convert.
+
+    Returns
+    -------
+    rpy2 R object
+        For a result, the R object of :func:`r_payload`; otherwise rpy2's conversion.
+
+    Raises
+    ------
+    ImportError
+        If rpy2 (extra ``[r]``) or R is missing.
+
+    Examples
+    --------
+    The conversion needs R and rpy2 (extra ``[r]``), so it is not run here:
+
+    >>> import pandas as pd
+    >>> from dppca.interop import to_r
+    >>> to_r(pd.Series([1.0, 2.0], index=["a", "b"])).names[0]  # doctest: +SKIP
+    'a'
     """
     if isinstance(obj, pd.Series):
         from rpy2.robjects import default_converter
@@ -64,7 +101,34 @@ def to_r(obj):
 
 
 def materialize(node):
-    """Build the rpy2 object of an R node tree (see :func:`r_payload`)."""
+    """Build the rpy2 object of an R node tree (see :func:`r_payload`).
+
+    Parameters
+    ----------
+    node : dict or None
+        An R node from :func:`r_vector`, :func:`r_matrix`, :func:`r_data_frame`,
+        :func:`r_list` or a payload builder; None gives R's NULL.
+
+    Returns
+    -------
+    rpy2 R object
+        The vector, matrix, data.frame or list, with its names, class and attributes.
+
+    Raises
+    ------
+    ImportError
+        If rpy2 (extra ``[r]``) or R is missing.
+
+    Examples
+    --------
+    Building the node is pure Python; materializing it needs R and rpy2 (extra ``[r]``), so
+    that line is not run here:
+
+    >>> from dppca.interop import materialize, r_vector
+    >>> node = r_vector([1.0, 2.0], names=["a", "b"])
+    >>> list(materialize(node).names)  # doctest: +SKIP
+    ['a', 'b']
+    """
     from rpy2 import robjects as ro
     from rpy2.robjects import default_converter
     from rpy2.robjects.conversion import localconverter
@@ -121,12 +185,38 @@ def _names(names, ro):
 
 
 def from_r(robj):
-    """A Python object for an R object (rpy2), names kept.
+    """Convert an R object (rpy2) to a Python object, names kept.
 
     data.frame -> pandas DataFrame (row names as index); matrix -> DataFrame when it has
     dimnames, else a 2-D array; named atomic vector -> pandas Series; unnamed vector ->
     1-D numpy array (length-1 vectors -> the scalar); named list -> dict; unnamed list ->
     list; NULL -> None. Attributes other than names/dim/dimnames/class are dropped.
+
+    Parameters
+    ----------
+    robj : rpy2 R object or None
+        The R value to convert.
+
+    Returns
+    -------
+    pandas.DataFrame, pandas.Series, numpy.ndarray, scalar, dict, list or None
+        As described above.
+
+    Raises
+    ------
+    ImportError
+        If rpy2 (extra ``[r]``) or R is missing.
+
+    Examples
+    --------
+    The conversion needs R and rpy2 (extra ``[r]``), so it is not run here:
+
+    >>> from rpy2 import robjects  # doctest: +SKIP
+    >>> from dppca.interop import from_r
+    >>> from_r(robjects.r("c(a = 1, b = 2)"))  # doctest: +SKIP
+    a    1.0
+    b    2.0
+    dtype: float64
     """
     from rpy2 import rinterface as ri
     from rpy2.robjects import default_converter, pandas2ri
