@@ -64,6 +64,22 @@ def _copy_vignettes():
 _copy_vignettes()
 privacy_table.write(HERE / "_generated" / "privacy_table.md")
 
+
+def _write_layers(path):
+    """The layers contract of pyproject.toml as a table (top layer first): one source, no drift."""
+    import tomllib
+
+    config = tomllib.loads((HERE.parent / "pyproject.toml").read_text())
+    contract = config["tool"]["importlinter"]["contracts"][0]
+    rows = ["| layer (top to bottom) | modules |", "|---|---|"]
+    for number, layer in enumerate(contract["layers"], 1):
+        modules = ", ".join(f"`dppca.{m.strip()}`" for m in layer.split("|"))
+        rows.append(f"| {number} | {modules} |")
+    path.write_text("\n".join(rows) + "\n")
+
+
+_write_layers(HERE / "_generated" / "layers.md")
+
 # The API reference lists the public names (dppca.__all__ and the documented subpackages'),
 # not module paths, so a re-layout of the modules does not change it.
 API_SECTIONS = [
@@ -73,6 +89,9 @@ API_SECTIONS = [
     ("dppca.methods", "DP-PCA methods"),
     ("dppca.privacy", "Privacy mechanisms and the ledger"),
     ("dppca.audit", "Privacy audit"),
+    ("dppca.controls", "Control objects"),
+    ("dppca.sklearn", "scikit-learn estimator"),
+    ("dppca.interop", "R objects (reticulate and rpy2)"),
 ]
 
 
