@@ -98,6 +98,11 @@ def eps_lower_bound(scores_d, scores_dprime, delta) -> DistinguishingResult:
     --------
     distinguishing_audit : Draws the releases and calls this.
 
+    Notes
+    -----
+    Jagielski et al. (2020) and Nasr et al. (2021): a threshold chosen on one half of the scores
+    is a test of D against D'; its error rates bound eps from below.
+
     Examples
     --------
     >>> import numpy as np
@@ -171,8 +176,7 @@ def distinguishing_audit(mechanism, D, D_prime, ctx, runs, delta, *, direction=N
 
     See Also
     --------
-    eps_lower_bound : The test on scalar scores.
-    neighbour_search : Finds the neighbours to test.
+    eps_lower_bound, neighbour_search : The test on scalar scores; the search for neighbours.
 
     Examples
     --------

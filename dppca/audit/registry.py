@@ -16,9 +16,7 @@ NORMS = ("L2", "L1", "Linf")
 
 @dataclass(frozen=True)
 class AuditedRelease:
-    """One private release, as the audit sees it.
-
-    The fields are the constructor's parameters and the instance's attributes.
+    """One private release, as the audit sees it (its fields are also its attributes).
 
     Parameters
     ----------

@@ -76,11 +76,10 @@ def to_r(obj):
     Raises
     ------
     ImportError
-        If rpy2 (extra ``[r]``) or R is missing.
+        As :func:`converter` (no rpy2 or no R).
 
     Examples
     --------
-    The conversion needs R and rpy2 (extra ``[r]``), so it is not run here:
 
     >>> import pandas as pd
     >>> from dppca.interop import to_r
@@ -117,7 +116,7 @@ def materialize(node):
     Raises
     ------
     ImportError
-        If rpy2 (extra ``[r]``) or R is missing.
+        Without rpy2 or R (as :func:`converter`).
 
     Examples
     --------
@@ -205,11 +204,10 @@ def from_r(robj):
     Raises
     ------
     ImportError
-        If rpy2 (extra ``[r]``) or R is missing.
+        Without rpy2 (extra ``[r]``): rpy2 objects exist only with R.
 
     Examples
     --------
-    The conversion needs R and rpy2 (extra ``[r]``), so it is not run here:
 
     >>> from rpy2 import robjects  # doctest: +SKIP
     >>> from dppca.interop import from_r

@@ -40,10 +40,8 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
         Source of the randomness (the exponential mechanism's Gumbel noise).
     lower, upper : float
         Public bounds, lower < upper.
-    ledger : Ledger, optional
-        Where the release is recorded.
-    step : str
-        Label for the ledger.
+    ledger, step : Ledger or None, str
+        The ledger that records the release, and the release's name on it.
 
     Returns
     -------
@@ -191,9 +189,9 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
         the answer scale-free (the R package's grid 1.001^i - 1 is additive near 0, its
         Observation B7).
     ledger : Ledger, optional
-        Where the release is recorded.
-    step : str
-        Label for the ledger.
+        Records the release under the name ``step``.
+    step : str, default "quantile"
+        Name of the release: the ledger's step column, e.g. "frame: radius".
 
     Returns
     -------
@@ -285,10 +283,10 @@ def unbounded_quantile_between(x, q, eps, rng, lower, upper=np.inf, beta=1.001, 
     beta : float > 1
         Grid ratio: the resolution near v is about (beta - 1)(v - lower + 1), additive near
         ``lower`` (R's grid; :func:`unbounded_quantile`'s default grid is scale-free).
-    ledger : Ledger, optional
-        Where the release is recorded.
+    ledger : Ledger or None
+        As in :func:`unbounded_quantile`; one ledger row for the whole scan.
     step : str
-        Label for the ledger.
+        The row's name (default "quantile (R grid)").
 
     Returns
     -------
