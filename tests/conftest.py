@@ -34,3 +34,17 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+@pytest.fixture(autouse=True)
+def _restore_library_path():
+    """Undo rpy2's LD_LIBRARY_PATH after each test: a child process (a benchmark, a dask worker)
+    started with R's library folder first loads the system libpython instead of this Python's
+    (multiprocessing then fails: "'_thread.RLock' object has no attribute '_recursion_count'")."""
+    yield
+    start = STARTING_ENVIRONMENT.get("LD_LIBRARY_PATH")
+    if os.environ.get("LD_LIBRARY_PATH") != start:
+        if start is None:
+            os.environ.pop("LD_LIBRARY_PATH", None)
+        else:
+            os.environ["LD_LIBRARY_PATH"] = start
