@@ -45,6 +45,9 @@ Usage::
     nice -n 10 python benchmarks/reproduce_dungler_sanyal.py              # 50 trials
     nice -n 10 python benchmarks/reproduce_dungler_sanyal.py --trials 10  # fewer trials
     python benchmarks/reproduce_dungler_sanyal.py --quick                 # 1 trial, 2 values of n
+    # the 50 trials on two cores: two parts in parallel, then join them
+    python benchmarks/reproduce_dungler_sanyal.py --part 0/2 & python benchmarks/reproduce_dungler_sanyal.py --part 1/2; wait
+    python benchmarks/reproduce_dungler_sanyal.py --merge 2
 """
 from __future__ import annotations
 
@@ -282,10 +285,23 @@ def plot(summary: pd.DataFrame, trials: int):
     return fig
 
 
+def _part(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
+        raise ValueError(f"--part must be I/M with 0 <= I < M, got {text!r}")
+    return int(index), int(count)
+
+
 def main(argv=None) -> int:
     parser = reproduction_parser(__doc__, "1 trial, n in {2,500, 20,000}", "trials", 2508)
     parser.add_argument("--replot", action="store_true",
                         help="redraw the figure and claims from the saved summary CSV")
+    parser.add_argument("--part", type=_part, default=None, metavar="I/M",
+                        help="run only every M-th fit cell starting at I (0-based) and write "
+                             "<stem>_fits_part<I>of<M>.csv; run the M parts in parallel, then "
+                             "--merge M")
+    parser.add_argument("--merge", type=int, default=None, metavar="M",
+                        help="join the M part files into <stem>_fits.csv, then summarise")
     args = parser.parse_args(argv)
     grid = QUICK if args.quick else FULL
     trials = args.trials or grid["trials"]
@@ -293,12 +309,25 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     gdppca_max_n = 10_000 if args.quick else GDPPCA_MAX_N
-    if args.replot:
+    if args.merge:
+        parts = [pd.read_csv(out / f"{stem}_fits_part{i}of{args.merge}.csv")
+                 for i in range(args.merge)]
+        fits = pd.concat(parts).sort_values(["sigma", "n", "trial"], kind="stable")
+        fits.to_csv(out / f"{stem}_fits.csv", index=False)
+        trials = int(fits["trial"].max()) + 1
+    elif args.replot:
         fits = pd.read_csv(out / f"{stem}_fits.csv")
         trials = int(fits["trial"].max()) + 1
     else:
-        fits = pd.DataFrame([row for sigma in SIGMAS for n in grid["n"] for t in range(trials)
+        cells = [(n, sigma, t) for sigma in SIGMAS for n in grid["n"] for t in range(trials)]
+        index, count = args.part or (0, 1)
+        # Every cell seeds its own generator from (seed, n, sigma, trial), so the parts
+        # together give exactly the fits of one run.
+        fits = pd.DataFrame([row for n, sigma, t in cells[index::count]
                              for row in one_trial(n, sigma, t, args.seed, gdppca_max_n)])
+        if args.part:
+            fits.to_csv(out / f"{stem}_fits_part{index}of{count}.csv", index=False)
+            return 0
         fits.to_csv(out / f"{stem}_fits.csv", index=False)
     fits["status"] = fits["status"].astype(str)
     summary = summarise(fits)

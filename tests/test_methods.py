@@ -360,13 +360,25 @@ def test_paper_reproductions_quick_mode_run(tmp_path):
     # Both reproductions in --quick mode write their tables; in Maunu et al.'s regime the
     # full-batch default beats the paper's stochastic schedule under our accounting (the
     # 2000 noisier steps end near a random subspace, log10 d^2 > 0, the default near -3).
+    # The Duengler-Sanyal run goes through its parallel form: two parts, then the merge.
     env = os.environ | {"MPLBACKEND": "Agg", "PYTHONPATH": str(REPO)}
     for script, extra in (("reproduce_maunu.py", ["--datasets", "2"]),
-                          ("reproduce_dungler_sanyal.py", [])):
+                          ("reproduce_dungler_sanyal.py", ["--part", "0/2"]),
+                          ("reproduce_dungler_sanyal.py", ["--part", "1/2"]),
+                          ("reproduce_dungler_sanyal.py", ["--merge", "2"])):
         result = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), "--quick",
                                  "--out", str(tmp_path), *extra], capture_output=True, text=True,
                                 cwd=REPO, env=env)
         assert result.returncode == 0, result.stderr
+    # The parts split the (sigma, n, trial) cells of the quick grid (2 x 2 x 1) between them:
+    # together every cell once, each part a non-empty share.
+    parts = [pd.read_csv(tmp_path / f"dungler_sanyal_quick_fits_part{i}of2.csv") for i in (0, 1)]
+    cells = [set(map(tuple, part[["sigma", "n", "trial"]].drop_duplicates().to_numpy()))
+             for part in parts]
+    assert cells[0] and cells[1] and not cells[0] & cells[1]
+    assert cells[0] | cells[1] == {(s, n, 0) for s in (0.025, 1.0) for n in (2500, 20000)}
+    merged = pd.read_csv(tmp_path / "dungler_sanyal_quick_fits.csv")
+    assert len(merged) == len(parts[0]) + len(parts[1])
     maunu = pd.read_csv(tmp_path / "maunu_quick_fits.csv").groupby("schedule")["log10_error"].max()
     assert maunu.filter(like="ours").iloc[0] < -2 and maunu.filter(like="paper (").iloc[0] > 0
     claims = pd.read_csv(tmp_path / "dungler_sanyal_quick_claims.csv")
