@@ -82,9 +82,9 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     alpha ~ log(n/delta)/(eps sqrt(n)) is sqrt(n)/log(n/delta) smaller; it rests on
     amplification by shuffling under eps = O(sqrt(log(n/delta)/n)) (Theorem 10), which is
     not claimed here. In the paper's own spiked matrix model (d = 200, eps = 1, delta = 0.01,
-    sigma = 0.025, benchmarks/reproduce_dungler_sanyal.py, 10 trials) this calibration gives
-    a utility of 0.01-0.03 up to n = 20,000, 0.17 at 50,000 and 0.49 at 100,000 (random:
-    0.01); the same oracle with the printed alpha gives 0.61, 0.92, 0.98, 0.99 at n = 2,500,
+    sigma = 0.025, benchmarks/reproduce_dungler_sanyal.py, 50 trials) this calibration gives
+    a utility of 0.01-0.02 up to n = 20,000, 0.14 at 50,000 and 0.48 at 100,000 (random:
+    0.01); the same oracle with the printed alpha gives 0.59, 0.91, 0.98, 0.99 at n = 2,500,
     5,000, 10^4, 2 x 10^4: the gap to the paper is the calibration, not the schedule or the
     code.
 

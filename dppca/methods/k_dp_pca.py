@@ -160,8 +160,8 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
        the coordinates with a large mean and capped the utility at 0.84 in the low-noise
        spiked model (n = 2 x 10^4 - 10^5); with the previous mean it reaches 0.99-1.00.
 
-    With all three, in that model k-DP-PCA reaches a utility of 0.11, 0.33, 0.75, 0.99, 1.00,
-    1.00 at n = 2,500, 5,000, 10^4, 2 x 10^4, 5 x 10^4, 10^5 (10 trials; k-DP-Ojas 0.01-0.49),
+    With all three, in that model k-DP-PCA reaches a utility of 0.08, 0.32, 0.74, 0.99, 1.00,
+    1.00 at n = 2,500, 5,000, 10^4, 2 x 10^4, 5 x 10^4, 10^5 (50 trials; k-DP-Ojas 0.01-0.48),
     but Analyze Gauss with a model-based trace bound is at 1.00 from n = 2,500: with the
     paper's lambda = (10, 5) and replace-one accounting, the paper's claim that k-DP-PCA beats
     DP-Gauss-1 in the low-noise regime does not reproduce at any n where k-DP-PCA can run
