@@ -45,3 +45,11 @@ def test_no_private_names_imported_from_another_module(path):
                for alias in node.names
                if alias.name.startswith("_") and not alias.name.startswith("__")]
     assert not private
+
+
+def test_package_holds_only_modules_and_data():
+    # A merge leaves *.orig / *.rej copies beside the files it touched; the package ships only
+    # its modules and the bundled data sets (gzip).
+    strays = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts and p.suffix not in {".py", ".gz"}]
+    assert strays == []
