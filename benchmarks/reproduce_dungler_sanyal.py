@@ -51,6 +51,7 @@ Usage::
 """
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 import time
@@ -288,7 +289,7 @@ def plot(summary: pd.DataFrame, trials: int):
 def _part(text: str) -> tuple[int, int]:
     index, _, count = text.partition("/")
     if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
-        raise ValueError(f"--part must be I/M with 0 <= I < M, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be I/M with 0 <= I < M, got {text!r}")
     return int(index), int(count)
 
 
