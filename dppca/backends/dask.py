@@ -31,7 +31,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 
-__all__ = ["compute_checked", "dask_block_kendall", "is_dask_input",
+__all__ = ["compute_checked", "dask_block_kendall", "is_dask_array", "is_dask_input",
            "dask_block_terms", "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
 
 #: Rows per chunk of the permuted data aim at this size (64 MiB): big enough for BLAS,
@@ -56,6 +56,20 @@ def is_dask_input(X) -> bool:
         path = str(X)
         return path.lower().endswith(_FILE_SUFFIXES) or Path(path).is_dir()
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def is_dask_array(X) -> bool:
+    """True for a dask collection (array or legacy DataFrame), checked without importing dask.
+
+    The in-memory statistics take this branch to hand their chunks to dask.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_dask_array(np.ones((2, 2)))
+    False
+    """
+    return type(X).__module__.split(".")[0] == "dask"
 
 
 def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=None) -> np.ndarray:

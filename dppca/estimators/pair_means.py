@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import DPPCAValueError, as_columns
+from ..backends.dask import is_dask_array
 from ..privacy import Ledger
 from ..privacy.composition import GaussianShare
 from ..privacy.samplers import add_gaussian_noise
@@ -176,7 +177,7 @@ def normalised_pair_statistic(scores, lower, upper, design=None) -> np.ndarray:
 
 def _score_columns(scores):
     """Scores of shape (n, k): a dask array stays lazy (it is reduced block by block)."""
-    return scores if type(scores).__module__.split(".")[0] == "dask" else as_columns(scores)
+    return scores if is_dask_array(scores) else as_columns(scores)
 
 
 def _release_normalised(scores, lower, upper, noise, rng, ledger, step, design=None) -> MeanRelease:

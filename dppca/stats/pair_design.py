@@ -29,6 +29,7 @@ import numpy as np
 from .._validation import DPPCAValueError, int_arg, option_arg
 from .kendall import kendall_tau_matrix
 from .threads import available_cores
+from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
 
 __all__ = ["DESIGNS", "BlockDesign", "block_design", "incomplete_kendall_tau_matrix",
@@ -179,9 +180,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     """
     if design.n != X.shape[0]:
         raise DPPCAValueError(f"the pair design is for n = {design.n} rows; `X` has {X.shape[0]}")
-    if _is_dask_array(X):
-        from ..backends.dask import dask_block_kendall
-
+    if is_dask_array(X):
         return dask_block_kendall(X, design, sum_block_kendall, sign, radius, xi) / design.n
     X = np.asarray(X, dtype=np.float64)
     return sum_block_kendall(X, design.order, design.bounds, sign, radius, xi) / design.n
@@ -196,9 +195,7 @@ def kendall_statistic(X, pairs_per_row, rng, sign="spherical", radius=None, xi=N
     """
     n = X.shape[0]
     if pairs_per_row is None:
-        if _is_dask_array(X):
-            from ..backends.dask import compute_checked
-
+        if is_dask_array(X):
             X = compute_checked(X)
         return (kendall_tau_matrix(X, sign=sign, radius=radius, xi=xi),
                 "complete U-statistic (all pairs)")
@@ -206,10 +203,6 @@ def kendall_statistic(X, pairs_per_row, rng, sign="spherical", radius=None, xi=N
     return (incomplete_kendall_tau_matrix(X, design, sign=sign, radius=radius, xi=xi),
             f"incomplete U-statistic: random blocks, >= {design.pairs_per_row} pairs per row "
             f"({design.n_pairs:,} of {n * (n - 1) // 2:,} pairs), same sensitivity")
-
-
-def _is_dask_array(X) -> bool:
-    return type(X).__module__.split(".")[0] == "dask"
 
 
 def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):

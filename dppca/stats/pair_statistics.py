@@ -62,6 +62,7 @@ import math
 import numpy as np
 
 from .._validation import as_columns
+from ..backends.dask import dask_block_terms, is_dask_array, pair_chunk_statistics
 
 #: Unit roundoff of IEEE double precision.
 UNIT_ROUNDOFF = 2.0 ** -53
@@ -332,9 +333,7 @@ def block_clamped_fractions(scores, design, lower, upper) -> np.ndarray:
     if design.n != scores.shape[0]:
         raise ValueError(f"the pair design is for n = {design.n} rows; the scores have "
                          f"{scores.shape[0]}")
-    if type(scores).__module__.split(".")[0] == "dask":
-        from ..backends.dask import dask_block_terms
-
+    if is_dask_array(scores):
         terms = dask_block_terms(scores, design,
                                  lambda rows, bounds: block_fraction_terms(rows, bounds, lower, upper))
     else:
@@ -392,9 +391,7 @@ PAIR_CHUNK_ROWS = 2**16
 
 def _paired(values, pairs, function) -> np.ndarray:
     first, second = pairs
-    if type(values).__module__.split(".")[0] == "dask":
-        from ..backends.dask import pair_chunk_statistics
-
+    if is_dask_array(values):
         return np.concatenate(pair_chunk_statistics(values, first, second, PAIR_CHUNK_ROWS, function))
     values = np.asarray(values, float)
     with np.errstate(over="ignore", invalid="ignore"):
