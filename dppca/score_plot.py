@@ -31,7 +31,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     private_plot : str or sequence of {"histogram", "sample"}
         Rows of the grid: the histograms, and one row of synthetic samples per sampling method.
     sampling_control : SamplingControl or dict, optional
-        :func:`sampling_control` settings (default: uniform within bins, n points).
+        :func:`sampling_control` settings (default: uniform within bins, min(n, 20,000) points).
     center, standardize : bool
         As in :func:`dp_score`.
     g_dppca : bool
@@ -70,7 +70,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     Notes
     -----
     Privacy as in :func:`dp_score`; samples and figure are post-processing (the sample size
-    defaults to n, which is public).
+    defaults to min(n, 20,000); n is public).
 
     Examples
     --------

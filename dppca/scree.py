@@ -54,9 +54,6 @@ class _Omitted(tuple):
 _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 
 
-# ----------------------------------------------------------------------------- controls
-
-
 # ----------------------------------------------------------------------------- dp_scree
 
 @states_gdppca_sensitivity
@@ -304,9 +301,6 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
                       pairs_per_row=pairs_per_row)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
-
-
-# ----------------------------------------------------------------------------- plot control
 
 
 # ----------------------------------------------------------------------------- resolution

@@ -1,9 +1,8 @@
-"""Private tuning steps of the scree and trace estimators: rough centres, quantile histograms, m2.
+"""Private tuning steps of the scree and trace estimators: rough centres and R's m2 histograms.
 
-Split from :mod:`dppca.estimators.pair_means` (which re-exports every name). Each step is a Gaussian (or,
-for R's m2, Laplace) release of counts or clamped means whose sensitivity is proved in its
-Notes; counts are exact integers, so their sensitivities hold in floating point as stated, and
-the clamped log-mean carries the rounding slack of :func:`dppca.stats.pair_statistics.mean_inflation`.
+Each step is a Gaussian (or, for R's m2, Laplace) release of counts whose sensitivity is
+proved in its Notes; counts are exact integers, so their sensitivities hold in floating point
+as stated.
 """
 from __future__ import annotations
 
@@ -11,10 +10,8 @@ import math
 
 import numpy as np
 
-from ..stats.pair_statistics import mean_inflation
 from .._validation import as_columns as _as_columns
 from ..privacy import Ledger, laplace_mechanism
-
 from ..privacy.composition import GaussianShare
 
 
@@ -54,46 +51,6 @@ def log2_counts(values) -> np.ndarray:
 #: Bins of :func:`dp_log2_centre`: [2^b, 2^(b+1)) for b in [-64, 64), and its window (2^5 = 32x).
 LOG2_CENTRE_RANGE = (-64, 64)
 LOG2_CENTRE_WINDOW = 5
-
-
-def dp_log_scale(w, log_lower, log_upper, noise: GaussianShare, rng, *,
-                 ledger: Ledger | None = None, step="scree tuning: pilot log-scales") -> np.ndarray:
-    """Private geometric means exp(mean_i clamp(log w_il; a, b)) of the columns of ``w``, jointly.
-
-    A scale-free pilot for clipping thresholds: log w is a location family in the scale of w,
-    so one window [a, b] (anchored at a private or public reference scale) serves every
-    component.
-
-    Parameters
-    ----------
-    w : ndarray, shape (m, k)
-        Non-negative disjoint-pair values (zeros are clamped to ``a``).
-    log_lower, log_upper : float
-        Public window [a, b] of log w (natural log), a < b.
-    noise, rng, ledger, step
-        As in :func:`dp_clipped_mean`.
-
-    Returns
-    -------
-    ndarray, shape (k,)
-        Private geometric means (units of w).
-
-    Notes
-    -----
-    Privacy: a replaced row changes one pair value per column, so each clamped log-mean moves
-    by at most (b - a)/m and the k-vector by sqrt(k) (b - a)/m in L2 (times mean_inflation(m)
-    for rounding): Gaussian mechanism.
-    """
-    w = _as_columns(w)
-    m, k = w.shape
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.clip(np.nan_to_num(np.log(w), nan=log_lower), log_lower, log_upper)
-    sensitivity = math.sqrt(k) * (log_upper - log_lower) / m * mean_inflation(m)
-    # the mean of logs - a (in [0, b - a]) is released, a added back after the noise, so the
-    # rounding slack is relative to b - a, not to |a|
-    noisy, _ = noise.release((logs - log_lower).mean(axis=0), sensitivity, rng, ledger, step)
-    noisy = noisy + log_lower
-    return np.exp(noisy)
 
 
 def dp_m2_histogram(w, k_min, k_max, blocks, eps, rng, *, ledger: Ledger | None = None,
@@ -163,5 +120,5 @@ def tau_from_m2(m2, eps, n) -> np.ndarray:
     scale = math.sqrt((1 + log_n) * log_n) if n > 2 else 1.0
     return np.sqrt(np.maximum(np.asarray(m2, float), 0.0)) * math.sqrt(eps * n / scale)
 
-__all__ = ["dp_log2_centre", "dp_log_scale", "dp_m2_histogram", "log2_counts", "m2_counts",
+__all__ = ["dp_log2_centre", "dp_m2_histogram", "log2_counts", "m2_counts",
            "tau_from_m2"]

@@ -347,8 +347,9 @@ def dp_histogram_quantiles(w, edges, levels, noise: GaussianShare, rng, *,
 
     Counts of each column in the bins [e_0, e_1), ..., [e_{B-1}, e_B] (values outside are put
     in the end bins) are released jointly with Gaussian noise. Each column's noisy cumulative
-    counts (unbiased: negative counts are kept) are made non-decreasing by a running maximum
-    and divided by the noisy total, and each quantile is read off by linear interpolation.
+    counts (noisy counts below ``HISTOGRAM_THRESHOLD_SD`` noise sd set to 0 first, so empty bins
+    carry no phantom mass) are made non-decreasing by a running maximum and divided by the noisy
+    total, and each quantile is read off by linear interpolation.
 
     Parameters
     ----------
