@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dppca.stats.kendall import kendall_tau_matrix
+from dppca.stats.kendall import kendall_tau_matrix  # noqa: E402
 from dppca.stats.kendall_reference import kendall_tau_matrix_naive  # noqa: E402
 
 FULL_GRID = ([2000, 5000, 20000, 100000], [20, 50])

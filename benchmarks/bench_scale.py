@@ -146,7 +146,7 @@ def _summarise(n, source, scheduler, runs) -> dict:
     return row
 
 
-def _cov_seconds(X: np.ndarray, repeats: int = 3) -> float:
+def cov_seconds(X: np.ndarray, repeats: int = 3) -> float:
     """Median seconds of np.cov on X (the first call also pays BLAS start-up and page faults)."""
     times = []
     for _ in range(repeats):
@@ -164,7 +164,7 @@ def _worker(config) -> dict:
     result = {"cov_seconds": None, "worker_rss_gib": None}
     if config["source"] == "memory":
         X = _t_rows(config["n"], seed=0)
-        result["cov_seconds"] = _cov_seconds(X)
+        result["cov_seconds"] = cov_seconds(X)
         start = time.perf_counter()
         fit = dp_pc_dir(X, **options)
     elif config["scheduler"] == "threaded":

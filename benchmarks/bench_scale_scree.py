@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench_scale import cov_seconds
+
 D = 20
 
 
@@ -40,10 +42,7 @@ def _run_one(task, backend, n, repeats, path=None):
         X = path
     else:
         X = _data(n)
-        np.cov(X, rowvar=False)  # warm-up (BLAS threads), then the timed baseline
-        start = time.perf_counter()
-        np.cov(X, rowvar=False)
-        cov_time = time.perf_counter() - start
+        cov_time = cov_seconds(X)
     if backend == "dask":
         import dask.array as da
 

@@ -9,7 +9,6 @@ import pickle
 from pathlib import Path
 
 import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,12 +27,6 @@ def data():
     X = pd.DataFrame(rng.normal(size=(400, 4)) * [3.0, 2.0, 1.0, 0.5], columns=list("abcd"))
     labels = pd.Series(np.repeat(["u", "v", "w"], [200, 120, 80]), name="g")
     return X, labels
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 def snapshot(result) -> bytes:

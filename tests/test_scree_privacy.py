@@ -15,8 +15,7 @@ from dppca.privacy import Ledger, gaussian_sigma
 from dppca.privacy.quantiles import unbounded_quantile_between
 from dppca.results.scree import antitonic, monotone_scree, share_of_sum
 from dppca.estimators.pair_means import dp_clipped_mean, dp_huber_mean
-from dppca.stats.pair_statistics import paired_squares
-from dppca.stats.pair_statistics import pair_clamped_means
+from dppca.stats.pair_statistics import pair_clamped_means, paired_squares
 from dppca.estimators.tuning import dp_log2_centre, m2_counts
 from dppca.privacy.composition import GaussianGroup
 from dppca.preprocessing import random_pairs

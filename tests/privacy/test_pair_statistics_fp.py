@@ -14,9 +14,9 @@ from dppca.audit import REGISTRY, neighbour_search, offset_neighbours
 from dppca.audit.attacks import C_CLIP
 from dppca.stats.kendall import kendall_tau_matrix
 from dppca.stats.kendall_reference import kendall_tau_matrix_naive
-from dppca.stats.pair_statistics import pair_clamped_fractions, pair_clamped_means, pair_rounding_error
+from dppca.stats.pair_statistics import (pair_clamped_fractions, pair_clamped_means,
+                                          pair_rounding_error, paired_squares)
 from dppca.estimators.pair_means import pair_release_sensitivity
-from dppca.stats.pair_statistics import paired_squares
 from dppca.estimators.tuning import m2_counts
 
 BIGGEST = np.finfo(float).max
