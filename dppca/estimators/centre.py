@@ -22,7 +22,8 @@ from .._validation import DPPCAValueError, delta_arg, eps_arg
 from ..privacy import Ledger, split_budget
 from ..privacy.composition import GaussianGroup
 from ..privacy.quantiles import unbounded_quantile
-from ..stats.pair_statistics import UNIT_ROUNDOFF, mean_inflation
+from ..stats.pair_statistics import UNIT_ROUNDOFF, clean_scores, mean_inflation
+from ..stats.signs import clip_rows, row_norms
 
 __all__ = ["dp_centre", "clipped_row_mean", "clipped_mean_sensitivity"]
 
@@ -133,8 +134,10 @@ import numpy as np
     centre = np.zeros(X.shape[1])
     for t, fraction in enumerate(MEAN_SHARES, start=1):
         rows = _centred(X, centre)
+        # distances capped at DBL_MAX (row-local: an overflow must not make the search refuse)
+        distances = np.minimum(row_norms(rows), np.finfo(float).max)
         radius = RADIUS_MULTIPLIER * unbounded_quantile(
-            _distances(rows), RADIUS_QUANTILE, eps_radius, rng, ledger=ledger,
+            distances, RADIUS_QUANTILE, eps_radius, rng, ledger=ledger,
             step=f"{step}: distance quantile {t} (radius)")
         sensitivity = clipped_mean_sensitivity(radius, *X.shape)
         noisy, _ = group.share(fraction).release(clipped_row_mean(rows, radius), sensitivity, rng,
@@ -156,11 +159,7 @@ def clipped_row_mean(rows, radius) -> np.ndarray:
     array([0.6, 1.3])
     """
     rows = np.asarray(rows, dtype=float)
-    scaled, power, length = _scaled_rows(rows)
-    with np.errstate(over="ignore"):
-        inside = power * length <= radius
-    shrunk = scaled * (radius / np.where(length > 0, length, 1.0))[:, None]
-    return np.where(inside[:, None], rows, shrunk).sum(axis=0) / rows.shape[0]
+    return clip_rows(rows, radius).sum(axis=0) / rows.shape[0]
 
 
 def clipped_mean_sensitivity(radius, n, p) -> float:
@@ -183,21 +182,4 @@ def clipped_mean_sensitivity(radius, n, p) -> float:
 
 def _centred(X, centre) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
-        rows = X - centre
-    finite = np.finfo(float).max
-    return np.nan_to_num(rows, nan=0.0, posinf=finite, neginf=-finite)
-
-
-def _distances(rows) -> np.ndarray:
-    """||row||, at most DBL_MAX (row-local: an overflow must not make the search refuse)."""
-    _, power, length = _scaled_rows(rows)
-    with np.errstate(over="ignore"):
-        return np.minimum(power * length, np.finfo(float).max)
-
-
-def _scaled_rows(rows):
-    """(rows / s, s, ||rows / s||), s a power of two near each row's largest entry (exact)."""
-    big = np.max(np.abs(rows), axis=1, initial=0.0)
-    power = np.where(big > 0, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
-    scaled = rows / power[:, None]
-    return scaled, power, np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+        return clean_scores(X - centre)

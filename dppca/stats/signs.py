@@ -10,6 +10,7 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 
 from .._validation import callable_arg, float_arg, int_arg
+from .pair_statistics import clean_scores as finite_rows
 
 SIGNS = ("spherical", "winsorized")
 
@@ -234,5 +235,44 @@ def pair_weights(sqdist, spec, scale, out):
     return np.divide(xi_sq, sqdist, out=out)  # `out` may alias `sqdist`
 
 
-__all__ = ["SIGNS", "SignSpec", "apply_sign", "pair_weights", "power_of_two_scale", "resolve_sign", "sign_bound",
-           "spatial_sign", "without_overflow"]
+def unit_scaled(rows: np.ndarray):
+    """(rows / s, s, ||rows / s||) with s a power of two near each row's largest entry: the
+    scaled rows have entries in [-2, 2], so their norms neither overflow nor underflow."""
+    big = np.max(np.abs(rows), axis=1, initial=0.0)
+    scale = np.where(big > 0, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
+    unit = rows / scale[:, None]
+    return unit, scale, np.sqrt(np.einsum("ij,ij->i", unit, unit))
+
+
+def row_norms(rows: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each row (computed on scaled rows: +inf only when it exceeds DBL_MAX)."""
+    unit, scale, length = unit_scaled(finite_rows(rows))
+    with np.errstate(over="ignore"):
+        return scale * length
+
+
+def clip_rows(rows: np.ndarray, bound: float) -> np.ndarray:
+    """Rows scaled to Euclidean norm at most ``bound`` (w min(1, bound/||w||)).
+
+    Clipping by the norm is orthogonally equivariant (it is the winsorized spatial sign of
+    Kim & Jung 2025, Section 2), so for elliptical rows the clipped second moment keeps the
+    eigenvectors of the dispersion matrix.
+    """
+    rows = finite_rows(rows)
+    unit, scale, length = unit_scaled(rows)
+    with np.errstate(over="ignore"):
+        keep = scale * length <= bound
+    # A clipped row is its direction (from the scaled row: no overflow) times the bound.
+    clipped = unit * (bound / np.where(length > 0, length, 1.0))[:, None]
+    return np.where(keep[:, None], rows, clipped)
+
+
+def spherise(rows: np.ndarray) -> np.ndarray:
+    """Rows divided by their norm (the spatial sign); zero rows stay zero."""
+    unit, _, length = unit_scaled(finite_rows(rows))
+    return unit / np.where(length > 0, length, 1.0)[:, None]
+
+
+__all__ = ["SIGNS", "SignSpec", "apply_sign", "clip_rows", "pair_weights", "power_of_two_scale",
+           "resolve_sign", "row_norms", "sign_bound", "spatial_sign", "spherise", "unit_scaled",
+           "without_overflow"]
