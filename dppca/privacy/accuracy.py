@@ -1,0 +1,95 @@
+"""The accuracy model: the predicted error of each private step, from public numbers only.
+
+Every private step of a call (column scales, tuning quantiles and clips, the trace, scree values,
+the centre, the frame, the directions' noise against an eigengap) has a function that predicts its
+error from public quantities: n, p, k, eps, delta, the step's budget share and declared bounds.
+Because a prediction reads no data, a warning built from it leaks nothing: the same warning is
+issued for every pair of neighbouring data sets.
+
+A prediction is a :class:`StepAccuracy`; the predictions of one call are an
+:class:`AccuracyReport`, shown before a release (:func:`dppca.plan`) and with it (the "Expected
+accuracy" block of every ``summary()``). A step whose prediction exceeds its threshold is
+*unreliable*: a :class:`DPAccuracyWarning` says so, and what would fix it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["AccuracyReport", "DPAccuracyWarning", "StepAccuracy"]
+
+
+class DPAccuracyWarning(UserWarning):
+    """The accuracy model predicts that a private step is dominated by its noise.
+
+    Issued from public numbers only (n, p, k, eps, delta, shares, declared bounds), so the
+    warning is the same for every pair of neighbouring data sets. Filter it with
+    ``warnings.simplefilter("ignore", dppca.DPAccuracyWarning)``.
+    """
+
+
+@dataclass(frozen=True)
+class StepAccuracy:
+    """The predicted error of one private step, computed from public numbers only.
+
+    Parameters
+    ----------
+    step : str
+        The step, as named on the ledger (e.g. ``"column scales"``, ``"scree values"``).
+    quantity : str
+        What is predicted, in words (e.g. ``"median |log2(released scale / sample SD)|"``).
+    predicted : float
+        The predicted error, in ``unit``.
+    unit : str
+        The unit of ``predicted`` and ``threshold`` (e.g. ``"relative"``, ``"octaves"``,
+        ``"sin-theta"``).
+    threshold : float
+        Above this value the step is unreliable (its noise dominates its signal).
+    assumptions : str
+        The assumptions of the prediction (e.g. "columns roughly Gaussian").
+    fix : str
+        What would make the step reliable (more eps, declared bounds, fewer columns, ...).
+
+    Examples
+    --------
+    >>> s = StepAccuracy("trace", "relative error", 0.02, "relative", 0.5, "bounded rows", "")
+    >>> s.reliable
+    True
+    """
+
+    step: str
+    quantity: str
+    predicted: float
+    unit: str
+    threshold: float
+    assumptions: str
+    fix: str
+
+    @property
+    def reliable(self) -> bool:
+        """Whether the predicted error is at most the threshold (public arithmetic)."""
+        return bool(self.predicted <= self.threshold)
+
+
+@dataclass
+class AccuracyReport:
+    """The predictions for every private step of one call (public numbers only).
+
+    Parameters
+    ----------
+    steps : list of StepAccuracy
+        One prediction per private step, in the order the call runs them.
+
+    Examples
+    --------
+    >>> r = AccuracyReport([StepAccuracy("trace", "relative error", 2.0, "relative", 0.5,
+    ...                                  "bounded rows", "more eps")])
+    >>> [s.step for s in r.unreliable]
+    ['trace']
+    """
+
+    steps: list[StepAccuracy] = field(default_factory=list)
+
+    @property
+    def unreliable(self) -> list[StepAccuracy]:
+        """The steps whose predicted error exceeds their threshold."""
+        return [s for s in self.steps if not s.reliable]
