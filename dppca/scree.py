@@ -37,14 +37,13 @@ from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
 from .privacy import CALIBRATIONS, Ledger
 from .results import PCDirections
 from .results.scree import ScreeResult
-from .estimators.scree_fits import FITTERS, TRACE_TUNING_SHARE, check_split_mode, private_trace
+from .estimators.scree_fits import FITTERS, check_split_mode, private_trace
+from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
 from .privacy.composition import GaussianGroup
 
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for
 #: the private directions when g_dppca=True (R gives them half of eps and of delta).
 DIRECTION_SHARE = 0.5
-#: Share of the remaining mu^2 for the private total variance (trace).
-TRACE_SHARE = 0.1
 
 
 class _Omitted(tuple):
@@ -204,12 +203,12 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
     # With k = p the k values are all the variance: T is their sum and only the trace's rough
-    # centre is released (to anchor the tuning histograms).
-    trace_share = TRACE_SHARE * rest * (1 if k < mat.p else TRACE_TUNING_SHARE / 2)
-    trace, trace_sd, anchor = private_trace(values, pairs, group, trace_share, generator, shared,
-                                             needed=k < mat.p)
+    # centre is released (to anchor the tuning histograms). Public arithmetic (n, eps, delta)
+    # sizes the centre's share so that it is not noise-dominated where that is affordable.
+    shares = scree_shares(mat.n, rest, len(methods), group.mu, needed=k < mat.p)
+    trace, trace_sd, anchor = private_trace(values, pairs, group, shares, generator, shared)
     scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
-    share = (rest - trace_share) / len(methods)
+    share = shares.method
     fits, ledgers = {}, {}
     for name in methods:
         ledgers[name] = Ledger(eps, delta)

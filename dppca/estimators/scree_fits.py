@@ -19,6 +19,7 @@ from ..stats.pair_statistics import paired_half_norms, paired_squares
 from .pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
 from .tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 
+
 @dataclass(frozen=True)
 class MethodFit:
     """What one scree method released.
@@ -40,6 +41,13 @@ class MethodFit:
 
 #: Share of the trace's mu^2 for its two tuning histograms (half each).
 TRACE_TUNING_SHARE = 1 / 3
+
+
+#: The trace's clip when its quantile histogram would be noise-dominated (a public rule): this
+#: many times the rough centre (a log-centre of the t's, about 0.28 x trace for one dominant
+#: Gaussian component, so C_T ~ 4.5 x trace, clipping bias ~4%; about the trace when many
+#: components share it).
+TRACE_FALLBACK_CLIP_OVER_CENTRE = 16.0
 
 
 #: Bins of the trace's quantile histogram around the rough centre c of the t's:
@@ -73,27 +81,31 @@ HUBER_TAU_MULTIPLIER = 2.0
 HUBER_STEPS = 1
 
 
-def private_trace(values, pairs, group, share, rng, ledger, needed=True):
+def private_trace(values, pairs, group, shares, rng, ledger):
     """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins).
 
     The clipped rule applied to t = ||x_a - x_b||^2 / 2: a scale-free rough centre of the t's,
     a noisy histogram around it for their 90% quantile, C_T = CLIP_MULTIPLIER x that quantile,
-    then the clipped mean. Shares of the trace's mu^2: 1/6, 1/6, 2/3. With ``needed=False``
-    (k = p) only the centre is released, with all of ``share``, and the trace is nan.
+    then the clipped mean, with the shares of ``shares``
+    (:func:`dppca.estimators.scree_accuracy.scree_shares`). With ``shares.trace_mean == 0``
+    (k = p) only the centre is released and the trace is nan. The estimate is clamped to
+    [0, C_T] (post-processing: the clipped mean lies there).
     """
     halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
-    tuning = TRACE_TUNING_SHARE / 2 * share if needed else share
-    centre = dp_log2_centre(halves, group.share(tuning), rng, ledger=ledger,
+    centre = dp_log2_centre(halves, group.share(shares.centre), rng, ledger=ledger,
                             step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
-    if not needed:  # the centre is about the median of the t's: 4 x it is near the trace
+    if not shares.trace_mean > 0:  # the centre is about the median of the t's: 4 x it is near the trace
         return float("nan"), float("nan"), 4.0 * centre
-    q90 = dp_histogram_quantiles(halves, _tuning_edges(centre, TRACE_LOG2_BINS), [CLIP_LEVEL],
-                                 group.share(tuning), rng, ledger=ledger,
-                                 step="trace tuning: histogram of ||x_a - x_b||^2/2")[0, 0]
-    clip = CLIP_MULTIPLIER * max(q90, np.finfo(float).tiny)
-    trace, sd = dp_clipped_paired_mean(halves, clip, group.share((1 - TRACE_TUNING_SHARE) * share),
-                                       rng, ledger=ledger,
-                                       step="trace: clipped mean of ||x_a - x_b||^2/2")
+    if shares.trace_tuning > 0:
+        q90 = dp_histogram_quantiles(halves, _tuning_edges(centre, TRACE_LOG2_BINS), [CLIP_LEVEL],
+                                     group.share(shares.trace_tuning), rng, ledger=ledger,
+                                     step="trace tuning: histogram of ||x_a - x_b||^2/2")[0, 0]
+        clip = CLIP_MULTIPLIER * max(q90, np.finfo(float).tiny)
+    else:  # the histogram would be noise-dominated (scree_shares): the stated public rule
+        clip = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre
+    trace, sd = dp_clipped_paired_mean(halves, clip, group.share(shares.trace_mean), rng,
+                                       ledger=ledger, step="trace: clipped mean of ||x_a - x_b||^2/2")
+    trace = min(max(trace, 0.0), clip)
     return trace, sd, trace if trace > 0 else centre
 
 
@@ -115,9 +127,18 @@ def check_split_mode(controls, pair_design) -> None:
 
 def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
                  design=None) -> MethodFit:
+    from .scree_accuracy import FALLBACK_CLIP_OVER_TRACE, tuning_reliable  # (it reads ours)
+
     k = scores.shape[1]
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
+    elif not tuning_reliable(len(pairs[0]), k, control.tuning_share * share, group.mu):
+        # Public arithmetic says the tuning histogram would be noise-dominated: the stated public
+        # rule C = 6.5 x the private trace (>= 6.5 lambda_l for every component) instead.
+        noise = group.share(share)
+        clip = np.full(k, FALLBACK_CLIP_OVER_TRACE * anchor)
+        tuning = (f"C = {FALLBACK_CLIP_OVER_TRACE:.3g} x private trace (fallback: the accuracy "
+                  "model predicts a noise-dominated tuning histogram)")
     else:
         noise = group.share((1 - control.tuning_share) * share)
         q = _tuning_quantiles(paired_squares(scores, pairs), anchor, [CLIP_LEVEL],

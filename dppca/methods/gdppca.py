@@ -1,6 +1,7 @@
 """g-DPPCA (Kim & Jung 2025) and the non-private reference (sample covariance)."""
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 
@@ -9,6 +10,7 @@ import numpy as np
 from ..stats.kendall import rounding_slack, sign_bound
 from ..stats.pair_design import kendall_statistic, largest_block, resolve_design
 from ..privacy import Ledger, gaussian_sigma
+from ..privacy.accuracy import StepAccuracy
 from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 
@@ -192,4 +194,43 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                "noise on the diagonal has sd sigma, off-diagonal sigma/sqrt(2).",
                                f"Kendall's tau matrix: {design_note}."])
 
-__all__ = ["bounded_xi", "gdppca_directions", "nonprivate_directions", "states_gdppca_sensitivity"]
+#: Above this predicted sin-theta the directions are unreliable (noise dominates the gap).
+DIRECTION_THRESHOLD = 0.5
+
+
+def direction_accuracy(n, p, k, eps, delta, calibration="analytic", gap=None) -> StepAccuracy:
+    """Predicted sin-theta of g-DPPCA's directions from its noise sd and an assumed eigengap.
+
+    Davis-Kahan: sin-theta <= ||E|| / gap, E the symmetric noise of the Kendall matrix (sd sigma
+    on the diagonal, sigma / sqrt 2 off it, ||E|| ~ sqrt(2 p) sigma), sigma the Gaussian
+    mechanism's sd for the spherical sign's Frobenius sensitivity 2 sqrt(2) / n.
+
+    Parameters
+    ----------
+    n, p, k : int
+        Rows, columns, components (public).
+    eps, delta : float
+        The directions' budget.
+    calibration : {"analytic", "classic"}
+    gap : float, optional
+        Assumed gap between the k-th and (k+1)-th eigenvalues of the Kendall matrix (trace 1).
+        Default 1 / p (the k-th component stands out from the rest by an average eigenvalue).
+
+    Returns
+    -------
+    StepAccuracy
+
+    Examples
+    --------
+    >>> direction_accuracy(150, 4, 2, 4.0, 1e-5).reliable
+    True
+    """
+    gap = 1.0 / p if gap is None else float(gap)
+    sigma = gaussian_sigma(GDPPCA_SENSITIVITY_CONSTANT / n, eps, delta, calibration)
+    predicted = min(1.0, math.sqrt(2.0 * p) * sigma / gap)
+    return StepAccuracy("directions", "sin-theta of the top-k subspace", predicted, "sin-theta",
+                        DIRECTION_THRESHOLD, f"Kendall eigengap lambda_{k} - lambda_{k + 1} >= "
+                        f"{gap:.3g} (trace 1)", "more eps, more rows or fewer columns")
+
+
+__all__ = ["bounded_xi", "direction_accuracy", "gdppca_directions", "nonprivate_directions", "states_gdppca_sensitivity"]

@@ -1,0 +1,225 @@
+"""The accuracy model of :func:`dppca.dp_scree`: its budget split and each step's predicted error.
+
+Everything here is public arithmetic: n, p, k, eps, delta, the shares of the Gaussian-DP group
+(:class:`dppca.privacy.composition.GaussianGroup`) and the controls. The same numbers decide the
+budget split of a call (:func:`scree_shares`, used by :func:`dppca.dp_scree` itself) and predict
+each private step's error (:func:`scree_accuracy`, shown by :func:`dppca.plan` and in every
+scree summary). Because no data is read, a warning or a fallback chosen from a prediction leaks
+nothing.
+
+Each prediction is the noise sd of the step's Gaussian mechanism (sigma = sensitivity /
+(sqrt(share) mu), both public) divided by the signal the step is after, under a stated
+assumption about the data:
+
+* a noisy histogram used to locate a quantile (tuning): the noise of the counts beyond the
+  quantile against the number of values there (``sigma sqrt(TAIL_BINS) / ((1 - level) m)``);
+* the trace's rough centre: the largest noise of a window of bins against the m values
+  (``CENTRE_NOISE_FACTOR sigma / m``);
+* a clipped mean with clip C = 6.5 lambda (Gaussian scores, the self-tuned rule): its noise sd
+  relative to lambda, ``6.5 sigma_unit`` with sigma_unit the noise of the normalised statistic.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..privacy.accuracy import StepAccuracy
+from .scree_fits import CLIP_LEVEL, CLIP_MULTIPLIER, HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
+
+#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default).
+TRACE_SHARE = 0.1
+#: The rough centre's noise: the largest of ~124 window sums (5 bins) of N(0, sigma^2) noise is
+#: about sqrt(5) sqrt(2 ln 124) sigma.
+CENTRE_NOISE_FACTOR = math.sqrt(5.0) * math.sqrt(2.0 * math.log(124.0))
+#: The centre gets the share that brings its predicted error to this value, if it can ...
+CENTRE_TARGET = 0.3
+#: ... taking at most this part of the budget left after the directions.
+CENTRE_SHARE_CAP = 0.25
+#: A quantile near the top is read from about this many bins above it (rank error sigma sqrt(.)).
+TAIL_BINS = 4
+#: Clip over lambda of the self-tuned clipped rule for Gaussian scores (2.4 x chi2_1's q90).
+CLIP_OVER_LAMBDA = CLIP_MULTIPLIER * 2.7055
+#: Fallback clip (a stated public rule) when the tuning histogram is noise-dominated: this many
+#: times the private trace (every component's lambda_l <= trace; 6.5 lambda for Gaussian scores).
+FALLBACK_CLIP_OVER_TRACE = CLIP_OVER_LAMBDA
+#: Thresholds: a tuning step is unreliable when its noise is as large as its signal; an
+#: estimate when its noise sd is half its target (two sd then reach 0).
+TUNING_THRESHOLD, ESTIMATE_THRESHOLD = 1.0, 0.5
+
+_MORE_DATA = "more eps or more rows"
+
+
+@dataclass(frozen=True)
+class ScreeShares:
+    """Shares of the Gaussian-DP group (of mu^2) of the steps of one :func:`dppca.dp_scree` call.
+
+    Attributes
+    ----------
+    centre, trace_tuning, trace_mean : float
+        The trace's rough centre, its 90% quantile histogram and its clipped mean (0 when k = p).
+    method : float
+        Each method's share (tuning and estimate).
+    """
+
+    centre: float
+    trace_tuning: float
+    trace_mean: float
+    method: float
+
+
+def scree_shares(n, rest, n_methods, mu, needed=True) -> ScreeShares:
+    """The budget split of :func:`dppca.dp_scree` after the directions (public arithmetic).
+
+    The trace's rough centre gets what brings its predicted error to ``CENTRE_TARGET`` (at least
+    its default, 1/6 of ``TRACE_SHARE`` of ``rest``, at most ``CENTRE_SHARE_CAP`` of ``rest``);
+    the trace's histogram and mean get 1/6 and 2/3 of ``TRACE_SHARE`` of ``rest`` (none when
+    ``needed`` is False, k = p); the methods split what is left.
+
+    Parameters
+    ----------
+    n : int
+        Rows (public).
+    rest : float
+        Share of mu^2 left after the scales and directions.
+    n_methods : int
+        Number of scree methods.
+    mu : float
+        The group's Gaussian-DP parameter.
+    needed : bool
+        Whether the trace is released (k < p).
+
+    When the trace's histogram would be noise-dominated (:func:`histogram_tuning_error` above
+    ``TUNING_THRESHOLD``) it is skipped (share 0): its share goes to the mean, whose clip is
+    then the public rule ``TRACE_FALLBACK_CLIP_OVER_CENTRE`` x the centre.
+
+    Returns
+    -------
+    ScreeShares
+
+    Examples
+    --------
+    >>> s = scree_shares(100_000, 0.5, 1, 0.27)
+    >>> round(s.centre, 4), round(s.method, 4)
+    (0.0083, 0.45)
+    """
+    m = max(n // 2, 1)
+    default = TRACE_SHARE * rest * TRACE_TUNING_SHARE / 2
+    sigma = CENTRE_TARGET * m / CENTRE_NOISE_FACTOR
+    centre = min(max(default, (math.sqrt(2.0) / (sigma * mu)) ** 2), CENTRE_SHARE_CAP * rest)
+    tuning = default if needed else 0.0
+    mean = TRACE_SHARE * rest * (1 - TRACE_TUNING_SHARE) if needed else 0.0
+    if needed and histogram_tuning_error(m, 1, tuning, mu) > TUNING_THRESHOLD:
+        tuning, mean = 0.0, mean + tuning  # fallback clip 16 x centre (private_trace)
+    return ScreeShares(centre, tuning, mean, (rest - centre - tuning - mean) / n_methods)
+
+
+def histogram_tuning_error(m, k, sigma_share, mu, level=CLIP_LEVEL) -> float:
+    """Predicted relative error of a quantile read from a joint noisy histogram of k columns.
+
+    The noise of the counts above the quantile, ``sigma sqrt(TAIL_BINS)`` with
+    ``sigma = sqrt(2 k) / (sqrt(share) mu)``, over the number of values there,
+    ``(1 - level) m`` (``min(level, 1 - level)``).
+
+    Examples
+    --------
+    >>> round(histogram_tuning_error(75, 3, 0.11, 0.92), 2)
+    2.13
+    """
+    sigma = math.sqrt(2.0 * k) / (math.sqrt(sigma_share) * mu)
+    return sigma * math.sqrt(TAIL_BINS) / (min(level, 1 - level) * max(m, 1))
+
+
+def tuning_reliable(m, k, share, mu, level=CLIP_LEVEL) -> bool:
+    """Whether a tuning histogram's predicted error is at most ``TUNING_THRESHOLD`` (public).
+
+    Examples
+    --------
+    >>> tuning_reliable(75, 3, 0.11, 0.92), tuning_reliable(5000, 3, 0.11, 0.92)
+    (False, True)
+    """
+    return histogram_tuning_error(m, k, share, mu, level) <= TUNING_THRESHOLD
+
+
+def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
+    """Predicted error of the trace and scree steps of one :func:`dppca.dp_scree` call.
+
+    Parameters
+    ----------
+    n, p, k : int
+        Rows, columns, components (public).
+    mu : float
+        The Gaussian-DP parameter of the call's group.
+    shares : ScreeShares
+        From :func:`scree_shares`.
+    methods : sequence of str
+        The scree methods.
+    controls : dict of str to control
+        Their controls (a public ``C_clip`` skips the clipped method's tuning).
+
+    Returns
+    -------
+    list of StepAccuracy
+        Trace centre, trace tuning and trace (when k < p), then per method its tuning and its
+        scree values.
+
+    Examples
+    --------
+    >>> from dppca.controls import resolve_controls
+    >>> s = scree_shares(150, 0.5, 1, 0.92)
+    >>> steps = scree_accuracy(150, 4, 3, 0.92, s, ["clipped"], resolve_controls(None, ["clipped"]))
+    >>> [(a.step, a.reliable) for a in steps][:2]
+    [('trace: rough centre', True), ('trace: 90% quantile', False)]
+    """
+    m = max(n // 2, 1)
+    centre_sigma = math.sqrt(2.0) / (math.sqrt(shares.centre) * mu)
+    steps = [StepAccuracy(
+        "trace: rough centre", "largest window noise / m", CENTRE_NOISE_FACTOR * centre_sigma / m,
+        "relative", TUNING_THRESHOLD * 0.5, "none (scale free: log2 bins 2^-64..2^64)",
+        f"{_MORE_DATA}, or standardize")]
+    if shares.trace_tuning > 0:
+        steps.append(StepAccuracy(
+            "trace: 90% quantile", "tail-count noise / tail count",
+            histogram_tuning_error(m, 1, shares.trace_tuning, mu), "relative", TUNING_THRESHOLD,
+            "bulk of ||x_a - x_b||^2/2 within the centre's bins", _MORE_DATA))
+    if shares.trace_mean > 0:
+        sigma = 1.0 / (math.sqrt(shares.trace_mean) * mu)
+        steps.append(StepAccuracy(
+            "trace", "noise sd / trace", CLIP_OVER_LAMBDA * sigma / m, "relative",
+            ESTIMATE_THRESHOLD, "C_T = 6.5 x trace (one dominant Gaussian component; less with "
+            "more balanced components)", _MORE_DATA))
+    for name in methods:
+        steps.extend(_method_accuracy(name, controls[name], n, k, mu, shares.method))
+    return steps
+
+
+def _method_accuracy(name, control, n, k, mu, share) -> list:
+    m = max(n // 2, 1)
+    public_clip = name == "clipped" and control.C_clip is not None
+    tuning_share = 0.0 if public_clip else getattr(control, "tuning_share",
+                                                   getattr(control, "m2_frac", 0.25))
+    unit = 2.0 * math.sqrt(k) / n / (math.sqrt((1 - tuning_share) * share) * mu)
+    steps = []
+    reliable = True
+    if not public_clip:
+        error = histogram_tuning_error(m, k, tuning_share * share, mu)
+        reliable = error <= TUNING_THRESHOLD
+        steps.append(StepAccuracy(
+            f"{name}: tuning quantiles", "tail-count noise / tail count", error, "relative",
+            TUNING_THRESHOLD, "bins around the private trace; Gaussian-like scores",
+            "more eps, more rows, fewer components or a public C_clip"
+            + ("" if reliable else "; falls back to C = 6.5 x private trace")))
+    multiplier = HUBER_TAU_MULTIPLIER * 2.7055 if name == "huber" else CLIP_OVER_LAMBDA
+    if public_clip:
+        quantity, assumption = "noise sd / (C_clip / 6.5)", "lambda_l = C_clip / 6.5"
+    elif reliable or name != "clipped":
+        quantity, assumption = "noise sd / lambda_l", "clip 6.5 lambda_l (Gaussian scores)"
+    else:
+        quantity, assumption = "noise sd / (trace / k)", "fallback clip 6.5 trace; lambda_l = trace / k"
+        multiplier *= k
+    steps.append(StepAccuracy(f"{name}: scree values", quantity, multiplier * unit, "relative",
+                              ESTIMATE_THRESHOLD, assumption, _MORE_DATA + ", fewer components"))
+    return steps
+
+
+__all__ = ["ScreeShares", "TRACE_SHARE", "histogram_tuning_error",
+           "scree_accuracy", "scree_shares", "tuning_reliable"]
