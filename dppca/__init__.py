@@ -8,12 +8,14 @@ from ._validation import DPPCATypeError, DPPCAValueError
 from .datasets import load_adult, load_gau, load_gau_g
 from .directions import dp_pc_dir
 from .privacy import Ledger
+from .privacy.accuracy import DPAccuracyWarning
 from .results import PCDirections, ScoreResult, ScreeResult
 from .controls import (clipped_control, huber_control, pmwm_control, sampling_control,
                        score_plot_control, scree_plot_control)
 from .score import dp_score, dp_score_group
 from .score_plot import dp_score_plot, dp_score_plot_group
 from .scree import dp_scree, dp_scree_plot
+from .plan import plan
 
 __version__ = "0.1.0"
 
@@ -28,4 +30,4 @@ __all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc
            "load_adult", "load_gau", "load_gau_g", "ScoreResult", "dp_score", "dp_score_group",
            "dp_score_plot", "dp_score_plot_group", "sampling_control", "score_plot_control",
            "ScreeResult", "clipped_control", "dp_scree", "dp_scree_plot", "huber_control",
-           "pmwm_control", "scree_plot_control"]
+           "pmwm_control", "scree_plot_control", "DPAccuracyWarning", "plan"]

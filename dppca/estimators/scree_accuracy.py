@@ -44,7 +44,7 @@ CLIP_OVER_LAMBDA = CLIP_MULTIPLIER * 2.7055
 FALLBACK_CLIP_OVER_TRACE = CLIP_OVER_LAMBDA
 #: Thresholds: a tuning step is unreliable when its noise is as large as its signal; an
 #: estimate when its noise sd is half its target (two sd then reach 0).
-TUNING_THRESHOLD, ESTIMATE_THRESHOLD = 1.0, 0.5
+TUNING_THRESHOLD, ESTIMATE_THRESHOLD, CENTRE_THRESHOLD = 1.0, 0.5, 0.5
 
 _MORE_DATA = "more eps or more rows"
 
@@ -67,7 +67,7 @@ class ScreeShares:
     method: float
 
 
-def scree_shares(n, rest, n_methods, mu, needed=True) -> ScreeShares:
+def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> ScreeShares:
     """The budget split of :func:`dppca.dp_scree` after the directions (public arithmetic).
 
     The trace's rough centre gets what brings its predicted error to ``CENTRE_TARGET`` (at least
@@ -87,6 +87,9 @@ def scree_shares(n, rest, n_methods, mu, needed=True) -> ScreeShares:
         The group's Gaussian-DP parameter.
     needed : bool
         Whether the trace is released (k < p).
+    public_centre : float, optional
+        A public default for the centre (standardized data: p / 2). Used, and the centre not
+        released (share 0), when even the capped share leaves the centre noise-dominated.
 
     When the trace's histogram would be noise-dominated (:func:`histogram_tuning_error` above
     ``TUNING_THRESHOLD``) it is skipped (share 0): its share goes to the mean, whose clip is
@@ -106,11 +109,24 @@ def scree_shares(n, rest, n_methods, mu, needed=True) -> ScreeShares:
     default = TRACE_SHARE * rest * TRACE_TUNING_SHARE / 2
     sigma = CENTRE_TARGET * m / CENTRE_NOISE_FACTOR
     centre = min(max(default, (math.sqrt(2.0) / (sigma * mu)) ** 2), CENTRE_SHARE_CAP * rest)
+    if public_centre is not None and centre_error(m, centre, mu) > CENTRE_THRESHOLD:
+        centre = 0.0
     tuning = default if needed else 0.0
     mean = TRACE_SHARE * rest * (1 - TRACE_TUNING_SHARE) if needed else 0.0
     if needed and histogram_tuning_error(m, 1, tuning, mu) > TUNING_THRESHOLD:
         tuning, mean = 0.0, mean + tuning  # fallback clip 16 x centre (private_trace)
     return ScreeShares(centre, tuning, mean, (rest - centre - tuning - mean) / n_methods)
+
+
+def centre_error(m, share, mu) -> float:
+    """Predicted error of the trace's rough centre: ``CENTRE_NOISE_FACTOR`` sigma / m.
+
+    Examples
+    --------
+    >>> round(centre_error(75, 0.125, 0.92), 2)
+    0.4
+    """
+    return CENTRE_NOISE_FACTOR * math.sqrt(2.0) / (math.sqrt(share) * mu) / max(m, 1)
 
 
 def histogram_tuning_error(m, k, sigma_share, mu, level=CLIP_LEVEL) -> float:
@@ -122,8 +138,8 @@ def histogram_tuning_error(m, k, sigma_share, mu, level=CLIP_LEVEL) -> float:
 
     Examples
     --------
-    >>> round(histogram_tuning_error(75, 3, 0.11, 0.92), 2)
-    2.13
+    >>> round(histogram_tuning_error(75, 3, 0.11, 0.92), 1)
+    2.1
     """
     sigma = math.sqrt(2.0 * k) / (math.sqrt(sigma_share) * mu)
     return sigma * math.sqrt(TAIL_BINS) / (min(level, 1 - level) * max(m, 1))
@@ -168,14 +184,15 @@ def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
     >>> s = scree_shares(150, 0.5, 1, 0.92)
     >>> steps = scree_accuracy(150, 4, 3, 0.92, s, ["clipped"], resolve_controls(None, ["clipped"]))
     >>> [(a.step, a.reliable) for a in steps][:2]
-    [('trace: rough centre', True), ('trace: 90% quantile', False)]
+    [('trace: rough centre', True), ('trace', True)]
     """
     m = max(n // 2, 1)
-    centre_sigma = math.sqrt(2.0) / (math.sqrt(shares.centre) * mu)
-    steps = [StepAccuracy(
-        "trace: rough centre", "largest window noise / m", CENTRE_NOISE_FACTOR * centre_sigma / m,
-        "relative", TUNING_THRESHOLD * 0.5, "none (scale free: log2 bins 2^-64..2^64)",
-        f"{_MORE_DATA}, or standardize")]
+    steps = []
+    if shares.centre > 0:
+        steps.append(StepAccuracy(
+            "trace: rough centre", "largest window noise / m", centre_error(m, shares.centre, mu),
+            "relative", CENTRE_THRESHOLD, "none (scale free: log2 bins 2^-64..2^64)",
+            f"{_MORE_DATA}, standardize, or declared public scales"))
     if shares.trace_tuning > 0:
         steps.append(StepAccuracy(
             "trace: 90% quantile", "tail-count noise / tail count",
@@ -185,8 +202,9 @@ def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
         sigma = 1.0 / (math.sqrt(shares.trace_mean) * mu)
         steps.append(StepAccuracy(
             "trace", "noise sd / trace", CLIP_OVER_LAMBDA * sigma / m, "relative",
-            ESTIMATE_THRESHOLD, "C_T = 6.5 x trace (one dominant Gaussian component; less with "
-            "more balanced components)", _MORE_DATA))
+            ESTIMATE_THRESHOLD, ("C_T = 6.5 x trace" if shares.trace_tuning > 0 else
+                                 "fallback C_T = 16 x centre, about 6.5 x trace") +
+            " (one dominant Gaussian component; less with more balanced components)", _MORE_DATA))
     for name in methods:
         steps.extend(_method_accuracy(name, controls[name], n, k, mu, shares.method))
     return steps
@@ -199,15 +217,16 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
                                                    getattr(control, "m2_frac", 0.25))
     unit = 2.0 * math.sqrt(k) / n / (math.sqrt((1 - tuning_share) * share) * mu)
     steps = []
-    reliable = True
-    if not public_clip:
-        error = histogram_tuning_error(m, k, tuning_share * share, mu)
-        reliable = error <= TUNING_THRESHOLD
+    error = histogram_tuning_error(m, k, tuning_share * share, mu) if tuning_share else 0.0
+    reliable = error <= TUNING_THRESHOLD
+    if name == "clipped" and not reliable:  # the fallback clip: no tuning release
+        unit = 2.0 * math.sqrt(k) / n / (math.sqrt(share) * mu)
+    elif not public_clip:
         steps.append(StepAccuracy(
             f"{name}: tuning quantiles", "tail-count noise / tail count", error, "relative",
             TUNING_THRESHOLD, "bins around the private trace; Gaussian-like scores",
-            "more eps, more rows, fewer components or a public C_clip"
-            + ("" if reliable else "; falls back to C = 6.5 x private trace")))
+            "more eps, more rows, fewer components"
+            + (" or a public C_clip" if name == "clipped" else "")))
     multiplier = HUBER_TAU_MULTIPLIER * 2.7055 if name == "huber" else CLIP_OVER_LAMBDA
     if public_clip:
         quantity, assumption = "noise sd / (C_clip / 6.5)", "lambda_l = C_clip / 6.5"
@@ -221,5 +240,5 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
     return steps
 
 
-__all__ = ["ScreeShares", "TRACE_SHARE", "histogram_tuning_error",
+__all__ = ["ScreeShares", "TRACE_SHARE", "centre_error", "histogram_tuning_error",
            "scree_accuracy", "scree_shares", "tuning_reliable"]

@@ -81,19 +81,23 @@ HUBER_TAU_MULTIPLIER = 2.0
 HUBER_STEPS = 1
 
 
-def private_trace(values, pairs, group, shares, rng, ledger):
+def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None):
     """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins).
 
     The clipped rule applied to t = ||x_a - x_b||^2 / 2: a scale-free rough centre of the t's,
     a noisy histogram around it for their 90% quantile, C_T = CLIP_MULTIPLIER x that quantile,
     then the clipped mean, with the shares of ``shares``
     (:func:`dppca.estimators.scree_accuracy.scree_shares`). With ``shares.trace_mean == 0``
-    (k = p) only the centre is released and the trace is nan. The estimate is clamped to
-    [0, C_T] (post-processing: the clipped mean lies there).
+    (k = p) only the centre is released and the trace is nan; with ``shares.centre == 0`` the
+    centre is ``public_centre`` (standardized data: p / 2) and not released. The estimate is
+    clamped to [0, C_T] (post-processing: the clipped mean lies there).
     """
     halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
-    centre = dp_log2_centre(halves, group.share(shares.centre), rng, ledger=ledger,
-                            step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
+    if shares.centre > 0:
+        centre = dp_log2_centre(halves, group.share(shares.centre), rng, ledger=ledger,
+                                step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
+    else:  # noise-dominated (scree_shares): the public default of standardized data
+        centre = float(public_centre)
     if not shares.trace_mean > 0:  # the centre is about the median of the t's: 4 x it is near the trace
         return float("nan"), float("nan"), 4.0 * centre
     if shares.trace_tuning > 0:

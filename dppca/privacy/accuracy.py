@@ -13,6 +13,7 @@ accuracy" block of every ``summary()``). A step whose prediction exceeds its thr
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 __all__ = ["AccuracyReport", "DPAccuracyWarning", "StepAccuracy"]
@@ -93,3 +94,76 @@ class AccuracyReport:
     def unreliable(self) -> list[StepAccuracy]:
         """The steps whose predicted error exceeds their threshold."""
         return [s for s in self.steps if not s.reliable]
+
+    def to_frame(self):
+        """One row per step: step, quantity, predicted, threshold, unit, reliable, assumptions, fix.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> r = AccuracyReport([StepAccuracy("trace", "relative error", 0.02, "relative", 0.5,
+        ...                                  "bounded rows", "more eps")])
+        >>> r.to_frame()[["step", "reliable"]].to_dict("records")
+        [{'step': 'trace', 'reliable': True}]
+        """
+        import pandas as pd
+
+        return pd.DataFrame([{"step": s.step, "quantity": s.quantity, "predicted": s.predicted,
+                              "threshold": s.threshold, "unit": s.unit, "reliable": s.reliable,
+                              "assumptions": s.assumptions, "fix": s.fix} for s in self.steps],
+                            columns=["step", "quantity", "predicted", "threshold", "unit",
+                                     "reliable", "assumptions", "fix"])
+
+    def table_frame(self):
+        """The compact table of summaries: index step, columns predicted, threshold, unit, verdict.
+
+        Examples
+        --------
+        >>> r = AccuracyReport([StepAccuracy("trace", "relative error", 2.0, "relative", 0.5,
+        ...                                  "bounded rows", "more eps")])
+        >>> r.table_frame().loc["trace", "verdict"]
+        'UNRELIABLE'
+        """
+        frame = self.to_frame().set_index("step")
+        frame["verdict"] = ["ok" if ok else "UNRELIABLE" for ok in frame["reliable"]]
+        return frame[["predicted", "threshold", "unit", "verdict"]]
+
+    def notes(self) -> list[str]:
+        """One note per step: what is predicted, under which assumption, and the fix if unreliable.
+
+        Examples
+        --------
+        >>> r = AccuracyReport([StepAccuracy("trace", "relative error", 2.0, "relative", 0.5,
+        ...                                  "bounded rows", "more eps")])
+        >>> r.notes()[0]
+        'Expected accuracy, trace: relative error (assumes bounded rows). UNRELIABLE; fix: more eps.'
+        """
+        return [f"Expected accuracy, {s.step}: {s.quantity} (assumes {s.assumptions})."
+                + ("" if s.reliable else f" UNRELIABLE; fix: {s.fix}.") for s in self.steps]
+
+    def warn(self, stacklevel: int = 3) -> None:
+        """Issue one :class:`DPAccuracyWarning` naming every unreliable step and its fix.
+
+        Public arithmetic only: the same warning for every pair of neighbouring data sets.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> r = AccuracyReport([StepAccuracy("trace", "relative error", 2.0, "relative", 0.5,
+        ...                                  "bounded rows", "more eps")])
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     r.warn()
+        >>> caught[0].category.__name__
+        'DPAccuracyWarning'
+        """
+        bad = self.unreliable
+        if bad:
+            steps = "; ".join(f"{s.step} (predicted {s.predicted:.3g} {s.unit} > {s.threshold:g}; "
+                              f"fix: {s.fix})" for s in bad)
+            warnings.warn("the accuracy model (public numbers only) predicts that these steps are "
+                          f"dominated by their noise: {steps}. Their numbers are marked unreliable.",
+                          DPAccuracyWarning, stacklevel=stacklevel)

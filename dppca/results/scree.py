@@ -13,11 +13,15 @@ from scipy.optimize import isotonic_regression
 from scipy.stats import norm
 
 from ..privacy import Ledger
+from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 from .directions import pc_names
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
 REFERENCE = "nonprivate"
+#: A released value is marked reliable only when raw >= this x its noise sd (raw - 3 sd >= raw/10)
+#: and raw <= CLIP_BINDING x the top of its clamp interval (the clip does not bind).
+RELIABLE_MIN_SD, CLIP_BINDING = 10.0 / 3.0, 1.0 / 3.0
 
 
 def antitonic(values) -> np.ndarray:
@@ -156,14 +160,19 @@ class ScreeResult(DPResult):
 
     def __init__(self, fits, *, trace, trace_std_err, ledgers, shared_releases, directions,
                  private_directions, scale_source, n_obs, eps, delta, calibration, seed, mono,
-                 controls, nonprivate=None, extra_notes=(), directions_private=None):
+                 controls, nonprivate=None, extra_notes=(), directions_private=None,
+                 accuracy=None):
         self.methods = tuple(fits)
         self.fits = dict(fits)
         self.k = directions.shape[1]
         index = pc_names(self.k)
         self.raw = pd.DataFrame({m: f.release.estimate for m, f in fits.items()}, index=index)
         self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
-        scree = self.raw.apply(monotone_scree) if mono else self.raw.copy()
+        # Fail-safe (post-processing): every released value lies in [0, its public or private
+        # upper bound] (the clamp interval's top for the clipped and winsorized means).
+        bounded = self.raw.clip(lower=0.0, upper=pd.DataFrame(
+            {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index))
+        scree = bounded.apply(monotone_scree) if mono else bounded
         self.trace, self.trace_std_err = float(trace), float(trace_std_err)
         # T >= the sum of the k values (orthonormal directions); nan trace (k = p): T is the sum.
         total = {m: max(np.nan_to_num(self.trace), float(np.maximum(scree[m], 0).sum()),
@@ -189,10 +198,32 @@ class ScreeResult(DPResult):
         self.mono = mono
         self.controls = dict(controls)
         self.has_nonprivate = nonprivate is not None
+        self.accuracy = AccuracyReport([]) if accuracy is None else accuracy
+        self.reliable = self._reliable_values()
         self._extra_notes = list(extra_notes)
         self.figure = None
 
     # ------------------------------------------------------------------ numbers
+
+    def _reliable_values(self) -> pd.DataFrame:
+        """Which released values to trust (post-processing of released numbers and the model).
+
+        A value is reliable when the model's gating steps are (the trace's rough centre and the
+        method's tuning quantiles, public arithmetic), its raw estimate is at least
+        ``RELIABLE_MIN_SD`` noise sd (so raw - 3 sd >= raw / 10: within 10x of the clipped
+        quantity up to a 3-sd event) and, for the clipped and winsorized means, at most
+        ``CLIP_BINDING`` of its clamp's top (else the clip may bind and bias it down).
+        """
+        gate = {s.step: s.reliable for s in self.accuracy.steps}
+        marks = {}
+        for m, f in self.fits.items():
+            ok = gate.get("trace: rough centre", True) and gate.get(f"{m}: tuning quantiles", True)
+            raw, sd = self.raw[m].to_numpy(), self.std_err[m].to_numpy()
+            value_ok = raw >= RELIABLE_MIN_SD * sd
+            if m != "huber":
+                value_ok &= raw <= CLIP_BINDING * np.asarray(f.release.upper, float)
+            marks[m] = ok & value_ok
+        return pd.DataFrame(marks, index=self.raw.index)
 
     def conf_int(self, alpha=0.05) -> pd.DataFrame:
         """Noise-only (1 - alpha) intervals: raw -/+ z sd, clipped at 0.
@@ -222,7 +253,8 @@ class ScreeResult(DPResult):
                              "ci_lower": ci.at[pc, (m, "lower")] if private else np.nan,
                              "ci_upper": ci.at[pc, (m, "upper")] if private else np.nan,
                              "pve": self.pve.at[pc, m], "pve_among_k": self.pve_among_k.at[pc, m],
-                             "cumulative_pve": self.cumulative_pve.at[pc, m]})
+                             "cumulative_pve": self.cumulative_pve.at[pc, m],
+                             "reliable": bool(self.reliable.at[pc, m]) if private else True})
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
@@ -243,6 +275,7 @@ class ScreeResult(DPResult):
                 entry.update(raw=self.raw[m].to_dict(), std_err=self.std_err[m].to_dict(),
                              conf_int_lower=ci[(m, "lower")].to_dict(),
                              conf_int_upper=ci[(m, "upper")].to_dict(),
+                             reliable=self.reliable[m].to_dict(),
                              ledger=self.ledger[m].to_dict())
             payload[m] = entry
         return payload
@@ -291,10 +324,14 @@ class ScreeResult(DPResult):
                                   lower: ci[(m, "lower")], upper: ci[(m, "upper")],
                                   "raw": self.raw[m], "PVE": self.pve[m],
                                   "cum. PVE": self.cumulative_pve[m],
-                                  "PVE among k": self.pve_among_k[m]})
+                                  "PVE among k": self.pve_among_k[m],
+                                  "reliable": self.reliable[m].map({True: "yes", False: "NO"})})
             label = "private" if self.directions_private else \
                 f"private given {NONPRIVATE} directions"
             tables.append(frame_table(frame, title=f"{m} ({label})"))
+        if self.accuracy.steps:
+            tables.append(frame_table(self.accuracy.table_frame(), title="Expected accuracy "
+                                      "(accuracy model, public numbers only)"))
         if self.has_nonprivate:
             m = REFERENCE
             frame = pd.DataFrame({"scree": self.scree[m], "PVE": self.pve[m],
@@ -327,6 +364,11 @@ class ScreeResult(DPResult):
         notes.append("PVE = scree / T, T = max(private total variance, sum of the k scree values); "
                      "'PVE among k' is the R package's pve (share of the k values only).")
         notes.extend(f"{m}: {f.tuning}." for m, f in self.fits.items())
+        notes.append("Released values are clamped to [0, the top of their clamp interval] "
+                     "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
+                     "rest on, or raw < 3.3 s.e., or raw > 1/3 of the clip; such values (and their "
+                     "intervals, which cover noise only) may be off by more than 10x.")
+        notes.extend(self.accuracy.notes())
         return notes + self._extra_notes
 
 
