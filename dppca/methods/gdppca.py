@@ -225,12 +225,28 @@ def direction_accuracy(n, p, k, eps, delta, calibration="analytic", gap=None) ->
     >>> direction_accuracy(150, 4, 2, 4.0, 1e-5).reliable
     True
     """
+    sensitivity = GDPPCA_SENSITIVITY_CONSTANT / n
+    return direction_noise_accuracy(n, p, k, sensitivity,
+                                    gaussian_sigma(sensitivity, eps, delta, calibration), gap)
+
+
+def direction_noise_accuracy(n, p, k, sensitivity, sigma, gap=None) -> StepAccuracy:
+    """:func:`direction_accuracy` from a release's sensitivity and noise sd (e.g. its ledger).
+
+    The Kendall matrix's trace is G^2 = sensitivity n / (2 sqrt 2) (the sign bound squared);
+    the assumed gap is ``gap`` (default 1 / p) times that trace.
+
+    Examples
+    --------
+    >>> round(direction_noise_accuracy(1000, 4, 2, 2.83e-3, 0.01).predicted, 3)
+    0.113
+    """
     gap = 1.0 / p if gap is None else float(gap)
-    sigma = gaussian_sigma(GDPPCA_SENSITIVITY_CONSTANT / n, eps, delta, calibration)
-    predicted = min(1.0, math.sqrt(2.0 * p) * sigma / gap)
+    trace = sensitivity * n / GDPPCA_SENSITIVITY_CONSTANT
+    predicted = min(1.0, math.sqrt(2.0 * p) * sigma / (gap * trace))
     return StepAccuracy("directions", "sin-theta of the top-k subspace", predicted, "sin-theta",
                         DIRECTION_THRESHOLD, f"Kendall eigengap lambda_{k} - lambda_{k + 1} >= "
-                        f"{gap:.3g} (trace 1)", "more eps, more rows or fewer columns")
+                        f"{gap:.3g} x its trace", "more eps, more rows or fewer columns")
 
 
-__all__ = ["bounded_xi", "direction_accuracy", "gdppca_directions", "nonprivate_directions", "states_gdppca_sensitivity"]
+__all__ = ["bounded_xi", "direction_accuracy", "direction_noise_accuracy", "gdppca_directions", "nonprivate_directions", "states_gdppca_sensitivity"]

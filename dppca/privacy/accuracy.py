@@ -65,6 +65,10 @@ class StepAccuracy:
     assumptions: str
     fix: str
 
+    def __post_init__(self):  # plain floats (numpy scalars print as np.float64(...))
+        object.__setattr__(self, "predicted", float(self.predicted))
+        object.__setattr__(self, "threshold", float(self.threshold))
+
     @property
     def reliable(self) -> bool:
         """Whether the predicted error is at most the threshold (public arithmetic)."""

@@ -214,6 +214,9 @@ class DPResult:
         return data_units(getattr(self, "scale_source", "none"))
     #: Set by a caller that gave this result part of a larger budget (``dppca report``'s sections).
     total_eps = budget_share = None
+    #: The call's accuracy model (:class:`dppca.privacy.accuracy.AccuracyReport`), shown as the
+    #: summary's "Expected accuracy" table and notes; None: no block.
+    accuracy = None
 
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError
@@ -249,6 +252,11 @@ class DPResult:
                              title=self._title, yname="", xname=[])
         smry.tables.extend(self._tables(alpha))
         notes = self._notes()
+        accuracy = self.accuracy
+        if accuracy is not None and accuracy.steps:
+            smry.tables.append(frame_table(accuracy.table_frame(), title="Expected accuracy "
+                                           "(accuracy model, public numbers only)"))
+            notes = notes + accuracy.notes()
         if notes:
             smry.add_extra_txt(notes_text(notes))
         return smry

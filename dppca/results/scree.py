@@ -329,9 +329,6 @@ class ScreeResult(DPResult):
             label = "private" if self.directions_private else \
                 f"private given {NONPRIVATE} directions"
             tables.append(frame_table(frame, title=f"{m} ({label})"))
-        if self.accuracy.steps:
-            tables.append(frame_table(self.accuracy.table_frame(), title="Expected accuracy "
-                                      "(accuracy model, public numbers only)"))
         if self.has_nonprivate:
             m = REFERENCE
             frame = pd.DataFrame({"scree": self.scree[m], "PVE": self.pve[m],
@@ -368,7 +365,6 @@ class ScreeResult(DPResult):
                      "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
                      "rest on, or raw < 3.3 s.e., or raw > 1/3 of the clip; such values (and their "
                      "intervals, which cover noise only) may be off by more than 10x.")
-        notes.extend(self.accuracy.notes())
         return notes + self._extra_notes
 
 
