@@ -138,3 +138,18 @@ def test_cli_plan(capsys):
 
 def test_exports():
     assert dppca.plan is plan and issubclass(dppca.DPAccuracyWarning, UserWarning)
+
+
+def test_app_shows_the_plan_before_a_run():
+    pytest.importorskip("shiny")
+    from types import SimpleNamespace
+
+    from dppca.app.server import _plan_table
+
+    settings = dict(k=lambda: 3, eps=lambda: 1.0, delta=lambda: 1e-5,
+                    scree_method=lambda: ("clipped",), standardize=lambda: False,
+                    g_dppca=lambda: True)
+    html = str(_plan_table(SimpleNamespace(n=150, p=4), SimpleNamespace(**settings)))
+    assert "Expected accuracy" in html and "UNRELIABLE" in html
+    settings["k"] = lambda: None  # an empty field: nothing shown (the run explains)
+    assert _plan_table(SimpleNamespace(n=150, p=4), SimpleNamespace(**settings)) is None

@@ -146,6 +146,13 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
             return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} numeric variables"
                         f"{group}{unused}.", class_="small-help", id="data-summary")
 
+        @render.ui
+        def scree_plan():
+            data_ = data()
+            if data_ is None:
+                return None
+            return _plan_table(data_, input)
+
         # ------------------------------------------------------------------ budget
         @render.ui
         def budget_bar():
@@ -304,6 +311,25 @@ def _outputs(kind, note, figure, output):
     def _download():
         png = figure()
         yield png if png is not None else b""
+
+
+def _plan_table(data_, input):
+    """:func:`dppca.plan` of the scree run as set (public numbers only), as a small table."""
+    from ..plan import plan
+
+    try:
+        planned = plan(data_.n, data_.p, input.k(), input.eps(), input.delta(),
+                       method=list(input.scree_method()) or None,
+                       standardize=input.standardize(), g_dppca=input.g_dppca())
+    except USER_ERRORS:
+        return None  # the run says what is wrong with the settings
+    rows = [ui.tags.tr(ui.tags.td(s.step), ui.tags.td(f"{s.predicted:.2g}"),
+                       ui.tags.td("ok" if s.reliable else "UNRELIABLE"))
+            for s in planned.accuracy.steps]
+    head = ui.tags.tr(ui.tags.th("step"), ui.tags.th("predicted error"), ui.tags.th("verdict"))
+    return ui.div(ui.tags.b("Expected accuracy (spends nothing)"),
+                  ui.tags.table(head, *rows, class_="table table-sm small-help"),
+                  id="scree-plan")
 
 
 def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):

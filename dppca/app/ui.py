@@ -117,6 +117,7 @@ def scree_controls():
                  ui.input_numeric("huber_eta0", "Step size eta0", 1, min=1e-6),
                  _auto("huber_T", "Number of steps T"),
                  _auto("huber_M", "Number of blocks M")),
+        ui.output_ui("scree_plan"),  # the expected accuracy, before the run (spends nothing)
         ui.input_action_button("run_scree", "Run scree", class_="btn-primary w-100 mt-2"),
     )
 
