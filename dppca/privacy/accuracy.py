@@ -25,6 +25,16 @@ class DPAccuracyWarning(UserWarning):
     Issued from public numbers only (n, p, k, eps, delta, shares, declared bounds), so the
     warning is the same for every pair of neighbouring data sets. Filter it with
     ``warnings.simplefilter("ignore", dppca.DPAccuracyWarning)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import dppca
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = dppca.dp_scree(dppca.load_gau().iloc[:150, :4], k=3, eps=1, delta=1e-5, rng=1)
+    >>> any(w.category is dppca.DPAccuracyWarning for w in caught)
+    True
     """
 
 

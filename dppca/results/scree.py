@@ -89,6 +89,9 @@ class ScreeResult(DPResult):
         Extra lines for the summary.
     directions_private : bool, optional
         The same as ``private_directions`` (the name every result shares); wins when given.
+    accuracy : AccuracyReport, optional
+        The call's accuracy model (public numbers only): the summary's "Expected accuracy"
+        block, and the gate of the ``reliable`` marks.
 
     Attributes
     ----------
@@ -130,6 +133,12 @@ class ScreeResult(DPResult):
         As passed.
     mono : bool
         As passed.
+    accuracy : AccuracyReport
+        As passed (empty when not given).
+    reliable : pandas.DataFrame of bool, shape (k, r)
+        Per method and component, whether the value can be trusted to be within 10x of what
+        it estimates: the model's gating steps are reliable, raw >= ``RELIABLE_MIN_SD`` s.e. and
+        raw <= ``CLIP_BINDING`` x its clip (post-processing of released numbers).
     seed : int or str
         As passed.
     figure : matplotlib Figure or None
