@@ -16,7 +16,7 @@ from .privacy import CALIBRATIONS
 from .privacy.accuracy import AccuracyReport
 from .privacy.composition import GaussianGroup
 from .results.base import frame_table, notes_text
-from .scree import scree_plan
+from .scree_plan import scree_plan
 
 #: Predictors of further steps, called as f(n, p, k, eps, delta, *, standardize, calibration)
 #: and returning a StepAccuracy or None. Part B of issue 20 adds the private scales

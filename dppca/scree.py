@@ -38,14 +38,10 @@ from .privacy import CALIBRATIONS, Ledger
 from .results import PCDirections
 from .results.scree import ScreeResult
 from .estimators.scree_fits import FITTERS, check_split_mode, private_trace
-from .estimators.scree_accuracy import TRACE_SHARE, scree_accuracy, scree_shares
-from .methods.gdppca import direction_accuracy
-from .privacy.accuracy import AccuracyReport
+from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
+from .scree_plan import DIRECTION_SHARE, public_centre, scree_plan
 from .privacy.composition import GaussianGroup
 
-#: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for
-#: the private directions when g_dppca=True (R gives them half of eps and of delta).
-DIRECTION_SHARE = 0.5
 
 
 class _Omitted(tuple):
@@ -210,10 +206,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     # With k = p the k values are all the variance: T is their sum and only the trace's rough
     # centre is released (to anchor the tuning histograms). Public arithmetic (n, eps, delta)
     # sizes the centre's share so that it is not noise-dominated where that is affordable.
-    public_centre = _public_centre(mat.p, flags)
-    shares = scree_shares(mat.n, rest, len(methods), group.mu, k < mat.p, public_centre)
+    centre = public_centre(mat.p, flags)
+    shares = scree_shares(mat.n, rest, len(methods), group.mu, k < mat.p, centre)
     trace, trace_sd, anchor = private_trace(values, pairs, group, shares, generator, shared,
-                                             public_centre)
+                                             centre)
     scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = shares.method
     fits, ledgers = {}, {}
@@ -308,60 +304,6 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
                       pairs_per_row=pairs_per_row)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
-
-
-# ----------------------------------------------------------------------------- accuracy model
-
-def scree_plan(n, p, k, group, methods, controls, flags, scale_share=SCALE_SHARE,
-               directions=None) -> AccuracyReport:
-    """The accuracy model of one :func:`dp_scree` call, from public numbers only.
-
-    Parameters
-    ----------
-    n, p, k : int
-        Rows, columns, components.
-    group : GaussianGroup
-        The call's Gaussian-DP group.
-    methods : sequence of str
-    controls : dict of str to control
-    flags : dict
-        ``g_dppca`` and ``standardize`` (bool).
-    scale_share : float
-        The private scales' share (with standardize and g_dppca).
-    directions : PCDirections, optional
-        Directions given by the caller (their share is then read from their ledger).
-
-    Returns
-    -------
-    AccuracyReport
-        The directions (g-DPPCA in the call), then :func:`scree_accuracy`'s steps.
-
-    Examples
-    --------
-    >>> from dppca.privacy.composition import GaussianGroup
-    >>> from dppca.controls import resolve_controls
-    >>> report = scree_plan(150, 4, 3, GaussianGroup(1.0, 1e-5), ["clipped"],
-    ...                     resolve_controls(None, ["clipped"]), dict(g_dppca=True, standardize=False))
-    >>> [s.step for s in report.unreliable][:2]
-    ['directions', 'trace: rough centre']
-    """
-    steps, used = [], 0.0
-    if getattr(directions, "ledger", None) is not None:
-        used = sum(group.fraction_of(r.sensitivity, r.noise_scale) for r in directions.ledger)
-    elif directions is None and flags["g_dppca"]:
-        spent = float_arg(scale_share, "scale_share", open_unit=True) if flags["standardize"] else 0.0
-        eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
-        steps.append(direction_accuracy(n, p, k, eps_d, delta_d, group.calibration))
-        used = spent + DIRECTION_SHARE * (1 - spent)
-    shares = scree_shares(n, max(1.0 - used, 1e-12), len(methods), group.mu, k < p,
-                          _public_centre(p, flags))
-    steps.extend(scree_accuracy(n, p, k, group.mu, shares, methods, controls))
-    return AccuracyReport(steps)
-
-
-def _public_centre(p, flags):
-    """Public default centre of ||x_a - x_b||^2/2 for standardized data (E = tr S ~ p): p / 2."""
-    return p / 2.0 if flags["standardize"] else None
 
 
 # ----------------------------------------------------------------------------- resolution
@@ -479,4 +421,4 @@ def _nonprivate_reference(mat, k, standardize) -> dict:
     eigenvalues = np.linalg.eigvalsh(cov)[::-1][:k]
     return {"scree": eigenvalues, "trace": float(np.trace(cov))}
 
-__all__ = ["dp_scree", "dp_scree_plot", "scree_plan"]
+__all__ = ["DIRECTION_SHARE", "dp_scree", "dp_scree_plot", "scree_plan"]
