@@ -42,6 +42,16 @@ CLIP_OVER_LAMBDA = CLIP_MULTIPLIER * 2.7055
 #: Fallback clip (a stated public rule) when the tuning histogram is noise-dominated: this many
 #: times the private trace (every component's lambda_l <= trace; 6.5 lambda for Gaussian scores).
 FALLBACK_CLIP_OVER_TRACE = CLIP_OVER_LAMBDA
+#: Second tier of the clipped tuning, when the 90% quantile histogram would be noise-dominated: a
+#: private median from a coarse histogram (log4 bins, ``MEDIAN_LOG4_BINS`` around the trace) with
+#: this share of the method's budget, and C = MEDIAN_CLIP_MULTIPLIER x median (6.5 lambda for
+#: Gaussian scores: the chi2_1 median is 0.455).
+MEDIAN_TUNING_SHARE = 0.5
+MEDIAN_CLIP_MULTIPLIER = CLIP_OVER_LAMBDA / 0.4549
+MEDIAN_LOG4_BINS = (-8, 2)
+#: The coarse histogram's densest bin holds about 30% of chi2_1 values; counts under 2 noise sd
+#: are zeroed, so that bin must stand about 3 sd clear: noise sd / (0.1 m) <= 1.
+MEDIAN_BIN_SHARE = 0.1
 #: Thresholds: a tuning step is unreliable when its noise is as large as its signal; an
 #: estimate when its noise sd is half its target (two sd then reach 0).
 TUNING_THRESHOLD, ESTIMATE_THRESHOLD, CENTRE_THRESHOLD = 1.0, 0.5, 0.5
@@ -145,6 +155,18 @@ def histogram_tuning_error(m, k, sigma_share, mu, level=CLIP_LEVEL) -> float:
     return sigma * math.sqrt(TAIL_BINS) / (min(level, 1 - level) * max(m, 1))
 
 
+def median_tuning_error(m, k, share, mu) -> float:
+    """Predicted error of the coarse median tuning: noise sd / (``MEDIAN_BIN_SHARE`` m).
+
+    Examples
+    --------
+    >>> round(median_tuning_error(75, 3, 0.225, 0.92), 1)
+    0.7
+    """
+    sigma = math.sqrt(2.0 * k) / (math.sqrt(share) * mu)
+    return sigma / (MEDIAN_BIN_SHARE * max(m, 1))
+
+
 def tuning_reliable(m, k, share, mu, level=CLIP_LEVEL) -> bool:
     """Whether a tuning histogram's predicted error is at most ``TUNING_THRESHOLD`` (public).
 
@@ -219,7 +241,17 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
     steps = []
     error = histogram_tuning_error(m, k, tuning_share * share, mu) if tuning_share else 0.0
     reliable = error <= TUNING_THRESHOLD
-    if name == "clipped" and not reliable:  # the fallback clip: no tuning release
+    median = name == "clipped" and not reliable and \
+        median_tuning_error(m, k, MEDIAN_TUNING_SHARE * share, mu) <= TUNING_THRESHOLD
+    if median:  # second tier: the coarse median
+        reliable = True
+        unit = 2.0 * math.sqrt(k) / n / (math.sqrt((1 - MEDIAN_TUNING_SHARE) * share) * mu)
+        steps.append(StepAccuracy(
+            f"{name}: tuning quantiles", "noise sd / (0.1 m) of a coarse median histogram",
+            median_tuning_error(m, k, MEDIAN_TUNING_SHARE * share, mu), "relative",
+            TUNING_THRESHOLD, "clip 14.3 x private median = 6.5 lambda_l (Gaussian scores; the "
+            "90% quantile histogram would be noise-dominated)", "more eps or more rows"))
+    elif name == "clipped" and not reliable:  # the fallback clip: no tuning release
         unit = 2.0 * math.sqrt(k) / n / (math.sqrt(share) * mu)
     elif not public_clip:
         steps.append(StepAccuracy(
@@ -241,4 +273,4 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
 
 
 __all__ = ["ScreeShares", "TRACE_SHARE", "centre_error", "histogram_tuning_error",
-           "scree_accuracy", "scree_shares", "tuning_reliable"]
+           "median_tuning_error", "scree_accuracy", "scree_shares", "tuning_reliable"]

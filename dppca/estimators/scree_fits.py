@@ -131,17 +131,32 @@ def check_split_mode(controls, pair_design) -> None:
 
 def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
                  design=None) -> MethodFit:
-    from .scree_accuracy import FALLBACK_CLIP_OVER_TRACE, tuning_reliable  # (it reads ours)
+    from . import scree_accuracy as model  # (it reads our constants)
 
     k = scores.shape[1]
+    m = len(pairs[0])
+    coarse = model.MEDIAN_TUNING_SHARE * share
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
-    elif not tuning_reliable(len(pairs[0]), k, control.tuning_share * share, group.mu):
+    elif not model.tuning_reliable(m, k, control.tuning_share * share, group.mu) and \
+            model.median_tuning_error(m, k, coarse, group.mu) <= model.TUNING_THRESHOLD:
+        # The 90% quantile histogram would be noise-dominated, a coarse median is not: C from it.
+        noise = group.share(share - coarse)
+        edges = np.concatenate(([0.0], anchor * 4.0 ** np.arange(model.MEDIAN_LOG4_BINS[0],
+                                                                 model.MEDIAN_LOG4_BINS[1] + 1)))
+        median = dp_histogram_quantiles(paired_squares(scores, pairs), edges, [0.5],
+                                        group.share(coarse), rng, ledger=ledger,
+                                        step="clipped tuning: coarse pair-value histograms "
+                                             "(PC1..PCk)")[:, 0]
+        clip = model.MEDIAN_CLIP_MULTIPLIER * np.maximum(median, np.finfo(float).tiny)
+        tuning = (f"C = {model.MEDIAN_CLIP_MULTIPLIER:.3g} x private median of the pair values "
+                  "(coarse histogram: the 90% quantile one would be noise-dominated)")
+    elif not model.tuning_reliable(m, k, control.tuning_share * share, group.mu):
         # Public arithmetic says the tuning histogram would be noise-dominated: the stated public
         # rule C = 6.5 x the private trace (>= 6.5 lambda_l for every component) instead.
         noise = group.share(share)
-        clip = np.full(k, FALLBACK_CLIP_OVER_TRACE * anchor)
-        tuning = (f"C = {FALLBACK_CLIP_OVER_TRACE:.3g} x private trace (fallback: the accuracy "
+        clip = np.full(k, model.FALLBACK_CLIP_OVER_TRACE * anchor)
+        tuning = (f"C = {model.FALLBACK_CLIP_OVER_TRACE:.3g} x private trace (fallback: the accuracy "
                   "model predicts a noise-dominated tuning histogram)")
     else:
         noise = group.share((1 - control.tuning_share) * share)
