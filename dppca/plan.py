@@ -42,7 +42,7 @@ class Plan:
     Examples
     --------
     >>> from dppca import plan
-    >>> plan(150, 4, 3, 4.0, 1e-5).reliable
+    >>> plan(150, 4, 3, 1.0, 1e-5).reliable
     False
     """
 
