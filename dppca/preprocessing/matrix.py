@@ -198,7 +198,12 @@ def public_scale(scale, columns) -> np.ndarray:
 
 def sample_scale(mat: Matrix) -> np.ndarray:
     """Column sample standard deviations (n - 1), NON-PRIVATE; constant columns are an error."""
-    sd = mat.values.std(axis=0, ddof=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sd = mat.values.std(axis=0, ddof=1)
+    huge = [c for c, s in zip(mat.columns, sd) if not np.isfinite(s)]
+    if huge:
+        raise DPPCAValueError(f"cannot standardize columns {huge}: their sample SD overflows "
+                              "float64; divide the data by a public constant first")
     constant = [c for c, s in zip(mat.columns, sd) if not s > 0]
     if constant:
         raise DPPCAValueError(f"cannot standardize constant columns: {constant}")
