@@ -125,7 +125,7 @@ def test_every_histogram_panel_has_a_probability_colour_bar(gau):
         bars = _colour_bars(ax)
         if "Histogram" in ax.get_title():
             assert len(bars) == 1, ax.get_title()
-            assert bars[0].get_ylabel() == "probability per cell"
+            assert bars[0].get_ylabel() == "probability per cell\npower scale, gamma 0.5"
             low, high = bars[0].get_ylim()
             assert low == 0.0 and high > 0.0
         else:
@@ -173,7 +173,7 @@ def test_grouped_plot_nothing_cut_off_or_overlapping(grouped):
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     assert bar.get_tightbbox(renderer).x1 < right.get_tightbbox(renderer).x0
-    assert bar.get_ylabel() == "probability per cell (all groups)"
+    assert bar.get_ylabel() == "probability per cell (all groups)\npower scale, gamma 0.5"
     legend = fig.legends[0]
     assert legend.get_title().get_text() == "group"
     assert [t.get_text() for t in legend.get_texts()] == list(grouped.groups)
