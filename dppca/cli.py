@@ -335,8 +335,10 @@ def _privately_standardized(numeric, args, stream):
 
 
 def _scaled(result, args):
-    """The section's result labelled with the report's private scaling (its data were divided
-    by the scales released once for the report), for its summary header and figure units."""
+    """The section's result labelled, before its figure is drawn, with the report's total
+    budget (titles and summaries say "eps 0.3333 of 1 (section share)") and private scaling
+    (its data were divided by the scales released once for the report)."""
+    result.total_eps, result.budget_share = args.eps, result.eps / args.eps
     if args.standardize:
         result.scale_source = f"private ({REPORT_SCALE_SHARE:.0%} of eps, report)"
     return result

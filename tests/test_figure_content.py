@@ -50,7 +50,7 @@ def test_additive_noise_floor_is_drawn_and_the_scale_labelled(gau):
     """Finding 2: noise cells of the additive histogram read as structure in its sample panel."""
     res = dp_score_plot(gau, 1.0, 1e-5, g_dppca=True, rng=2, method="add")
     sigma = next(r.noise_scale for r in res.ledger if r.step == "histogram: add")
-    floor = 2 * sigma / res.n_obs  # 2 sd of a count, over n (public; groups: the private total)
+    floor = 3 * sigma / res.n_obs  # 3 sd of a count, over n (public; groups: the private total)
     hist_ax, sample_ax = (ax for ax in res.figure.axes if ax.get_title() in
                           ("Add DP Histogram", "Add Sample (Uniform)"))
     bar = _colour_bar(hist_ax)
