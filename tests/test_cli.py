@@ -1,6 +1,5 @@
 """The `dppca report` command: outputs, budget split, errors."""
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -9,13 +8,8 @@ import pytest
 from dppca.cli import main
 
 
-def test_report_on_csv_writes_outputs(tmp_path, capsys, gaussian_frame, monkeypatch):
-    from matplotlib.figure import Figure
-
-    saved = {}  # the figures as the report saved them, judged by what they draw
-    original = Figure.savefig
-    monkeypatch.setattr(Figure, "savefig", lambda fig, path, **kw: (
-        saved.__setitem__(Path(path).name, fig), original(fig, path, **kw))[1])
+def test_report_on_csv_writes_outputs(tmp_path, capsys, gaussian_frame, saved_figures):
+    saved = saved_figures  # the figures as the report saved them, judged by what they draw
     csv = tmp_path / "data.csv"
     gaussian_frame.to_csv(csv, index=False)
     out = tmp_path / "report"
