@@ -198,8 +198,11 @@ def test_centre_error_is_of_the_order_of_its_noise_at_moderate_budgets():
     assert np.all(np.array(errors) <= 8 * np.array(sigmas)), (errors, sigmas)
 
 
-def test_no_centre_below_its_budget_and_the_directions_get_all():
+def test_no_centre_below_its_budget_and_the_directions_get_all(monkeypatch):
     """n eps center_share = 50 < MIN_N_EPS: no private centre (it would be ~0 or, rarely, wild)."""
+    import dppca.sklearn
+
+    monkeypatch.setattr(dppca.sklearn, "_SHOWN", set())  # shown once per session: start afresh
     X = _located_data(500, 0)
     with pytest.warns(DPCentreWarning, match="no private centre is released"):
         pca = DPPCA(2, eps=0.5, random_state=3).fit(X)
@@ -259,12 +262,14 @@ def test_clipped_row_mean_moves_by_at_most_its_sensitivity():
     assert moved == pytest.approx(2 * radius / 40, rel=1e-12)
 
 
-def test_centre_warning_is_its_own_class_once_per_configuration():
+def test_centre_warning_is_its_own_class_once_per_configuration(monkeypatch):
     """Issue 24 finding 10: cross_val_score warned once per fit; now once per configuration."""
     from sklearn.model_selection import cross_val_score
 
-    X = _located_data(500, 2)  # 400 training rows per fold: 400 x 0.5 x 0.2 = 40 < MIN_N_EPS
-    # configurations used by no other test (the warning is shown once per session)
+    import dppca.sklearn
+
+    monkeypatch.setattr(dppca.sklearn, "_SHOWN", set())  # shown once per session: start afresh
+    X = _located_data(500, 2)  # 400 training rows per fold: 400 x 0.3 x 0.2 = 24 < MIN_N_EPS
     pipe = make_pipeline(DPPCA(2, eps=0.3, random_state=0),
                          FunctionTransformer(lambda Z: Z))
     with warnings.catch_warnings(record=True) as caught:
