@@ -1,5 +1,6 @@
 """The app in a real browser (headless Chromium): plots, budget bar, refusals, uploads,
 downloads and the isolation of two browser sessions. Screenshots go to the test's tmp_path."""
+import base64
 import json
 
 import numpy as np
@@ -260,7 +261,10 @@ def test_downloads_of_figures_tables_and_ledger(app_url, new_page, tmp_path):
             page.click(f"#{button}")
         files[button] = tmp_path / download.value.suggested_filename
         download.value.save_as(files[button])
-    assert files["download_scree_png"].read_bytes()[:4] == b"\x89PNG"
+    # the downloaded figure is the one the page shows (the <img> carries it inline)
+    src = page.locator("#scree_plot img").get_attribute("src")
+    assert src.startswith("data:image/png;base64,")
+    assert files["download_scree_png"].read_bytes() == base64.b64decode(src.split(",", 1)[1])
     table = pd.read_csv(files["download_scree_csv"])
     assert set(table["method"]) == {"clipped", "pmwm", "huber"} and len(table) == 6
     ledger = json.loads(files["download_ledger"].read_text())
