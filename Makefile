@@ -8,7 +8,7 @@ PIP    := $(VENV)/bin/pip
 
 ## demo: install the package and run the private report on the bundled adult data
 demo: $(VENV)/.installed
-	$(VENV)/bin/dppca report --data adult --k 2 --eps 1 --delta 1e-5 --seed 1 --standardize --out report/
+	$(VENV)/bin/dppca report --data adult --k 5 --eps 1 --delta 1e-5 --seed 1 --standardize --out report/
 
 ## test: install everything (Python, R from Debian packages) and run every test suite
 test:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import datasets
-from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg
+from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg, int_arg
 from .directions import dp_pc_dir
 from .preprocessing import as_matrix, private_column_scales
 from .privacy import Ledger
@@ -161,6 +163,12 @@ def _read_csv(path, spec, group):
         raise DPPCAValueError(f"--data: the file {spec!r} is empty (no header, no rows)") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         raise DPPCAValueError(f"--data: cannot read {spec!r} as CSV ({err})") from None
+    # pandas renames a repeated name ("a" -> "a.1"): compare with the header as written
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False).iloc[0]
+    repeated = sorted({name for name in header if list(header).count(name) > 1})
+    if repeated:
+        raise DPPCAValueError(f"--data: the file {spec!r} has duplicate column names {repeated}; "
+                              "every column needs its own name")
     return frame
 
 
@@ -221,7 +229,7 @@ def run_app_command(args) -> int:
 
     # Bundled data as the R package ships them (adult: numeric columns only).
     frame = BUNDLED[args.data]() if args.data in BUNDLED else \
-        None if args.data is None else load_data(args.data)
+        None if args.data is None else load_data(args.data, args.group)[0]
     run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
             host=args.host, port=args.port, launch_browser=not args.no_browser)
     return 0
@@ -233,6 +241,10 @@ def run_report(args) -> int:
     With ``--standardize`` the column scales are released once, privately, with
     ``REPORT_SCALE_SHARE`` of the budget, and every section works on the data divided by
     them (post-processing of that release); the sections split the rest evenly.
+
+    Every argument, the data's shape and the output folder are checked before anything is
+    released or printed; the files are written to a temporary folder next to ``--out`` and
+    moved there only when every section has succeeded (all files or none).
     """
     names = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = [s for s in names if s not in SECTIONS]
@@ -244,8 +256,51 @@ def run_report(args) -> int:
     args.levels = group_levels(args.group_levels)
     frame, bundled = load_data(args.data, args.group)
     numeric = feature_columns(frame, args, bundled)
+    _check_shape(numeric, names, args.k)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    staging = _staging_folder(out)
+    try:
+        written = _write_sections(frame, numeric, args, names, staging)
+        _publish(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"wrote {written} to {out}/")
+    return 0
+
+
+#: Fewest rows each section needs (the scree's standard errors need 4).
+SECTION_MIN_ROWS = {"directions": 2, "score": 2, "scree": 4}
+
+
+def _check_shape(numeric, names, k):
+    """The public shape checks of every section, before any release: rows, values, --k."""
+    as_matrix(numeric, "--data", min_rows=max(SECTION_MIN_ROWS.get(s, 2) for s in names))
+    if {"directions", "scree"} & set(names):
+        int_arg(k, "--k", 1, numeric.shape[1])
+
+
+def _staging_folder(out: Path) -> Path:
+    """A new temporary folder on the file system of ``--out``; the errors name ``--out``."""
+    if out.exists() and not out.is_dir():
+        raise DPPCAValueError(f"--out must be a folder; {str(out)!r} is a file")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".dppca-report-", dir=out if out.is_dir() else out.parent))
+    except OSError as err:
+        raise DPPCAValueError(f"--out: cannot write the report to {str(out)!r} ({err.strerror})") from None
+
+
+def _publish(staging: Path, out: Path):
+    """Move the finished report into ``out``: rename the folder, or its files into an existing one."""
+    if staging.parent != out:
+        staging.rename(out)
+        return
+    for path in staging.iterdir():
+        path.replace(out / path.name)
+
+
+def _write_sections(frame, numeric, args, names, out) -> list:
+    """Release and write every section into ``out``; returns the names of the files written."""
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
     ledgers, share = {}, 1.0
     if args.standardize:
@@ -265,8 +320,7 @@ def run_report(args) -> int:
         ledgers[name] = _ledger_payload(result)
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,
                                                  "sections": ledgers}, indent=2))
-    print(f"wrote {sorted(p.name for p in out.iterdir())} to {out}/")
-    return 0
+    return sorted(p.name for p in out.iterdir())
 
 
 def _privately_standardized(numeric, args, stream):
@@ -281,8 +335,10 @@ def _privately_standardized(numeric, args, stream):
 
 
 def _scaled(result, args):
-    """The section's result labelled with the report's private scaling (its data were divided
-    by the scales released once for the report), for its summary header and figure units."""
+    """The section's result labelled, before its figure is drawn, with the report's total
+    budget (titles and summaries say "eps 0.3333 of 1 (section share)") and private scaling
+    (its data were divided by the scales released once for the report)."""
+    result.total_eps, result.budget_share = args.eps, result.eps / args.eps
     if args.standardize:
         result.scale_source = f"private ({REPORT_SCALE_SHARE:.0%} of eps, report)"
     return result

@@ -15,14 +15,37 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ._validation import DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg, int_arg
 from .directions import dp_pc_dir
 from .estimators.centre import MIN_N_EPS, dp_centre
+from .preprocessing.matrix import check_frame_columns
 from .privacy import Ledger, split_budget
 from .privacy.composition import GaussianGroup
 from .scree import DIRECTION_SHARE, SCALE_SHARE, dp_scree
 
-__all__ = ["DPPCA", "CENTER_SHARE"]
+__all__ = ["DPPCA", "CENTER_SHARE", "DPCentreWarning"]
 
 #: Default share of (eps, delta) spent on the private centre ``mean_`` (basic composition).
 CENTER_SHARE = 0.2
+
+class DPCentreWarning(UserWarning):
+    """``DPPCA.fit`` releases no private centre: n x eps x center_share is below 200.
+
+    Shown once per configuration (eps and ``center_share``, named in the message with the
+    number of rows they need) in a Python session: ``cross_val_score`` or a grid search warns
+    once per configuration, not once per fit. It depends on public facts only (n, eps,
+    ``center_share``), never on the data's values.
+
+    Filter it by its class, e.g. ``warnings.filterwarnings("ignore",
+    category=DPCentreWarning)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dppca.sklearn import DPCentreWarning
+    >>> warnings.filterwarnings("ignore", category=DPCentreWarning)
+    >>> issubclass(DPCentreWarning, UserWarning)
+    True
+    >>> warnings.resetwarnings()
+    """
+
 
 class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Differentially private PCA as a scikit-learn transformer.
@@ -109,9 +132,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     Warns
     -----
-    UserWarning
+    DPCentreWarning
         From ``fit`` with ``center=True`` when n x eps x center_share < 200: no centre is
-        released (public facts only, see ``center_share``).
+        released (public facts only, see ``center_share``). Once per configuration (see
+        :class:`DPCentreWarning`); filter it by its class.
 
     See Also
     --------
@@ -219,6 +243,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         DPPCA
             self, fitted.
         """
+        if isinstance(X, pd.DataFrame):
+            check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, eps, delta, share = self._checked_params(values.shape[1])
         share = _affordable_share(values.shape[0], eps, share)
@@ -350,14 +376,25 @@ def _generator(random_state) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+#: The messages of DPCentreWarning already shown in this session (one per configuration).
+_SHOWN: set = set()
+
+
 def _affordable_share(n, eps, share) -> float:
-    """``share``, or 0 with a warning when n eps share < MIN_N_EPS (public facts only)."""
+    """``share``, or 0 with a :class:`DPCentreWarning` when n eps share < MIN_N_EPS (public
+    facts only). The message names the configuration (eps, center_share and the n it needs),
+    not n itself, and is shown once per session: scikit-learn runs each fit of
+    ``cross_val_score`` under fresh warning filters, so Python's own once-only registry
+    would show it at every fit."""
     if share > 0 and n * eps * share < MIN_N_EPS:
-        warnings.warn(f"n x eps x center_share = {n * eps * share:.3g} is below {MIN_N_EPS:g}: a "
-                      "private centre would be unreliable at this budget, so none is released "
-                      "(mean_ = 0, as with center=False) and its share goes to the directions; "
-                      "give more budget or declare a public centre (center=...)", UserWarning,
-                      stacklevel=3)
+        message = (f"DPPCA(eps={eps:g}, center_share={share:g}): n x eps x center_share is "
+                   f"below {MIN_N_EPS:g} for n < {MIN_N_EPS / (eps * share):.0f} rows, so no "
+                   "private centre is released (it would be unreliable at this budget): "
+                   "mean_ = 0, as with center=False, and its share goes to the directions; "
+                   "give more budget or declare a public centre (center=...)")
+        if message not in _SHOWN:
+            _SHOWN.add(message)
+            warnings.warn(message, DPCentreWarning, stacklevel=3)
         return 0.0
     return share
 

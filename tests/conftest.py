@@ -48,3 +48,21 @@ def _restore_library_path():
             os.environ.pop("LD_LIBRARY_PATH", None)
         else:
             os.environ["LD_LIBRARY_PATH"] = start
+
+
+@pytest.fixture
+def saved_figures(monkeypatch):
+    """Figures saved with ``Figure.savefig`` during the test, by file name, so that tests judge
+    them by what they draw (lines, images, titles), never by their file size."""
+    from pathlib import Path
+
+    from matplotlib.figure import Figure
+
+    saved, original = {}, Figure.savefig
+
+    def recording(fig, path, *args, **kwargs):
+        saved[Path(path).name] = fig
+        return original(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", recording)
+    return saved

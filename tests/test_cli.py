@@ -1,24 +1,36 @@
 """The `dppca report` command: outputs, budget split, errors."""
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from dppca.cli import main
 
 
-def test_report_on_csv_writes_outputs(tmp_path, capsys, gaussian_frame):
+def test_report_on_csv_writes_outputs(tmp_path, capsys, gaussian_frame, saved_figures):
+    saved = saved_figures  # the figures as the report saved them, judged by what they draw
     csv = tmp_path / "data.csv"
     gaussian_frame.to_csv(csv, index=False)
     out = tmp_path / "report"
     code = main(["report", "--data", str(csv), "--k", "2", "--eps", "2", "--delta", "1e-5",
-                 "--seed", "1", "--sections", "directions", "--out", str(out)])
+                 "--seed", "1", "--sections", "directions,scree", "--out", str(out)])
     assert code == 0
     directions = pd.read_csv(out / "directions.csv", index_col=0)
     assert list(directions.index) == ["a", "b", "c", "d"] and list(directions.columns) == ["PC1", "PC2"]
     ledger = json.loads((out / "ledger.json").read_text())
-    assert ledger["sections"]["directions"]["spent_eps"] == pytest.approx(2.0)
-    assert (out / "loadings.png").stat().st_size > 1000
+    assert ledger["sections"]["directions"]["spent_eps"] == pytest.approx(1.0)
+    assert sorted(saved) == ["loadings.png", "scree.png"]
+    loadings = saved["loadings.png"].axes[0]
+    # the heat map draws the numbers of directions.csv (written at full precision)
+    np.testing.assert_allclose(loadings.images[0].get_array(), directions.to_numpy(), atol=1e-12)
+    assert [t.get_text() for t in loadings.get_yticklabels()] == ["a", "b", "c", "d"]
+    for name in saved:  # issue 24: titles said "eps=1" for a section of a report of eps = 2
+        title = " ".join(saved[name].axes[0].get_title().split())
+        assert "eps 1 of 2 (section share)" in title and "eps=1" not in title, title
+    scree = pd.read_csv(out / "scree.csv")
+    line = saved["scree.png"].axes[0].lines[0]
+    np.testing.assert_allclose(line.get_ydata(), scree["scree"].to_numpy(), rtol=1e-12)
     assert "Differentially Private PC Directions" in capsys.readouterr().out
 
 

@@ -1,5 +1,6 @@
 """dp_pc_dir: shapes, names, determinism, accuracy, privacy accounting, sensitivity."""
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -222,3 +223,18 @@ def test_user_xi_is_clipped_at_its_declared_bound(gaussian_frame):
     a = dp_pc_dir(gaussian_frame, 2, g_dppca=True, eps=1, delta=1e-5, rng=4, xi=greedy, xi_bound=1.0)
     b = dp_pc_dir(gaussian_frame, 2, g_dppca=True, eps=1, delta=1e-5, rng=4, xi=honest, xi_bound=1.0)
     pd.testing.assert_frame_equal(a.directions, b.directions)
+
+
+@pytest.mark.parametrize("standardize, match", [
+    (False, r"too large for the NON-PRIVATE sample covariance.*1e\+308"),
+    (True, r"cannot standardize columns \['V1'\]: their sample SD overflows"),
+])
+def test_nonprivate_pca_on_overflowing_data_is_an_error(standardize, match):
+    """Issue 24 finding 9: 1e308 made np.cov overflow to inf/NaN and the eigenvectors came back
+    as the coordinate axes after a RuntimeWarning; now a clear error (and no numpy warning)."""
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    X[0, 0] = 1e308
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(DPPCAValueError, match=match):
+            dp_pc_dir(X, 2, g_dppca=False, standardize=standardize)

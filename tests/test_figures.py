@@ -86,18 +86,40 @@ def test_scree_axis_starts_at_zero(scree, type_):
     assert ax.get_ylim()[1] >= float(top.to_numpy().max())
 
 
+@pytest.fixture(scope="module")
+def noisy_scree(gau):
+    """Few rows and a small budget: some raw values lie within 2 s.e. of 0 (the clamp acts)."""
+    return dp_scree(gau.iloc[:300], 6, method=("clipped",), g_dppca=True, rng=2, eps=0.5,
+                    delta=1e-5)
+
+
 @pytest.mark.parametrize("alpha", [0.05, 0.2])
-def test_scree_bars_are_conf_int_of_alpha(scree, alpha):
-    ax = scree.plot(type="scree", alpha=alpha).axes[0]
-    ci = scree.conf_int(alpha)
+@pytest.mark.parametrize("which", ["scree", "noisy_scree"])
+def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha, request):
+    """Judged against the result's numbers, not against the conf_int call the plot makes: the
+    line is the fitted (monotone) scree, the bars are raw -/+ z(1 - alpha/2) s.e. clamped at 0
+    (the documented interval: the privacy noise is Gaussian around the raw estimate)."""
+    from scipy.stats import norm
+
+    result = request.getfixturevalue(which)
+    ax = result.plot(type="scree", alpha=alpha).axes[0]
+    frame = result.to_frame()
     bars = [c for c in ax.containers if isinstance(c, matplotlib.container.ErrorbarContainer)]
-    assert len(bars) == len(scree.methods)
-    for method, container in zip(scree.methods, bars):
+    assert len(bars) == len(result.methods)
+    z = norm.ppf(1 - alpha / 2)
+    clamped = 0
+    lines = [line for line in ax.lines if not line.get_label().startswith("_")]  # not the caps
+    assert len(lines) == len(result.methods)
+    for method, container, line in zip(result.methods, bars, lines):
+        rows = frame[frame["method"] == method]
+        np.testing.assert_allclose(line.get_ydata(), rows["scree"], rtol=1e-12)
         segments = container.lines[2][0].get_segments()
-        lower = [segment[0][1] for segment in segments]
-        upper = [segment[1][1] for segment in segments]
-        np.testing.assert_allclose(lower, ci[(method, "lower")], rtol=1e-12)
-        np.testing.assert_allclose(upper, ci[(method, "upper")], rtol=1e-12)
+        lower = np.maximum(rows["raw"] - z * rows["std_err"], 0.0)
+        upper = np.maximum(rows["raw"] + z * rows["std_err"], 0.0)
+        np.testing.assert_allclose([s[0][1] for s in segments], lower, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose([s[1][1] for s in segments], upper, rtol=1e-9, atol=1e-9)
+        clamped += int((rows["raw"] - z * rows["std_err"] < 0).sum())
+    assert (clamped > 0) == (which == "noisy_scree")  # the clamp is exercised where it acts
     assert f"{1 - alpha:.0%} intervals of the privacy noise" in ax.get_title().replace("\n", " ")
 
 
@@ -125,7 +147,7 @@ def test_every_histogram_panel_has_a_probability_colour_bar(gau):
         bars = _colour_bars(ax)
         if "Histogram" in ax.get_title():
             assert len(bars) == 1, ax.get_title()
-            assert bars[0].get_ylabel() == "probability per cell"
+            assert bars[0].get_ylabel() == "probability per cell\npower scale, gamma 0.5"
             low, high = bars[0].get_ylim()
             assert low == 0.0 and high > 0.0
         else:
@@ -173,7 +195,7 @@ def test_grouped_plot_nothing_cut_off_or_overlapping(grouped):
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     assert bar.get_tightbbox(renderer).x1 < right.get_tightbbox(renderer).x0
-    assert bar.get_ylabel() == "probability per cell (all groups)"
+    assert bar.get_ylabel() == "probability per cell (all groups)\npower scale, gamma 0.5"
     legend = fig.legends[0]
     assert legend.get_title().get_text() == "group"
     assert [t.get_text() for t in legend.get_texts()] == list(grouped.groups)

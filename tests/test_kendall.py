@@ -20,6 +20,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import pdist
 from scipy.stats import ortho_group
 
+from dppca import DPPCATypeError, DPPCAValueError
 from dppca.stats import kendall
 from dppca.stats.kendall import SIGNS, kendall_tau_matrix, sign_bound, spatial_sign
 from dppca.stats.kendall_reference import kendall_tau_matrix_naive
@@ -313,7 +314,7 @@ X_SMALL = np.arange(12.0).reshape(4, 3)
     ],
 )
 def test_bad_sign_arguments(func, kwargs, name):
-    with pytest.raises((ValueError, TypeError),  # DPPCAValueError / DPPCATypeError (wrong type)
+    with pytest.raises((DPPCAValueError, DPPCATypeError),  # not any ValueError / TypeError
                         match=f"`{name}`"):
         func(X_SMALL, **kwargs)
 
@@ -325,7 +326,7 @@ def test_unknown_sign_lists_options():
 
 @pytest.mark.parametrize("tile", [0, -3, 2.5, True, "64", None])
 def test_bad_tile(tile):
-    with pytest.raises((ValueError, TypeError),  # DPPCAValueError / DPPCATypeError (wrong type)
+    with pytest.raises((DPPCAValueError, DPPCATypeError),  # not any ValueError / TypeError
                         match="`tile`"):
         kendall_tau_matrix(X_SMALL, tile=tile)
 
@@ -350,7 +351,7 @@ def test_bad_shape(X):
     ],
 )
 def test_bad_sign_bound_arguments(args, kwargs, name):
-    with pytest.raises((ValueError, TypeError),  # DPPCAValueError / DPPCATypeError (wrong type)
+    with pytest.raises((DPPCAValueError, DPPCATypeError),  # not any ValueError / TypeError
                         match=f"`{name}`"):
         sign_bound(*args, **kwargs)
 

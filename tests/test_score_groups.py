@@ -224,12 +224,27 @@ def test_plot_group_forwards_levels():
     assert [t.get_text() for t in legend.get_texts()] == ["z", "y", "x", "w"]
 
 
-@pytest.mark.parametrize("eps,half,most", [(1.0, 278, 324), (3.0, 94, 109)])
-def test_the_group_sizes_stated_in_the_docstring(eps, half, most):
-    # dp_score_group's `partition_share` entry: at the default share 0.1 of (eps, 1e-5), a label
-    # is released with probability 1/2 from `half` rows and 0.95 from `most` rows.
-    p = selection_probability(np.arange(1, 1000), 0.1 * eps, 0.1 * 1e-5)
+@pytest.mark.parametrize("eps", [1.0, 3.0])
+def test_the_group_sizes_stated_in_the_docstring(eps):
+    """dp_score_group's `partition_share` entry: at the default share 0.1 of (eps, 1e-5), a label
+    is released with probability 1/2 from `half` rows and 0.95 from `most` rows. Derived: the
+    selection adds Laplace(b) noise, b = 2 / eps_s (Delta_0 = 2 partitions), to the count and
+    keeps it at tau = 1 + b ln(2 / (2 delta_s)); P(count + Z >= tau) is 1/2 at count = tau and
+    1 - exp(-(count - tau) / b) / 2 = 0.95 at count = tau + b ln 10."""
+    import math
+
+    import dppca
+
+    eps_s, delta_s = 0.1 * eps, 0.1 * 1e-5
+    b = 2 / eps_s
+    tau = 1 + b * math.log(1 / delta_s)
+    half, most = math.ceil(tau), math.ceil(tau + b * math.log(10))
+    p = selection_probability(np.arange(1, 1000), eps_s, delta_s)
     assert int(np.argmax(p >= 0.5)) + 1 == half and int(np.argmax(p >= 0.95)) + 1 == most
+    doc = _flat(dppca.dp_score_group.__doc__)
+    stated = (f"1/2 from {half} rows, 0.95 from {most}" if eps == 1.0 else
+              f"eps = 3: {half} and {most}")
+    assert stated in doc, (half, most)
 
 
 def _flat(text: str) -> str:

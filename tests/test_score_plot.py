@@ -164,14 +164,25 @@ def report(tmp_path, grouped):
     return run
 
 
-def test_report_score_section_grouped(report, capsys):
+def test_report_score_section_grouped(report, capsys, saved_figures):
     code, out = report("--eps", "3", "--seed", "1", "--group", "kind")
     assert code == 0
     hist = pd.read_csv(out / "score_histograms.csv")
     assert set(hist["method"]) == {"add", "sparse"} and set(hist["group"]) == {"x", "y", "z"}
-    # The PNG is the grouped figure: 2 x 2 panels plus a legend strip (wider than tall), with ink.
-    image = matplotlib.image.imread(out / "score.png")
-    assert image.shape[1] > image.shape[0] > 0 and (image[..., :3] < 0.5).any()
+    # The saved figure draws the CSV: a histogram panel per method on the CSV's frame, one
+    # legend entry per group, the section's share of the report's budget in the title.
+    fig = saved_figures["score.png"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["x", "y", "z"]
+    for method in ("add", "sparse"):
+        ax = next(ax for ax in fig.axes if ax.get_title() == f"{method.title()} DP Histogram")
+        rows = hist[hist["method"] == method]
+        assert ax.get_xlim() == pytest.approx((rows["xmin"].min(), rows["xmax"].max()))
+        assert ax.get_ylim() == pytest.approx((rows["ymin"].min(), rows["ymax"].max()))
+        # a cell is drawn (opaque) exactly where some group has mass in the CSV
+        mass = rows.groupby(["ymin", "xmin"], sort=True)["prob"].sum().to_numpy()
+        alpha = ax.images[0].get_array()[..., 3].reshape(-1)
+        np.testing.assert_array_equal(alpha > 0, mass > 0)
+    assert "eps 3 of 3 (section share)" in fig.get_suptitle()
     ledger = json.loads((out / "ledger.json").read_text())["sections"]["score"]
     assert ledger["spent_eps"] == pytest.approx(3.0)
     text = capsys.readouterr().out

@@ -414,12 +414,16 @@ def test_dp_scree_plot(wide):
         dp_scree_plot(wide, 2, plot_control=3, **BUDGET)
 
 
-def test_report_scree_section(tmp_path):
+def test_report_scree_section(tmp_path, saved_figures):
     from dppca.cli import main
 
-    status = main(["report", "--data", "gau", "--k", "2", "--eps", "2", "--delta", "1e-5", "--seed",
+    status = main(["report", "--data", "gau", "--k", "3", "--eps", "2", "--delta", "1e-5", "--seed",
                    "1", "--sections", "scree", "--out", str(tmp_path)])
     assert status == 0
     frame = pd.read_csv(tmp_path / "scree.csv")
-    assert list(frame["component"]) == ["PC1", "PC2"]
-    assert (tmp_path / "scree.png").stat().st_size > 0
+    assert list(frame["component"]) == ["PC1", "PC2", "PC3"]
+    # the saved figure draws scree.csv: one point per component, the fitted values
+    ax = saved_figures["scree.png"].axes[0]
+    line = next(line for line in ax.lines if line.get_label() == "Clipped")
+    np.testing.assert_array_equal(line.get_xdata(), [1, 2, 3])
+    np.testing.assert_allclose(line.get_ydata(), frame["scree"], rtol=1e-12)

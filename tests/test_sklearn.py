@@ -1,6 +1,7 @@
 """dppca.DPPCA: the scikit-learn estimator (issue 14, item 4)."""
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,10 +15,10 @@ from sklearn.pipeline import Pipeline, make_pipeline  # noqa: E402
 from sklearn.preprocessing import FunctionTransformer  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from dppca import DPPCA, DPPCAValueError, dp_pc_dir  # noqa: E402
+from dppca import DPPCA, DPPCATypeError, DPPCAValueError, dp_pc_dir  # noqa: E402
 from dppca.privacy import Ledger  # noqa: E402
 from dppca.estimators.centre import MIN_N_EPS, clipped_mean_sensitivity, clipped_row_mean, dp_centre  # noqa: E402
-from dppca.sklearn import CENTER_SHARE  # noqa: E402
+from dppca.sklearn import CENTER_SHARE, DPCentreWarning  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -197,10 +198,13 @@ def test_centre_error_is_of_the_order_of_its_noise_at_moderate_budgets():
     assert np.all(np.array(errors) <= 8 * np.array(sigmas)), (errors, sigmas)
 
 
-def test_no_centre_below_its_budget_and_the_directions_get_all():
+def test_no_centre_below_its_budget_and_the_directions_get_all(monkeypatch):
     """n eps center_share = 50 < MIN_N_EPS: no private centre (it would be ~0 or, rarely, wild)."""
+    import dppca.sklearn
+
+    monkeypatch.setattr(dppca.sklearn, "_SHOWN", set())  # shown once per session: start afresh
     X = _located_data(500, 0)
-    with pytest.warns(UserWarning, match="none is released"):
+    with pytest.warns(DPCentreWarning, match="no private centre is released"):
         pca = DPPCA(2, eps=0.5, random_state=3).fit(X)
     np.testing.assert_array_equal(pca.mean_, np.zeros(6))
     spent = pca.ledger_.to_frame()
@@ -256,3 +260,45 @@ def test_clipped_row_mean_moves_by_at_most_its_sensitivity():
     X[0], Y[0] = np.array([1e6, 0, 0, 0]), np.array([-1e6, 0, 0, 0])
     moved = np.linalg.norm(clipped_row_mean(X, radius) - clipped_row_mean(Y, radius))
     assert moved == pytest.approx(2 * radius / 40, rel=1e-12)
+
+
+def test_centre_warning_is_its_own_class_once_per_configuration(monkeypatch):
+    """Issue 24 finding 10: cross_val_score warned once per fit; now once per configuration."""
+    from sklearn.model_selection import cross_val_score
+
+    import dppca.sklearn
+
+    monkeypatch.setattr(dppca.sklearn, "_SHOWN", set())  # shown once per session: start afresh
+    X = _located_data(500, 2)  # 400 training rows per fold: 400 x 0.3 x 0.2 = 24 < MIN_N_EPS
+    pipe = make_pipeline(DPPCA(2, eps=0.3, random_state=0),
+                         FunctionTransformer(lambda Z: Z))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # even so: scikit-learn resets filters at every fit
+        cross_val_score(pipe, X, np.zeros(len(X)), cv=5,
+                        scoring=lambda est, X, y: 0.0)
+        cross_val_score(make_pipeline(DPPCA(2, eps=0.25, random_state=0),
+                                      FunctionTransformer(lambda Z: Z)),
+                        X, np.zeros(len(X)), cv=5, scoring=lambda est, X, y: 0.0)
+    centre = [w for w in caught if issubclass(w.category, DPCentreWarning)]
+    # two configurations (eps 0.3 and 0.25), five fits each: one warning each
+    assert len(centre) == 2, [str(w.message) for w in centre]
+    assert "eps=0.3," in str(centre[0].message) and "eps=0.25," in str(centre[1].message)
+    with warnings.catch_warnings():  # users filter it by its class (a configuration not yet shown)
+        warnings.filterwarnings("error")
+        warnings.filterwarnings("ignore", category=DPCentreWarning)
+        DPPCA(2, eps=0.45, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("frame, error, match", [
+    # finding 8: a text column failed inside pandas ("could not convert string to float")
+    (pd.DataFrame({"x": [1.0, 2, 3], "s": ["a0", "a1", "a2"]}), DPPCATypeError,
+     r"non-numeric: \['s'\] \(dtypes \['(str|object)'\]\)"),
+    # finding 8: a header-only frame is a frame without rows, not "non-numeric"
+    (pd.DataFrame(columns=list("abcdef")), DPPCAValueError, r"`X` has no rows \(6 columns, 0 rows\)"),
+    # finding 7: duplicate names are named as such
+    (pd.DataFrame(np.ones((3, 3)), columns=["a", "a", "b"]), DPPCAValueError,
+     r"duplicate column names \['a'\]"),
+])
+def test_fit_names_what_is_wrong_with_a_frame(frame, error, match):
+    with pytest.raises(error, match=match):
+        DPPCA(2).fit(frame)

@@ -35,6 +35,10 @@ _INTEGER_CONTROLS = {"k_min_m2", "k_max_m2", "T", "M"}
 CONTROL_MAKERS = {"clipped": clipped_control, "pmwm": pmwm_control, "huber": huber_control}
 
 
+#: Fewest rows dp_scree accepts.
+SCREE_MIN_ROWS = 4
+
+
 def _common(values: dict) -> dict:
     return {name: bool(values[name]) for name in ("center", "standardize", "g_dppca")}
 
@@ -56,8 +60,12 @@ def scree_settings(values: dict, data: AppData) -> dict:
     Raises
     ------
     DPPCAValueError
-        k outside [1, min(n - 1, p)], no method, or an invalid control value (public checks).
+        Fewer than ``SCREE_MIN_ROWS`` rows, k outside [1, min(n - 1, p)], no method, or an
+        invalid control value (public checks).
     """
+    if data.n < SCREE_MIN_ROWS:  # before k: "k in [1, 1]" misread a two-row file
+        raise DPPCAValueError(f"the scree needs at least {SCREE_MIN_ROWS} rows (its standard "
+                              f"errors use pairs of pairs); these data have {data.n}")
     k = _whole(values["k"], "Number of leading PCs (k)", 1, min(data.n - 1, data.p))
     methods = tuple(m for m in SCREE_METHODS if m in (values.get("scree_method") or ()))
     if not methods:
@@ -154,6 +162,16 @@ def run_score(data: AppData, settings: dict, eps: float, delta: float):
     return dp_score_plot(data.features, eps, delta, **options)
 
 
+def placeholder_figure(kind: str):
+    """The figure a "Figure (PNG)" download gives before any run of ``kind`` (never an empty
+    file): a message saying that nothing has been released yet and how to release it."""
+    fig = plt.figure(figsize=(6.4, 1.6))
+    fig.text(0.5, 0.5, f"No {kind} figure yet: nothing has been released.\n"
+                       f"Press \u201cRun {kind}\u201d in the {kind.capitalize()} controls tab, "
+                       "then download again.", ha="center", va="center", fontsize=11)
+    return fig
+
+
 def png_bytes(figure, dpi: int = 96) -> bytes:
     """A matplotlib figure as PNG bytes; the figure is closed (the server keeps no figures)."""
     buffer = io.BytesIO()
@@ -161,5 +179,5 @@ def png_bytes(figure, dpi: int = 96) -> bytes:
     plt.close(figure)
     return buffer.getvalue()
 
-__all__ = ["all_gaussian", "png_bytes", "run_score", "run_scree", "score_settings",
+__all__ = ["all_gaussian", "placeholder_figure", "png_bytes", "run_score", "run_scree", "score_settings",
            "scree_is_gaussian", "scree_png", "scree_settings"]

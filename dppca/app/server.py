@@ -15,8 +15,8 @@ from shiny import reactive, render, ui
 
 from .._validation import DPPCATypeError, DPPCAValueError
 from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
-from .runs import (CONTROL_INPUTS, all_gaussian, png_bytes, run_score, run_scree, score_settings,
-                   scree_is_gaussian, scree_png, scree_settings)
+from .runs import (CONTROL_INPUTS, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
+                   score_settings, scree_is_gaussian, scree_png, scree_settings)
 from .session import BudgetExceeded, SessionBudget
 from .ui import DEFAULTS
 
@@ -309,8 +309,8 @@ def _outputs(kind, note, figure, output):
     @output(id=f"download_{kind}_png")
     @_download_renderer(filename=f"dppca-{kind}.png", media_type="image/png")
     def _download():
-        png = figure()
-        yield png if png is not None else b""
+        png = figure()  # before any run: a figure saying so, never a 0-byte file
+        yield png if png is not None else png_bytes(placeholder_figure(kind))
 
 
 def _plan_table(data_, input):

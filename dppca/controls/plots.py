@@ -255,6 +255,9 @@ def _alpha_range(value) -> tuple:
 def _group_colours_arg(value):
     if value is None:
         return
+    if not isinstance(value, (str, dict)) and not np.iterable(value):
+        raise DPPCATypeError("`group_colors` must be a colour, a sequence of colours or a dict "
+                             f"label -> colour; got {type(value).__name__} {value!r}")
     colours = list(value.values()) if isinstance(value, dict) else \
         [value] if isinstance(value, str) else list(value)
     if not colours:

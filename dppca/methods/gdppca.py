@@ -9,6 +9,7 @@ import numpy as np
 
 from ..stats.kendall import rounding_slack, sign_bound
 from ..stats.pair_design import kendall_statistic, largest_block, resolve_design
+from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.accuracy import StepAccuracy
 from ..privacy.samplers import add_symmetric_gaussian_noise
@@ -80,8 +81,21 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     ----------
     values : ndarray, shape (n, p)
     k : int, 1 <= k <= p
+
+    Raises
+    ------
+    DPPCAValueError
+        The sample covariance overflows float64 (entries near 1e154 or above): its
+        eigenvectors would be the coordinate axes, a silently wrong answer.
     """
-    eigenvalues, vectors = top_eigen(np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1), k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        covariance = np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1)
+    if not np.isfinite(covariance).all():
+        largest = float(np.max(np.abs(values)))
+        raise DPPCAValueError(f"`X` is too large for the NON-PRIVATE sample covariance: it "
+                              f"overflows float64 (largest |entry| {largest:.3g}); divide the "
+                              "data by a public constant first")
+    eigenvalues, vectors = top_eigen(covariance, k)
     return DirectionFit(vectors, eigenvalues, notes=["Eigenvalues are those of the sample covariance "
                                                      "(denominator n - 1)."])
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .labels import budget_label, fallback_fonts, wrapped
+
 
 def loadings_heatmap(result, ax=None):
     """Heat map of the p x k loadings, diverging colours centred at 0.
@@ -19,6 +21,11 @@ def loadings_heatmap(result, ax=None):
     import matplotlib.pyplot as plt
 
     loadings = result.directions
+    with fallback_fonts(list(loadings.index) + list(loadings.columns)):
+        return _draw(result, loadings, ax, plt)
+
+
+def _draw(result, loadings, ax, plt):
     if ax is None:
         fig, ax = plt.subplots(figsize=(max(5.5, 2.5 + 0.9 * loadings.shape[1]),
                                         1.8 + 0.32 * loadings.shape[0]), layout="constrained")
@@ -31,14 +38,17 @@ def loadings_heatmap(result, ax=None):
     ax.set_xlabel("principal component")
     ax.set_ylabel("variable" if result.scale_source == "none" else "variable (standardized)")
     fig.colorbar(image, ax=ax, label="loading (unit-length direction)")
-    ax.set_title(_title(result))
+    # Wrapped to the axes' width (the colour bar takes the rest): never cut off at the edge.
+    width = fig.get_figwidth() * ax.get_position().width
+    ax.set_title(wrapped(_title(result), width, plt.rcParams["axes.titlesize"]))
     return fig
 
 
 def _title(result) -> str:
-    scaling = "" if result.scale_source == "none" else f"; scaling: {result.scale_source}"
+    """Title lines: what is plotted, then the budget as the summary states it and the scaling."""
+    scaling = "" if result.scale_source == "none" else f"scaling: {result.scale_source}"
     if not result.private:
-        return f"Loadings (NON-PRIVATE{scaling})"
-    return f"Private loadings, {result.method}\n(eps={result.eps:g}, delta={result.delta:g}{scaling})"
+        return f"Loadings (NON-PRIVATE)\n{scaling}".strip()
+    return f"Private loadings, {result.method}\n{budget_label(result)}\n{scaling}".strip()
 
 __all__ = ["loadings_heatmap"]

@@ -11,6 +11,7 @@ import textwrap
 import numpy as np
 
 from ..controls import ScorePlotControl
+from .labels import NOISE_FLOOR_SDS, budget_label, fallback_fonts, noise_floor
 
 NONPRIVATE_LABEL = "NON-PRIVATE"
 #: Label of each histogram target in sample-panel titles.
@@ -25,6 +26,8 @@ BOTTOM_INCHES, ROW_GAP_INCHES, TITLE_LINE_INCHES = 0.6, 0.5, 0.22
 #: What a histogram panel's colour bar measures.
 CELL_PROBABILITY = "probability per cell"
 GOLDEN_RATIO_CONJUGATE = 0.6180339887498949
+#: Colour of cells (and of sample points drawn from cells) below the additive noise floor.
+BELOW_FLOOR_COLOUR = "0.7"
 
 
 def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlotControl | None = None,
@@ -60,7 +63,10 @@ def score_figure(result, private_plot=("histogram", "sample"), control: ScorePlo
     ncols = len(targets) + int(scatter)
     colours = control.group_colours(result.groups) if result.groups is not None else None
     legend = _legend_inches(colours) if colours and control.show_group_legend else 0.0
-    with plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
+    names = [control.xlab or result.axis_labels[0], control.ylab or result.axis_labels[1]] + \
+        [str(g) for g in (result.groups or [])]
+    with fallback_fonts(names), \
+            plt.rc_context({"font.size": control.base_size, "axes.titlesize": control.title_size}):
         fig, axes = plt.subplots(len(rows), ncols, squeeze=False)
         suptitle_lines = _figure_titles(fig, result, control, _Layout(len(rows), ncols, legend,
                                                                       control, result).width)
@@ -122,12 +128,13 @@ class _Panels:
     def histogram(self, ax, target):
         hist = self.result.histogram(target)
         mass = _panel_mass(hist, self.result.group_weights(target))
+        floor = noise_floor(self.result, target)
         if mass.max() <= 0:
             ax.text(0.5, 0.5, "empty: no bin\npassed the threshold", transform=ax.transAxes,
                     ha="center", va="center", color="0.4")
         else:
-            self._bins(ax, hist, mass)
-        self._colour_bar(ax, mass)
+            self._bins(ax, hist, mass, floor)
+        self._colour_bar(ax, mass, floor)
         title = self.control.title(target)
         if target == "nonprivate":
             title = _labelled(title, NONPRIVATE_LABEL)
@@ -135,22 +142,48 @@ class _Panels:
 
     def sample(self, ax, target, method):
         points = self.samples[target][method]
-        self._points(ax, points["pc_x"], points["pc_y"], points["group"] if "group" in points else None)
+        groups = points["group"] if "group" in points else None
+        floor = noise_floor(self.result, target)
+        below = None if floor is None else self._below_floor(points, groups, target, floor)
+        self._points(ax, points["pc_x"], points["pc_y"], groups, below)
+        if below is not None:
+            ax.text(0.02, 0.02, f"grey: drawn from cells below the noise floor\n(p < {floor:.2g}, "
+                    f"{NOISE_FLOOR_SDS:g} sd of noise): {below.mean():.0%} of points",
+                    transform=ax.transAxes, fontsize=self.control.base_size * 0.7, color="0.35",
+                    va="bottom")
         self._finish(ax, f"{TARGET_LABELS[target]} Sample ({method.title()})",
                      private=target != "nonprivate")
 
-    def _points(self, ax, x, y, groups):
+    def _below_floor(self, points, groups, target, floor) -> np.ndarray:
+        """Whether each point lies in a cell whose mass (its group's, weighted as in the panel)
+        is below ``floor``: such cells are indistinguishable from noise on an empty cell."""
+        hist = self.result.histogram(target)
+        names = list(hist["group"].cat.categories) if "group" in hist else [None]
+        masses = _panel_mass(hist, self.result.group_weights(target)).reshape(len(names), -1)
+        m_x, m_y = self.result.bins
+        (x0, x1), (y0, y1) = self.result.frame["xlim"], self.result.frame["ylim"]
+        ix = np.clip(((points["pc_x"].to_numpy() - x0) / (x1 - x0) * m_x).astype(int), 0, m_x - 1)
+        iy = np.clip(((points["pc_y"].to_numpy() - y0) / (y1 - y0) * m_y).astype(int), 0, m_y - 1)
+        rows = np.zeros(len(points), dtype=int) if groups is None else \
+            np.array([names.index(g) for g in np.asarray(groups, dtype=object)], dtype=int)
+        return masses[rows, iy * m_x + ix] < floor
+
+    def _points(self, ax, x, y, groups, below=None):
         # Points are drawn in a fixed interleaved order (golden-ratio sequence, no randomness) so
-        # that no group hides another.
+        # that no group hides another; points of cells below the noise floor are grey.
         order = np.argsort((np.arange(len(x)) * GOLDEN_RATIO_CONJUGATE) % 1.0, kind="stable")
-        colour = self.control.color if groups is None else \
-            [self.colours[g] for g in np.asarray(groups, dtype=object)[order]]
+        colour = [self.control.color] * len(x) if groups is None else \
+            [self.colours[g] for g in np.asarray(groups, dtype=object)]
+        if below is not None:
+            colour = [BELOW_FLOOR_COLOUR if b else c for c, b in zip(colour, below)]
+        colour = [colour[i] for i in order]
         ax.scatter(np.asarray(x)[order], np.asarray(y)[order], s=self.control.scatter_size ** 2,
                    c=colour, alpha=self.control.scatter_alpha, linewidths=0, rasterized=True)
 
-    def _bins(self, ax, hist, mass):
-        """One RGBA image: each bin's colour is the mass-weighted mix of its groups' colours and
-        its opacity grows with its total mass (empty bins are transparent)."""
+    def _bins(self, ax, hist, mass, floor=None):
+        """One RGBA image: each bin has the colour of its largest group (a mix of colours would
+        read as another group's: red + green shows as brown) and an opacity growing with its
+        total mass (empty bins are transparent); bins below the noise ``floor`` are grey."""
         from matplotlib.colors import to_rgb
 
         m_x, m_y = self.result.bins
@@ -160,7 +193,10 @@ class _Panels:
         total = masses.sum(axis=0)
         image = np.zeros((total.size, 4))
         filled = total > 0
-        image[filled, :3] = (masses[:, filled].T @ rgb) / total[filled, None]
+        image[filled, :3] = rgb[np.argmax(masses[:, filled], axis=0)]
+        if floor is not None:
+            # as in the sample panels: the largest group's own mass against the floor
+            image[filled & (masses.max(axis=0) < floor), :3] = to_rgb(BELOW_FLOOR_COLOUR)
         image[filled, 3] = self._opacity_norm(total.max())(total[filled])
         ax.imshow(image.reshape(m_y, m_x, 4), origin="lower", interpolation="nearest", aspect="equal",
                   extent=(*self.result.frame["xlim"], *self.result.frame["ylim"]))
@@ -173,7 +209,7 @@ class _Panels:
         norm = PowerNorm(self.control.hist_gamma, vmin=0.0, vmax=top)
         return lambda p: low + (high - low) * np.asarray(norm(p))
 
-    def _colour_bar(self, ax, mass):
+    def _colour_bar(self, ax, mass, floor=None):
         """Colour bar of the panel: opacity against the probability per cell (0 to the panel's
         largest); grouped panels use a grey ramp, since the hue there is the groups' mix."""
         import matplotlib as mpl
@@ -184,11 +220,16 @@ class _Panels:
         low, high = self.control.hist_alpha_range
         ramp = mpl.colors.ListedColormap([(*rgb, a) for a in np.linspace(low, high, 256)])
         mappable = mpl.cm.ScalarMappable(mpl.colors.PowerNorm(self.control.hist_gamma, 0.0, top), ramp)
-        label = CELL_PROBABILITY + (" (all groups)" if grouped else "")
+        label = CELL_PROBABILITY + (" (all groups)" if grouped else "") + \
+            f"\npower scale, gamma {self.control.hist_gamma:g}"
         # An inset colour bar in the gap right of the panel: panels keep one size and stay aligned.
         bar = ax.figure.colorbar(mappable, cax=ax.inset_axes([1.04, 0.1, 0.05, 0.8]))
         bar.set_label(label, fontsize=self.control.base_size * 0.85)
         bar.ax.tick_params(labelsize=self.control.base_size * 0.75)
+        if floor is not None and floor < top:
+            bar.ax.axhline(floor, color=BELOW_FLOOR_COLOUR, linewidth=2)
+            bar.ax.text(0.5, floor, "noise\nfloor", transform=bar.ax.get_yaxis_transform(),
+                        ha="center", va="bottom", fontsize=self.control.base_size * 0.6, color="0.3")
 
     def _finish(self, ax, title, private):
         ax.set_xlim(self.result.frame["xlim"])
@@ -233,7 +274,7 @@ def _panel_mass(hist, weights) -> np.ndarray:
 
 def _figure_titles(fig, result, control, width_inches) -> int:
     """Set the suptitle (budget, and a warning for NON-PRIVATE directions); returns its lines."""
-    budget = f"eps={result.eps:g}, delta={result.delta:g} ({result.calibration} calibration)"
+    budget = f"{budget_label(result)} ({result.calibration} calibration)"
     if result.directions_private:
         lines = [f"Differentially private PC scores: {budget}"]
     else:

@@ -5,6 +5,8 @@ import textwrap
 
 import numpy as np
 
+from .labels import budget_label
+
 #: Longest line of a default title (characters, at the default title size on a 6.4 in figure).
 TITLE_CHARACTERS = 62
 
@@ -96,7 +98,7 @@ def _decorate(ax, result, type, control, x, frame, alpha):
 
 def _title(result, type, alpha) -> str:
     what = "DP Scree Plot" if type == "scree" else "DP PVE Plot"
-    privacy = f"private, eps={result.eps:g}, delta={result.delta:g}"
+    privacy = f"private, {budget_label(result)}"
     if not result.directions_private:
         privacy += "; directions NON-PRIVATE"
     if result.has_nonprivate:

@@ -71,17 +71,66 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
     if isinstance(X, pd.Series):
         X = X.to_frame()
     if isinstance(X, pd.DataFrame):
-        columns = [str(c) for c in X.columns]
-        bad = [c for c in X.columns if not _is_numeric(X[c])]
-        if bad:
-            raise DPPCATypeError(f"`{name}` must have numeric columns only; non-numeric: "
-                                 f"{[str(c) for c in bad]}")
+        columns = check_frame_columns(X, name, min_rows)
         values = X.to_numpy(dtype=float, na_value=np.nan)
     else:
         values = _array_values(X, name)
         columns = [f"V{j + 1}" for j in range(values.shape[1])] if values.ndim == 2 else []
     _check_shape_and_finite(values, columns, name, min_rows)
     return Matrix(np.ascontiguousarray(values), columns)
+
+
+def check_frame_columns(X: pd.DataFrame, name: str = "X", min_rows: int = 2) -> list:
+    """Check a DataFrame's shape and columns before any conversion; return its column names.
+
+    In this order, so that the error names the first real problem: no rows (a header-only
+    frame is not "non-numeric"; ``min_rows`` only words that error), duplicate column names
+    (named), non-numeric or boolean columns (named, with their dtypes).
+
+    Parameters
+    ----------
+    X : pandas.DataFrame, shape (n, p)
+    name : str
+        Argument name used in error messages.
+    min_rows : int
+        Minimum number of rows.
+
+    Returns
+    -------
+    list of str, length p
+
+    Raises
+    ------
+    DPPCAValueError
+        No rows, or duplicate column names (fewer than ``min_rows`` rows is checked later,
+        with the values, by :func:`as_matrix`).
+    DPPCATypeError
+        A non-numeric column (text, dates, booleans).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_frame_columns(pd.DataFrame({"a": [1.0, 2.0], "b": [3, 4]}))
+    ['a', 'b']
+    >>> check_frame_columns(pd.DataFrame([[1, 2, 3]] * 2, columns=["a", "a", "b"]))
+    Traceback (most recent call last):
+    ...
+    dppca._validation.DPPCAValueError: `X` has duplicate column names ['a']; every column needs its own name
+    """
+    if len(X) == 0:
+        raise DPPCAValueError(f"`{name}` has no rows ({X.shape[1]} columns, 0 rows); it must "
+                              f"have at least {min_rows} rows")
+    columns = [str(c) for c in X.columns]
+    duplicates = sorted({c for c in columns if columns.count(c) > 1})
+    if duplicates:
+        raise DPPCAValueError(f"`{name}` has duplicate column names {duplicates}; every column "
+                              "needs its own name")
+    bad = [j for j in range(len(columns)) if not _is_numeric(X.iloc[:, j])]
+    if bad:
+        raise DPPCATypeError(f"`{name}` must have numeric columns only; non-numeric: "
+                             f"{[columns[j] for j in bad]} (dtypes "
+                             f"{[str(X.dtypes.iloc[j]) for j in bad]})")
+    return columns
 
 
 def _is_numeric(column: pd.Series) -> bool:
@@ -149,7 +198,12 @@ def public_scale(scale, columns) -> np.ndarray:
 
 def sample_scale(mat: Matrix) -> np.ndarray:
     """Column sample standard deviations (n - 1), NON-PRIVATE; constant columns are an error."""
-    sd = mat.values.std(axis=0, ddof=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sd = mat.values.std(axis=0, ddof=1)
+    huge = [c for c, s in zip(mat.columns, sd) if not np.isfinite(s)]
+    if huge:
+        raise DPPCAValueError(f"cannot standardize columns {huge}: their sample SD overflows "
+                              "float64; divide the data by a public constant first")
     constant = [c for c, s in zip(mat.columns, sd) if not s > 0]
     if constant:
         raise DPPCAValueError(f"cannot standardize constant columns: {constant}")
@@ -241,5 +295,5 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
     values = private_column_scales(mat, rng=rng, ledger=ledger, noise=noise)
     return ColumnScales(values, "private", float(share))
 
-__all__ = ["ColumnScales", "Matrix", "as_matrix", "column_scales", "public_scale", "random_pairs",
+__all__ = ["ColumnScales", "Matrix", "as_matrix", "check_frame_columns", "column_scales", "public_scale", "random_pairs",
            "sample_scale"]

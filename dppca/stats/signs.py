@@ -9,7 +9,7 @@ from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
-from .._validation import callable_arg, float_arg, int_arg
+from .._validation import DPPCAValueError, callable_arg, float_arg, int_arg
 from .pair_statistics import clean_scores as finite_rows
 
 SIGNS = ("spherical", "winsorized")
@@ -111,7 +111,7 @@ def sign_bound(d, sign="spherical", radius=None, xi_bound=None, *, xi=None):
             callable_arg(xi, "xi")
         return float_arg(xi_bound, "xi_bound", positive=True)
     if xi is not None:
-        raise ValueError(
+        raise DPPCAValueError(
             "`xi_bound` is required when `xi` is given: a user scale "
             "function has no known bound"
         )
@@ -130,7 +130,7 @@ class SignSpec(NamedTuple):
 def resolve_sign(sign, radius, xi, d):
     """Check `sign`, `radius`, `xi` and return the matching SignSpec."""
     if not isinstance(sign, str) or sign not in SIGNS:
-        raise ValueError(f"`sign` must be one of {SIGNS}; got {sign!r}")
+        raise DPPCAValueError(f"`sign` must be one of {SIGNS}; got {sign!r}")
     if radius is not None:
         radius = float_arg(radius, "radius", positive=True)
     if xi is not None:
@@ -179,7 +179,7 @@ def _evaluate_xi(spec, s):
         return v
     v = np.asarray(v, dtype=np.float64)
     if v.shape != s.shape or not np.all(np.isfinite(v)):
-        raise ValueError(
+        raise DPPCAValueError(
             "`xi` must return finite values of the same shape as its input "
             f"(shape {s.shape}); got shape {v.shape}"
         )

@@ -29,7 +29,8 @@
 #'   `getOption("dppcapy.nonprivate", FALSE)`: `options(dppcapy.nonprivate = TRUE)`
 #'   switches every call of the session.
 #' @return A list of class `dppca_score`, as in 'dppca': `score` (n x 2 matrix of the
-#'   NON-PRIVATE scores, columns `PC<a>`, `PC<b>`; only when `nonprivate = TRUE`),
+#'   NON-PRIVATE scores, columns `PC<a>`, `PC<b>`, the row names of `as.matrix(X)`, e.g.
+#'   "1".."300" for `gau[1:300, ]`; only when `nonprivate = TRUE`),
 #'   `frame` (`list(xlim, ylim)`), then the histograms `nonprivate` (only when
 #'   `nonprivate = TRUE`), `add` and/or `sparse`: data frames with columns `xmin`,
 #'   `xmax`, `ymin`, `ymax`, `prob`. Attributes: `ledger`, `bins`, `centre` (private
@@ -154,6 +155,18 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
 # A length-2 numeric argument as a Python list (NULL stays None; one number stays one).
 .as_pair <- function(x) if (is.numeric(x) && length(x) > 1L) as.list(x) else x
 
-# The R value of a ScoreResult (the NON-PRIVATE `score` matrix, nonprivate = TRUE only, has
-# no row names, as in 'dppca').
-.score_value <- function(result, X) .from_py(result)
+# The R value of a ScoreResult. The NON-PRIVATE `score` matrix (nonprivate = TRUE only) has
+# the row names of X as 'dppca' gives them (score = as.matrix(X) %*% V): a matrix's row names,
+# a data frame's unless they are automatic (gau[1:300, ] keeps "1".."300"; gau has none).
+.score_value <- function(result, X) {
+  value <- .from_py(result)
+  if ("score" %in% names(value)) rownames(value[["score"]]) <- .matrix_row_names(X)
+  value
+}
+
+# rownames(as.matrix(X)) without copying X: NULL for automatic data-frame row names.
+.matrix_row_names <- function(X) {
+  if (is.data.frame(X)) {
+    if (.row_names_info(X) > 0L) row.names(X) else NULL
+  } else if (is.matrix(X)) rownames(X)
+}

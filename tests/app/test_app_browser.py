@@ -1,5 +1,6 @@
 """The app in a real browser (headless Chromium): plots, budget bar, refusals, uploads,
 downloads and the isolation of two browser sessions. Screenshots go to the test's tmp_path."""
+import base64
 import json
 
 import numpy as np
@@ -235,6 +236,22 @@ def test_two_browser_sessions_never_share_data_or_budgets(app_url, new_page, tmp
     assert "private.csv" not in first.content() and "secret_a" not in first.content()
 
 
+def test_figure_download_before_any_run_says_so(app_url, new_page, tmp_path):
+    """Issue 24 finding 11: the button gave a 0-byte file before any run."""
+    from dppca.app.runs import placeholder_figure, png_bytes
+
+    page = new_page(app_url)
+    select_example(page, "gau")
+    for kind in ("scree", "score"):
+        with page.expect_download() as download:
+            page.click(f"#download_{kind}_png")
+        path = tmp_path / f"before-{kind}.png"
+        download.value.save_as(path)
+        # the message figure of runs.placeholder_figure (its text is tested in test_app_logic)
+        assert path.read_bytes() == png_bytes(placeholder_figure(kind))
+    assert budget_state(page)["runs"] == 0
+
+
 def test_downloads_of_figures_tables_and_ledger(app_url, new_page, tmp_path):
     page = gau_scree_page(new_page, app_url)
     assert_plot_rendered(page, "scree")
@@ -244,7 +261,10 @@ def test_downloads_of_figures_tables_and_ledger(app_url, new_page, tmp_path):
             page.click(f"#{button}")
         files[button] = tmp_path / download.value.suggested_filename
         download.value.save_as(files[button])
-    assert files["download_scree_png"].read_bytes()[:4] == b"\x89PNG"
+    # the downloaded figure is the one the page shows (the <img> carries it inline)
+    src = page.locator("#scree_plot img").get_attribute("src")
+    assert src.startswith("data:image/png;base64,")
+    assert files["download_scree_png"].read_bytes() == base64.b64decode(src.split(",", 1)[1])
     table = pd.read_csv(files["download_scree_csv"])
     assert set(table["method"]) == {"clipped", "pmwm", "huber"} and len(table) == 6
     ledger = json.loads(files["download_ledger"].read_text())

@@ -10,7 +10,8 @@ from dppca import DPPCAValueError
 from dppca.app import create_app
 from dppca.app.data import (MAX_UPLOAD_BYTES, AppDataError, default_delta, example_data,
                             infer_group_column, prepare, read_upload)
-from dppca.app.runs import run_score, run_scree, score_settings, scree_png, scree_settings
+from dppca.app.runs import (SCREE_MIN_ROWS, placeholder_figure, png_bytes, run_score, run_scree,
+                            score_settings, scree_png, scree_settings)
 from dppca.app.session import BudgetExceeded, SessionBudget
 
 
@@ -312,6 +313,34 @@ def test_scree_settings_are_validated_before_any_release():
         scree_settings(SCREE_VALUES | {"C_clip": -1.0}, data)
 
 
+def test_scree_k_range_on_a_file_with_too_few_rows_names_the_rows():
+    """Issue 24 finding 12: a 6-column, two-row file said "k must be a whole number in [1, 1]"."""
+    two_rows = prepare(pd.DataFrame(np.arange(12.0).reshape(2, 6)), key="two", label="two rows")
+    with pytest.raises(DPPCAValueError, match=r"at least 4 rows .*these data have 2$"):
+        scree_settings(SCREE_VALUES | {"k": 1}, two_rows)
+    assert SCREE_MIN_ROWS == 4
+    four = prepare(pd.DataFrame(np.random.default_rng(0).normal(size=(4, 6))), key="four",
+                   label="four rows")
+    # with enough rows the range is [1, min(n - 1, p)] and the page's k input offers the same
+    assert scree_settings(SCREE_VALUES, four)["k"] == 3 == four.max_pc
+    with pytest.raises(DPPCAValueError, match=r"whole number in \[1, 3\]; got 4"):
+        scree_settings(SCREE_VALUES | {"k": 4}, four)
+
+
+def test_figure_download_before_any_run_is_a_message_not_an_empty_file():
+    """Issue 24 finding 11: "Figure (PNG)" before any run downloaded a 0-byte file."""
+    import io
+
+    import matplotlib.image
+
+    for kind in ("scree", "score"):
+        fig = placeholder_figure(kind)
+        text = " ".join(t.get_text() for t in fig.texts)
+        assert f"No {kind} figure yet" in text and f"Run {kind}" in text
+        png = png_bytes(fig)
+        assert matplotlib.image.imread(io.BytesIO(png)).shape[2] == 4  # a PNG that decodes
+
+
 def test_score_settings_are_validated_before_any_release():
     data = example_data("gau_g")
     settings = score_settings(SCORE_VALUES, data)
@@ -330,7 +359,13 @@ def test_runs_call_the_package_within_their_budget():
     assert scree.combined_ledger.spent_eps <= 1.0 * (1 + 1e-9)
     assert scree_png(scree, "scree").startswith(b"\x89PNG")
     score = run_score(data, score_settings(SCORE_VALUES, data), 1.0, 1e-6)
-    assert score.groups == [f"group{i}" for i in range(1, 6)] and score.figure is not None
+    assert score.groups == [f"group{i}" for i in range(1, 6)]
+    # the figure the page shows draws this result: its histogram panel, frame and group legend
+    fig = score.figure
+    panel = next(ax for ax in fig.axes if ax.get_title() == "Add DP Histogram")
+    assert panel.get_xlim() == pytest.approx(score.frame["xlim"])
+    assert panel.images[0].get_array().shape[:2] == tuple(reversed(score.bins))
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == score.groups
     assert score.ledger.spent_eps <= 1.0 * (1 + 1e-9)
     assert not math.isnan(score.to_frame()["prob"].sum())
 

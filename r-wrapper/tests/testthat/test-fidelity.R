@@ -211,11 +211,30 @@ test_that("11.8 version handshake and dppca_config()", {
   expect_output(print(config), "Python package 'dppca' available")
 })
 
-test_that("11.9 structure parity: score without row names, sample_size double, mu0 documented", {
+test_that("11.9 structure parity: score row names, sample_size double, mu0 documented", {
   skip_if_no_dppca()
   X <- gau_small(300)
   res <- dp_score(X, eps = 2, delta = 1e-4, bins = 4, method = "add", seed = 1, nonprivate = TRUE)
-  expect_null(rownames(res$score))
+  # as 'dppca' (score = as.matrix(X) %*% V): gau[1:300, ] keeps "1".."300" (issue 24)
+  expect_identical(rownames(res$score), rownames(as.matrix(X)))
+  expect_identical(rownames(res$score), as.character(1:300))
+  shuffled <- X[c(300:201, 1:200), ]
+  moved <- dp_score(shuffled, eps = 2, delta = 1e-4, bins = 4, method = "add", seed = 1,
+                    nonprivate = TRUE)
+  expect_identical(rownames(moved$score), as.character(c(300:201, 1:200)))
+  m <- as.matrix(X)
+  rownames(m) <- paste0("r", 1:300)
+  expect_identical(rownames(dp_score(m, eps = 2, delta = 1e-4, bins = 4, method = "add", seed = 1,
+                                     nonprivate = TRUE)$score), paste0("r", 1:300))
+  plain <- gau[1:300, ]
+  row.names(plain) <- NULL   # automatic row names: as.matrix() gives none
+  expect_null(rownames(dp_score(plain, eps = 2, delta = 1e-4, bins = 4, method = "add",
+                                seed = 1, nonprivate = TRUE)$score))
+  G <- gau_g[seq(2, 5000, by = 10), ]
+  G$group <- factor(G$group)   # declared levels: no partition selection at this budget
+  grouped <- dp_score_group(G, "group", eps = 2, delta = 1e-4, bins = 4, method = "add",
+                            seed = 1, nonprivate = TRUE)
+  expect_identical(rownames(grouped$score), row.names(G))
   expect_type(sampling_control(sample_size = 100)$sample_size, "double")
   expect_null(formals(huber_control)$mu0)   # deliberate: a private median start (see the table)
   # The table of deliberate differences is a help page (and in README.md).

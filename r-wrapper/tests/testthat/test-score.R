@@ -16,7 +16,8 @@ test_that("dp_score on gau returns R's list: score, frame, nonprivate, add, spar
   expect_true(is.list(res))
   expect_identical(names(res), c("score", "frame", "nonprivate", "add", "sparse"))
   expect_identical(dim(res$score), c(nrow(X), 2L))
-  expect_identical(dimnames(res$score), list(NULL, c("PC1", "PC2")))   # no row names, as in 'dppca'
+  # the row names of as.matrix(X), as in 'dppca': gau[1:400, ] keeps "1".."400"
+  expect_identical(dimnames(res$score), list(as.character(seq_len(nrow(X))), c("PC1", "PC2")))
   expect_identical(names(res$frame), c("xlim", "ylim"))
   expect_true(is.numeric(res$frame$xlim) && length(res$frame$xlim) == 2L)
   expect_lt(res$frame$xlim[1], res$frame$xlim[2])
@@ -45,7 +46,7 @@ test_that("dp_score: one method, other axes, private only, g_dppca, adult", {
   expect_true(any(grepl("^directions", dp_ledger(private)$step)))
   a <- dp_score(adult_small(), eps = 2, delta = 1e-4, bins = c(10, 10), seed = 1,
                 nonprivate = TRUE)
-  expect_identical(dimnames(a$score), list(NULL, c("PC1", "PC2")))
+  expect_identical(dimnames(a$score), list(as.character(1:600), c("PC1", "PC2")))
   expect_histogram_frame(a$add, 100)
 })
 
