@@ -22,6 +22,9 @@ def __getattr__(name):  # lazy: `import dppca` does not import scikit-learn (ext
     if name == "DPPCA":
         from .sklearn import DPPCA
         return DPPCA
+    if name == "budget":  # the budget store (SQLAlchemy, imported on first use)
+        from .privacy.spending import budget
+        return budget
     raise AttributeError(f"module 'dppca' has no attribute {name!r}")
 
 __all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
