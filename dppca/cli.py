@@ -19,7 +19,9 @@ from . import datasets
 from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg
 from .directions import dp_pc_dir
 from .preprocessing import as_matrix, private_column_scales
+from .cli_budget import add_budget_parser, charge_report, record_report
 from .privacy import Ledger
+from .privacy.store import BudgetStoreError
 
 #: Share of the report's budget for the private column scales when --standardize is given.
 REPORT_SCALE_SHARE = 0.1
@@ -36,7 +38,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (DPPCAValueError, DPPCATypeError, FileNotFoundError) as err:
+    except (DPPCAValueError, DPPCATypeError, FileNotFoundError, BudgetStoreError) as err:
         print(f"dppca: error: {err}", file=sys.stderr)
         return 2
 
@@ -79,6 +81,10 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--sections", default=",".join(SECTIONS),
                         help=f"comma-separated sections to run, from {list(SECTIONS)}")
     report.add_argument("--out", default="report", help="output folder (created)")
+    report.add_argument("--budget", default=None, help="registered dataset whose privacy budget "
+                        "is charged the report's (eps, delta) before it runs (dppca budget init)")
+    report.add_argument("--budget-store", default=None, dest="budget_store",
+                        help="SQLAlchemy URL of the budget store (default: $DPPCA_BUDGET_URL)")
     report.set_defaults(func=run_report)
     return report
 
@@ -244,6 +250,7 @@ def run_report(args) -> int:
     args.levels = group_levels(args.group_levels)
     frame, bundled = load_data(args.data, args.group)
     numeric = feature_columns(frame, args, bundled)
+    charge = charge_report(args, frame)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
@@ -265,6 +272,7 @@ def run_report(args) -> int:
         ledgers[name] = _ledger_payload(result)
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,
                                                  "sections": ledgers}, indent=2))
+    record_report(charge, ledgers)
     print(f"wrote {sorted(p.name for p in out.iterdir())} to {out}/")
     return 0
 
@@ -338,7 +346,7 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 #: Sub-commands: each function adds its sub-parser (with ``func`` set to its action).
-SUBCOMMANDS = [add_report_parser, add_app_parser]
+SUBCOMMANDS = [add_report_parser, add_app_parser, lambda sub: add_budget_parser(sub, load_data)]
 
 if __name__ == "__main__":
     sys.exit(main())
