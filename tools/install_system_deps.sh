@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages the R side needs (R 4.2 from Debian: CRAN is not reachable), and Chromium
 # for the app's browser tests (Playwright drives it; its own browser download is not used).
+# PostgreSQL: the budget store's tests start a throwaway cluster (tests/budget/conftest.py).
 # Idempotent.
 set -euo pipefail
-pkgs="r-base-core r-cran-reticulate r-cran-testthat r-cran-ggplot2 r-cran-patchwork r-cran-knitr r-cran-rmarkdown pandoc chromium"
+pkgs="postgresql r-base-core r-cran-reticulate r-cran-testthat r-cran-ggplot2 r-cran-patchwork r-cran-knitr r-cran-rmarkdown pandoc chromium"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
