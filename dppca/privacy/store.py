@@ -384,6 +384,12 @@ def _check_schema(engine, tables):
                     conn.exec_driver_sql(
                         f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
                         f"BEGIN SELECT RAISE(ABORT, 'the budget store is append-only'); END")
+    if engine.dialect.name == "sqlite":  # write-ahead log: one fsync per commit (kept in the file)
+        raw = engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+        finally:
+            raw.close()
 
 
 __all__ = ["BudgetStore", "BudgetStoreError", "URL_VARIABLE", "caller_name", "default_url"]
