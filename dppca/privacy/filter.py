@@ -19,9 +19,9 @@ Wang 2021; Lyu 2022; Vadhan and Zhang 2023), so every sequence of admitted runs 
 filter at the larger of its nominal (eps_i, delta_i) and the eps its mu gives at delta_i (so a
 classic calibration with eps >= 1, which is not proven (eps, delta)-DP, is charged what it costs).
 
-Sums are correctly rounded (:func:`math.fsum`, error below half an ulp); a run is admitted when
-the sum is within a relative 1e-9 of the total, the slack the call's :class:`~dppca.Ledger`
-allows, so the guarantee holds for the totals times 1 + 1e-9 (rounding adds under 1e-15).
+A run is admitted when the sum of the charges is within a relative 1e-9 of the total, the slack
+the call's :class:`~dppca.Ledger` allows; so the guarantee holds for the totals times 1 + 1e-9,
+plus the rounding of the sums (under n x 2^-53 relative for n runs, 1e-10 for a million runs).
 """
 from __future__ import annotations
 
@@ -149,13 +149,13 @@ class PrivacyFilter:
         self.basic_eps, self.basic_delta = (1 - g) * self.eps, (1 - g) * self.delta
         self.mu_total = gaussian_mu(g * self.eps, g * self.delta) if g > 0 else 0.0
 
-    def admit(self, charges, eps, delta, mu=None) -> Charge:
+    def admit(self, spent, eps, delta, mu=None) -> Charge:
         """The charge of a run of (eps, delta) (mu-GDP when ``mu`` is given), or a refusal.
 
         Parameters
         ----------
-        charges : iterable of Charge
-            The runs already admitted.
+        spent : Spent or iterable of Charge
+            What the runs already admitted spent (or those runs).
         eps, delta : float
             The run's nominal budget.
         mu : float, optional
@@ -171,8 +171,8 @@ class PrivacyFilter:
         BudgetExhaustedError
             If neither filter has room (a message of public numbers only).
         """
-        charges = list(charges)
-        gaussian_mu2, basic_eps, basic_delta = _spent(charges)
+        spent = Spent.of(spent)
+        gaussian_mu2, basic_eps, basic_delta = spent.mu2, spent.eps, spent.delta
         if mu is not None and self.mu_total > 0 and \
                 math.fsum([gaussian_mu2, mu * mu]) <= _slack(self.mu_total ** 2):
             return Charge("gaussian", 0.0, 0.0, float(mu))
@@ -180,16 +180,17 @@ class PrivacyFilter:
         if math.fsum([basic_eps, cost]) <= _slack(self.basic_eps) and \
                 math.fsum([basic_delta, delta]) <= _slack(self.basic_delta):
             return Charge("basic", float(cost), float(delta), None if mu is None else float(mu))
-        left = self.left(charges)
+        left = self.left(spent)
         raise BudgetExhaustedError(
             f"the privacy budget is exhausted: this run needs eps={eps:g}, delta={delta:g}, "
             f"and the dataset's total (eps={self.eps:g}, delta={self.delta:g}) has "
             f"eps={left['eps_left']:g}, delta={left['delta_left']:g} left"
             + (f" (and mu^2={left['mu2_left']:g} of Gaussian-DP budget)" if self.mu_total else ""))
 
-    def left(self, charges) -> dict:
+    def left(self, spent) -> dict:
         """Spent and left: basic eps and delta, and the Gaussian filter's mu^2 (public numbers)."""
-        gaussian_mu2, basic_eps, basic_delta = _spent(list(charges))
+        spent = Spent.of(spent)
+        gaussian_mu2, basic_eps, basic_delta = spent.mu2, spent.eps, spent.delta
         mu2_total = self.mu_total ** 2
         return {"eps_total": self.eps, "delta_total": self.delta,
                 "gaussian_share": self.gaussian_share,
@@ -197,7 +198,7 @@ class PrivacyFilter:
                 "eps_left": max(0.0, self.basic_eps - basic_eps),
                 "delta_left": max(0.0, self.basic_delta - basic_delta),
                 "mu2_spent": gaussian_mu2, "mu2_left": max(0.0, mu2_total - gaussian_mu2),
-                "runs": len(charges)}
+                "runs": spent.runs}
 
 
 def gaussian_mu(eps, delta, calibration="analytic") -> float:
@@ -233,16 +234,43 @@ def gdp_epsilon_at(mu, delta) -> float:
     return gdp_epsilon(mu, delta) if 0 < delta < 1 else 0.0
 
 
-def _spent(charges):
-    """Correctly rounded sums: Gaussian mu^2, basic eps, basic delta."""
-    basic = [c for c in charges if c.stream == "basic"]
-    return (math.fsum(c.mu * c.mu for c in charges if c.stream == "gaussian"),
-            math.fsum(c.eps for c in basic), math.fsum(c.delta for c in basic))
+@dataclass(frozen=True)
+class Spent:
+    """What a dataset's admitted runs spent: Gaussian mu^2, basic eps and delta, and their count.
+
+    Parameters
+    ----------
+    mu2, eps, delta : float
+        Sum of mu_i^2 on the Gaussian filter; sums of eps_i and delta_i on the basic filter.
+    runs : int
+        Number of runs.
+
+    Examples
+    --------
+    >>> from dppca.privacy.filter import Charge, Spent
+    >>> Spent.of([Charge("basic", 0.5, 1e-6, None), Charge("basic", 0.25, 0.0, None)]).eps
+    0.75
+    """
+
+    mu2: float
+    eps: float
+    delta: float
+    runs: int
+
+    @classmethod
+    def of(cls, charges) -> "Spent":
+        """Correctly rounded sums (:func:`math.fsum`) over ``charges`` (a Spent is returned as is)."""
+        if isinstance(charges, Spent):
+            return charges
+        charges = list(charges)
+        basic = [c for c in charges if c.stream == "basic"]
+        return cls(math.fsum(c.mu * c.mu for c in charges if c.stream == "gaussian"),
+                   math.fsum(c.eps for c in basic), math.fsum(c.delta for c in basic), len(charges))
 
 
 def _slack(total: float) -> float:
     return total * (1 + FILTER_RTOL)
 
 
-__all__ = ["BudgetExhaustedError", "Charge", "FILTER_RTOL", "PrivacyFilter", "STREAMS",
+__all__ = ["BudgetExhaustedError", "Charge", "FILTER_RTOL", "PrivacyFilter", "STREAMS", "Spent",
            "gaussian_mu", "gdp_epsilon_at"]

@@ -30,7 +30,7 @@ import socket
 import numpy as np
 
 from .._validation import DPPCAValueError, float_arg
-from .filter import Charge, PrivacyFilter
+from .filter import PrivacyFilter, Spent
 
 #: Environment variable holding the store's URL (any SQLAlchemy URL).
 URL_VARIABLE = "DPPCA_BUDGET_URL"
@@ -156,7 +156,7 @@ class BudgetStore:
         datasets, charges = self.tables["datasets"], self.tables["charges"]
         with self._guard("debit"), self.engine.begin() as conn:
             row = _dataset_row(conn, datasets, name, lock=True)
-            spent = _charges(conn, charges, name)
+            spent = _spent(conn, charges, name)
             charge = _filter(row).admit(spent, float(eps), float(delta), mu)
             result = conn.execute(charges.insert().values(
                 dataset=row.name, at=_now(), caller=caller or caller_name(), function=function,
@@ -176,7 +176,7 @@ class BudgetStore:
         """Total, spent and left (public numbers) of dataset ``name``."""
         with self._guard("read"), self.engine.connect() as conn:
             row = _dataset_row(conn, self.tables["datasets"], name)
-            spent = _charges(conn, self.tables["charges"], name)
+            spent = _spent(conn, self.tables["charges"], name)
         return {"name": row.name, **_filter(row).left(spent), "fingerprint": row.fingerprint,
                 "created_at": row.created_at, "created_by": row.created_by}
 
@@ -272,11 +272,17 @@ def _dataset_row(conn, datasets, name, lock=False):
     return row
 
 
-def _charges(conn, charges, name) -> list[Charge]:
-    query = (charges.select().with_only_columns(charges.c.stream, charges.c.charged_eps,
-                                                charges.c.charged_delta, charges.c.mu)
-             .where(charges.c.dataset == str(name)))
-    return [Charge(r.stream, r.charged_eps, r.charged_delta, r.mu) for r in conn.execute(query)]
+def _spent(conn, charges, name) -> Spent:
+    """The database's sums of the dataset's charges (one scan, in SQL; rounding as in Spent)."""
+    import sqlalchemy as sa
+
+    basic, gaussian = charges.c.stream == "basic", charges.c.stream == "gaussian"
+    row = conn.execute(sa.select(
+        sa.func.coalesce(sa.func.sum(sa.case((gaussian, charges.c.mu * charges.c.mu), else_=0.0)), 0.0),
+        sa.func.coalesce(sa.func.sum(sa.case((basic, charges.c.charged_eps), else_=0.0)), 0.0),
+        sa.func.coalesce(sa.func.sum(sa.case((basic, charges.c.charged_delta), else_=0.0)), 0.0),
+        sa.func.count()).where(charges.c.dataset == str(name))).one()
+    return Spent(float(row[0]), float(row[1]), float(row[2]), int(row[3]))
 
 
 def _name_arg(name) -> str:
