@@ -105,6 +105,8 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
     app.add_argument("--host", default="127.0.0.1",
                      help="interface to bind (default 127.0.0.1: this machine only)")
     app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
+    app.add_argument("--budget", default=None, help="registered dataset (dppca budget init) whose "
+                     "budget every session's runs on --data are charged to ($DPPCA_BUDGET_URL)")
     app.set_defaults(func=run_app_command)
     return app
 
@@ -229,7 +231,8 @@ def run_app_command(args) -> int:
     frame = BUNDLED[args.data]() if args.data in BUNDLED else \
         None if args.data is None else load_data(args.data)
     run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
-            host=args.host, port=args.port, launch_browser=not args.no_browser)
+            host=args.host, port=args.port, launch_browser=not args.no_browser,
+            **({} if args.budget is None else {"budget": args.budget}))
     return 0
 
 

@@ -40,8 +40,12 @@ def _user_text(err: Exception) -> str:
     return f"Unexpected error ({type(err).__name__}): {err}. Nothing was released."
 
 
-def make_server(provided: AppData | None = None, fixed: tuple | None = None):
-    """The Shiny server function, with the provided data and an optional fixed total."""
+def make_server(provided: AppData | None = None, fixed: tuple | None = None, store=None):
+    """The Shiny server function, with the provided data and an optional fixed total.
+
+    ``store`` (a :func:`dppca.budget` handle) holds the provided data's budget: every session's
+    runs on them are charged there, before they compute (see :class:`SessionBudget`).
+    """
 
     def server(input, output, session):
         budgets: dict[str, SessionBudget] = {}
@@ -96,7 +100,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
         def budget(data_: AppData) -> SessionBudget:
             if data_.key not in budgets:
                 eps, delta = fixed or (DEFAULTS["eps_total"], default_delta(data_.n))
-                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label)
+                shared = store if provided is not None and data_.key == provided.key else None
+                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label, store=shared)
             return budgets[data_.key]
 
         @reactive.effect

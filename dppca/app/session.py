@@ -24,6 +24,11 @@ G_mu1 x G_mu2 = G_sqrt(mu1^2 + mu2^2), and the product is monotone (Dong, Roth a
 Thm 3.2, Cor 3.3, Prop D.1), so the GDP runs may be replaced by one (eps_G, delta_G)-DP
 mechanism, or by their own (eps_r, delta_r), before basic composition with the rest (Dwork and
 Roth 2014, Thm 3.16, adaptive form). With only basic runs this is basic composition.
+
+With a budget store (``store=``, a :func:`dppca.budget` handle of a registered dataset), the
+total and the spend are the store's: shared by every session, tab and reload, and kept across
+server restarts. Each run is then debited by the store's privacy filter (basic composition,
+valid for adaptively chosen budgets) before it computes, and stays charged if it fails.
 """
 from __future__ import annotations
 
@@ -37,6 +42,8 @@ import pandas as pd
 from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.composition import gdp_epsilon
+from ..privacy.filter import BudgetExhaustedError
+from ..privacy.spending import debit
 
 #: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
 BUDGET_RTOL = 1e-9
@@ -111,6 +118,10 @@ class SessionBudget:
         Total delta (in (0, 1)).
     dataset : str
         Label of the dataset (shown in the ledger).
+    store : dppca.privacy.Budget, optional
+        A registered dataset's budget in the store: its total replaces ``eps_total`` and
+        ``delta_total``, spent and left are the store's (every session's runs), and each run is
+        debited there before it computes.
 
     Notes
     -----
@@ -129,8 +140,11 @@ class SessionBudget:
     1.403
     """
 
-    def __init__(self, eps_total, delta_total, dataset: str = ""):
-        self.dataset = dataset
+    def __init__(self, eps_total, delta_total, dataset: str = "", store=None):
+        self.dataset, self.store = dataset, store
+        if store is not None:
+            status = store.status()
+            eps_total, delta_total = status["eps_total"], status["delta_total"]
         self.ledger = Ledger(*_totals(eps_total, delta_total))
         self.runs: list[Run] = []
         self._cache: dict[Any, Any] = {}
@@ -146,17 +160,20 @@ class SessionBudget:
 
     @property
     def fixed(self) -> bool:
-        """True once something was released: the total can no longer change."""
-        return len(self.runs) > 0
+        """True once something was released (or the total is the store's): it can no longer change."""
+        return len(self.runs) > 0 or self.store is not None
 
     @property
     def spent(self) -> tuple[float, float]:
+        if self.store is not None:
+            status = self.store.status()
+            return status["eps_spent"], status["delta_spent"]
         return self.ledger.spent_eps, self.ledger.spent_delta
 
     @property
     def remaining(self) -> tuple[float, float]:
-        return (max(self.eps_total - self.ledger.spent_eps, 0.0),
-                max(self.delta_total - self.ledger.spent_delta, 0.0))
+        spent_eps, spent_delta = self.spent
+        return max(self.eps_total - spent_eps, 0.0), max(self.delta_total - spent_delta, 0.0)
 
     def set_total(self, eps_total, delta_total) -> None:
         """Change the total before the first run.
@@ -259,6 +276,9 @@ class SessionBudget:
         key = self.key(kind, settings, eps, delta)
         if key in self._cache:
             return self._cache[key]._replace(cached=True, charged=0.0)
+        if self.store is not None:
+            return self._release_from_store(key, kind, settings, eps, delta, compute, private,
+                                            ledger_of)
         charge = self.check(eps, delta, gaussian)
         result = compute()
         if gaussian and confirm is not None and not confirm(result):
@@ -272,6 +292,31 @@ class SessionBudget:
         self.runs.append(Run(number, kind, dict(settings), float(eps), float(delta), bool(private),
                              ledger_of(result) if ledger_of else {}, mu, charge))
         self._cache[key] = Released(result, False, number, charge)
+        return self._cache[key]
+
+    def _release_from_store(self, key, kind, settings, eps, delta, compute, private, ledger_of):
+        """Debit the store (committed before ``compute`` runs), then compute; a failure stays
+        charged (the store's log says which error class)."""
+        eps, delta = eps_arg(eps), delta_arg(delta)
+        try:
+            charge = debit(self.store, f"app: {kind}", eps, delta, settings=dict(settings))
+        except BudgetExhaustedError as refused:
+            raise BudgetExceeded(f"Refused: {refused}. Re-show a result already released (same "
+                                 "settings cost nothing).") from None
+        number = len(self.runs) + 1
+        self.ledger.record(step=f"run {number}: {kind}", mechanism="composition of the run's "
+                           "releases (charged to the budget store)", sensitivity=math.nan,
+                           norm="-", noise_scale=math.nan, eps=charge.eps, delta=charge.delta)
+        run = Run(number, kind, dict(settings), eps, delta, bool(private), {}, None, charge.eps)
+        self.runs.append(run)
+        try:
+            result = compute()
+        except BaseException as error:
+            self.store.store.record_outcome(charge.charge_id, "failed: " + type(error).__name__)
+            raise
+        run.ledger = ledger_of(result) if ledger_of else {}
+        self.store.store.record_outcome(charge.charge_id, "ok", run.ledger)
+        self._cache[key] = Released(result, False, number, charge.eps)
         return self._cache[key]
 
     @staticmethod
