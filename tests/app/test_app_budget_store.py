@@ -64,3 +64,18 @@ def test_create_app_takes_the_budget_of_its_data(registered):
     assert type(app).__name__ == "App"
     with pytest.raises(DPPCAValueError, match="give X too"):
         create_app(budget=dppca.budget("gau", budget_store=registered))
+
+
+@pytest.mark.parametrize("gaussian", [True, False])
+def test_default_run_budgets_spend_eps_before_delta(gaussian):
+    """With the page's defaults (total eps 5, eps 1 and delta = total / runs_per_delta per run),
+    runs stop because eps is spent, never while eps is left and delta is not."""
+    from dppca.app.ui import DEFAULTS
+
+    budget = SessionBudget(DEFAULTS["eps_total"], 1e-5)
+    delta = 1e-5 / DEFAULTS["runs_per_delta"]
+    with pytest.raises(BudgetExceeded, match="eps: asked") as refused:
+        for run in range(1000):
+            budget.release("scree", {"run": run}, DEFAULTS["eps"], delta, lambda: None,
+                           gaussian=gaussian)
+    assert "delta: asked" not in str(refused.value)
