@@ -212,6 +212,7 @@ class BudgetStore:
             rows = conn.execute(query).mappings().all()
         frame = pd.DataFrame(rows, columns=[c.name for c in charges.columns] + ["status", "ledger"])
         frame["status"] = frame["status"].fillna("charged (no outcome recorded)")
+        frame["ledger"] = frame["ledger"].fillna("")  # text columns without None (R, CSV)
         return frame
 
     # ------------------------------------------------------------------ internals
