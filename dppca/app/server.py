@@ -37,7 +37,9 @@ def _user_text(err: Exception) -> str:
     if isinstance(err, USER_ERRORS):
         return str(err)
     log.error("unexpected error in the app:\n%s", traceback.format_exc())
-    return f"Unexpected error ({type(err).__name__}): {err}. Nothing was released."
+    # The error's text may depend on the data: it stays in the server's log.
+    return (f"Unexpected error ({type(err).__name__}) during the run. The run was charged to the "
+            "budget (its private steps may have run); no result is shown.")
 
 
 def make_server(provided: AppData | None = None, fixed: tuple | None = None, store=None):

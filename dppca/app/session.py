@@ -280,9 +280,27 @@ class SessionBudget:
             return self._release_from_store(key, kind, settings, eps, delta, compute, private,
                                             ledger_of)
         charge = self.check(eps, delta, gaussian)
-        result = compute()
+        try:
+            result = compute()
+        except Exception:
+            # Charged whatever the outcome: releases may have been computed, and the failure may
+            # depend on the data. By basic composition when that fits (the run's releases are
+            # unknown), else as its settings declare it.
+            try:
+                gaussian, charge = False, self.check(eps, delta, False)
+            except BudgetExceeded:
+                pass
+            self._record_run(kind, settings, eps, delta, private, {}, gaussian, charge)
+            raise
         if gaussian and confirm is not None and not confirm(result):
             gaussian, charge = False, self.check(eps, delta, False)
+        number = self._record_run(kind, settings, eps, delta, private,
+                                  ledger_of(result) if ledger_of else {}, gaussian, charge)
+        self._cache[key] = Released(result, False, number, charge)
+        return self._cache[key]
+
+    def _record_run(self, kind, settings, eps, delta, private, ledger, gaussian, charge) -> int:
+        """Append a charged run to the session ledger; its number."""
         number = len(self.runs) + 1
         mu = gdp_mu(eps, delta) if gaussian else None
         self.ledger.record(step=f"run {number}: {kind}",
@@ -290,9 +308,8 @@ class SessionBudget:
                            "composition of the run's releases", sensitivity=math.nan, norm="-",
                            noise_scale=math.nan, eps=charge, delta=delta)
         self.runs.append(Run(number, kind, dict(settings), float(eps), float(delta), bool(private),
-                             ledger_of(result) if ledger_of else {}, mu, charge))
-        self._cache[key] = Released(result, False, number, charge)
-        return self._cache[key]
+                             ledger, mu, charge))
+        return number
 
     def _release_from_store(self, key, kind, settings, eps, delta, compute, private, ledger_of):
         """Debit the store (committed before ``compute`` runs), then compute; a failure stays
