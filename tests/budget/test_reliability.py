@@ -73,6 +73,7 @@ def test_eight_processes_racing_for_five_runs(store_url, tmp_path):
     assert (status["eps_spent"], status["runs"]) == (5.0, 5)
 
 
+@pytest.mark.slow  # about 7 s: a child process imports dppca
 def test_kill_during_a_release_leaves_the_debit(sqlite_url, tmp_path):
     """The debit is committed before the private work starts, and a kill -9 does not undo it."""
     BudgetStore(sqlite_url).register("survey", eps=2.0, delta=1e-5)
