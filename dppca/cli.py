@@ -229,7 +229,7 @@ def run_app_command(args) -> int:
 
     # Bundled data as the R package ships them (adult: numeric columns only).
     frame = BUNDLED[args.data]() if args.data in BUNDLED else \
-        None if args.data is None else load_data(args.data)
+        None if args.data is None else load_data(args.data)[0]
     run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
             host=args.host, port=args.port, launch_browser=not args.no_browser,
             **({} if args.budget is None else {"budget": args.budget}))
