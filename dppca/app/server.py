@@ -17,7 +17,7 @@ from .._validation import DPPCATypeError, DPPCAValueError
 from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
 from .runs import (CONTROL_INPUTS, all_gaussian, png_bytes, run_score, run_scree, score_settings,
                    scree_is_gaussian, scree_png, scree_settings)
-from .session import BudgetExceeded, SessionBudget
+from .session import BudgetExceeded, SessionBudget, registered_budget
 from .ui import DEFAULTS
 
 log = logging.getLogger("dppca.app")
@@ -102,7 +102,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
         def budget(data_: AppData) -> SessionBudget:
             if data_.key not in budgets:
                 eps, delta = fixed or (DEFAULTS["eps_total"], default_delta(data_.n))
-                shared = store if provided is not None and data_.key == provided.key else None
+                shared = store if provided is not None and data_.key == provided.key else \
+                    registered_budget(data_.features)
                 budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label, store=shared)
             return budgets[data_.key]
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
@@ -43,7 +44,8 @@ from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.composition import gdp_epsilon
 from ..privacy.filter import BudgetExhaustedError
-from ..privacy.spending import debit
+from ..privacy.spending import Budget, debit
+from ..privacy.store import URL_VARIABLE, BudgetStore
 
 #: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
 BUDGET_RTOL = 1e-9
@@ -375,6 +377,20 @@ class SessionBudget:
         return json.dumps(self.to_dict(), indent=2, default=str)
 
 
+def registered_budget(features) -> Budget | None:
+    """The store's budget of the registered dataset whose fingerprint ``features`` have, or None.
+
+    Only when a store is configured (``DPPCA_BUDGET_URL``): then uploaded numbers registered
+    with ``dppca budget init NAME --data FILE`` are charged to NAME whatever the file's name,
+    header or row order, in every session. The fingerprint is of the numeric columns.
+    """
+    if not os.environ.get(URL_VARIABLE):
+        return None
+    store = BudgetStore()
+    name = store.find(features.to_numpy(dtype=float))
+    return None if name is None else Budget(name, store)
+
+
 def _totals(eps_total, delta_total) -> tuple[float, float]:
     return (float_arg(eps_total, "eps_total", positive=True),
             float_arg(delta_total, "delta_total", open_unit=True))
@@ -390,4 +406,5 @@ def _short(value) -> str:
         return "(" + ", ".join(_short(v) for v in value) + ")"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
-__all__ = ["BudgetExceeded", "Released", "Run", "SessionBudget", "composed", "gdp_mu"]
+__all__ = ["BudgetExceeded", "Released", "Run", "SessionBudget", "composed", "gdp_mu",
+           "registered_budget"]
