@@ -24,9 +24,12 @@ def __getattr__(name):  # lazy: `import dppca` does not import scikit-learn (ext
     if name == "DPPCA":
         from .sklearn import DPPCA
         return DPPCA
+    if name == "budget":  # the budget store (SQLAlchemy, imported on first use)
+        from .privacy.spending import budget
+        return budget
     raise AttributeError(f"module 'dppca' has no attribute {name!r}")
 
-__all__ = ["DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
+__all__ = ["budget", "DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
            "load_adult", "load_gau", "load_gau_g", "ScoreResult", "dp_score", "dp_score_group",
            "dp_score_plot", "dp_score_plot_group", "sampling_control", "score_plot_control",
            "ScreeResult", "clipped_control", "dp_scree", "dp_scree_plot", "huber_control",

@@ -21,7 +21,9 @@ from . import datasets
 from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg, int_arg
 from .directions import dp_pc_dir
 from .preprocessing import as_matrix, private_column_scales
+from .cli_budget import add_budget_parser, charge_report, record_report
 from .privacy import Ledger
+from .privacy.store import BudgetStoreError
 
 #: Share of the report's budget for the private column scales when --standardize is given.
 REPORT_SCALE_SHARE = 0.1
@@ -38,7 +40,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (DPPCAValueError, DPPCATypeError, FileNotFoundError) as err:
+    except (DPPCAValueError, DPPCATypeError, FileNotFoundError, BudgetStoreError) as err:
         print(f"dppca: error: {err}", file=sys.stderr)
         return 2
 
@@ -81,6 +83,10 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--sections", default=",".join(SECTIONS),
                         help=f"comma-separated sections to run, from {list(SECTIONS)}")
     report.add_argument("--out", default="report", help="output folder (created)")
+    report.add_argument("--budget", default=None, help="registered dataset whose privacy budget "
+                        "is charged the report's (eps, delta) before it runs (dppca budget init)")
+    report.add_argument("--budget-store", default=None, dest="budget_store",
+                        help="SQLAlchemy URL of the budget store (default: $DPPCA_BUDGET_URL)")
     report.set_defaults(func=run_report)
     return report
 
@@ -101,6 +107,8 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
     app.add_argument("--host", default="127.0.0.1",
                      help="interface to bind (default 127.0.0.1: this machine only)")
     app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
+    app.add_argument("--budget", default=None, help="registered dataset (dppca budget init) whose "
+                     "budget every session's runs on --data are charged to ($DPPCA_BUDGET_URL)")
     app.set_defaults(func=run_app_command)
     return app
 
@@ -231,7 +239,8 @@ def run_app_command(args) -> int:
     frame = BUNDLED[args.data]() if args.data in BUNDLED else \
         None if args.data is None else load_data(args.data, args.group)[0]
     run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
-            host=args.host, port=args.port, launch_browser=not args.no_browser)
+            host=args.host, port=args.port, launch_browser=not args.no_browser,
+            **({} if args.budget is None else {"budget": args.budget}))
     return 0
 
 
@@ -260,7 +269,8 @@ def run_report(args) -> int:
     out = Path(args.out)
     staging = _staging_folder(out)
     try:
-        written = _write_sections(frame, numeric, args, names, staging)
+        charge = charge_report(args, frame)  # --budget: the whole (eps, delta), before any release
+        written = _write_sections(frame, numeric, args, names, staging, charge)
         _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -299,8 +309,11 @@ def _publish(staging: Path, out: Path):
         path.replace(out / path.name)
 
 
-def _write_sections(frame, numeric, args, names, out) -> list:
-    """Release and write every section into ``out``; returns the names of the files written."""
+def _write_sections(frame, numeric, args, names, out, charge) -> list:
+    """Release and write every section into ``out`` (the outcome logged on ``charge``, if any).
+
+    Returns the names of the files written.
+    """
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
     ledgers, share = {}, 1.0
     if args.standardize:
@@ -320,6 +333,7 @@ def _write_sections(frame, numeric, args, names, out) -> list:
         ledgers[name] = _ledger_payload(result)
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,
                                                  "sections": ledgers}, indent=2))
+    record_report(charge, ledgers)
     return sorted(p.name for p in out.iterdir())
 
 
@@ -435,7 +449,8 @@ def run_plan(args) -> int:
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 #: Sub-commands: each function adds its sub-parser (with ``func`` set to its action).
-SUBCOMMANDS = [add_report_parser, add_app_parser, add_plan_parser]
+SUBCOMMANDS = [add_report_parser, add_app_parser, add_plan_parser,
+               lambda sub: add_budget_parser(sub, load_data)]
 
 if __name__ == "__main__":
     sys.exit(main())

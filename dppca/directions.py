@@ -14,6 +14,7 @@ from .methods import METHOD_OPTIONS, METHODS
 from .methods.gdppca import NOISES, states_gdppca_sensitivity
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
+from .privacy.spending import debit, records_outcome
 from .results import PCDirections
 
 #: Default share of the call's budget spent on private column scales when standardize=True.
@@ -25,12 +26,13 @@ SCALE_SHARE = 0.2
 GAUSSIAN_METHODS = ("gdppca",)
 
 
+@records_outcome
 @states_gdppca_sensitivity
 def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delta=None, *,
               method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
               design="auto", pairs_per_row=None, scale=None, scale_share=SCALE_SHARE,
               calibration="analytic", noise="tight", rng=None, nonprivate=False,
-              **method_options) -> PCDirections:
+              budget=None, **method_options) -> PCDirections:
     """Top-k principal component directions, private (g-DPPCA) or not.
 
     Parameters
@@ -98,6 +100,10 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     nonprivate : bool
         Also attach the NON-PRIVATE reference directions (same preprocessing, sample SD
         scaling), labelled as such in the summary.
+    budget : dppca.privacy.spending.Budget or str, optional
+        A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
+        store): the call's whole (eps, delta) is debited there before any private computation
+        (g-DPPCA is charged as one Gaussian-DP run: all its releases are Gaussian).
     **method_options
         Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS`` and each
         method's docstring in ``dppca.methods``), e.g. ``norm_bound=`` (a public clipping
@@ -163,6 +169,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     if method == "nonprivate":
         return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration)
     eps, delta = eps_arg(eps), delta_arg(delta)
+    debit(budget, "dp_pc_dir", eps, delta, gaussian=method in GAUSSIAN_METHODS,
+          calibration=calibration, k=k, method=method)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
                                generator, calibration, ledger, options)

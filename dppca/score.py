@@ -32,6 +32,7 @@ from .estimators.sampling import sample_released
 from .estimators.frame import private_frame
 from .preprocessing import as_matrix, column_scales
 from .privacy import CALIBRATIONS, Ledger, split_budget
+from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
 
 #: R's budget split (score_helpers.R:730-750): without private directions half for the frame and
@@ -47,7 +48,7 @@ PARTITION_SHARE = 0.1
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
-             nonprivate=False, scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
+             nonprivate=False, scale_share=SCALE_SHARE, noise="tight", budget=None) -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -92,6 +93,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     noise : {"tight", "r_dppca"}
         Sensitivity of the g-DPPCA directions' release (their third of the budget): see
         ``noise`` in :func:`dppca.dp_pc_dir`.
+    budget : dppca.privacy.spending.Budget or str, optional
+        A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
+        store): the call's whole (eps, delta) is debited there before any private computation.
 
     Returns
     -------
@@ -142,13 +146,14 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     ['add', 'sparse']
     """
     return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate, scale_share=scale_share, noise=noise)
+                  calibration, rng, nonprivate, scale_share=scale_share, noise=noise,
+                  budget=budget)
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
-                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
+                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight", budget=None) -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -193,6 +198,9 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         Share of (eps, delta) for the private column scales, as in :func:`dp_score`.
     noise : {"tight", "r_dppca"}
         Sensitivity of the g-DPPCA directions' release, as in :func:`dp_score`.
+    budget : dppca.privacy.spending.Budget or str, optional
+        A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
+        store): the call's whole (eps, delta) is debited there before any private computation.
 
     Returns
     -------
@@ -260,13 +268,15 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     'group6'
     """
     return score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
-                  calibration, rng, nonprivate, levels, partition_share, scale_share, noise)
+                  calibration, rng, nonprivate, levels, partition_share, scale_share, noise,
+                  budget=budget)
 
 
 # --------------------------------------------------------------------------- the pipeline
+@records_outcome
 def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
            rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
-           scale_share=SCALE_SHARE, noise="tight") -> ScoreResult:
+           scale_share=SCALE_SHARE, noise="tight", budget=None) -> ScoreResult:
     features, labels = (X, None) if group is None else split_group(X, group)
     mat = as_matrix(features)
     if mat.p < 2:
@@ -279,6 +289,8 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
     option_arg(calibration, "calibration", CALIBRATIONS)
     labels = None if labels is None else label_series(labels, mat.n)
     domain = None if labels is None else declared_groups(labels, levels)
+    debit(budget, "dp_score" if group is None else "dp_score_group", eps, delta, axes=axes,
+          methods=methods)
     selection = _selection_budget(eps, delta, partition_share) \
         if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)

@@ -41,6 +41,7 @@ from .estimators.scree_fits import FITTERS, check_split_mode, private_trace
 from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
 from .scree_plan import DIRECTION_SHARE, public_centre, scree_plan
 from .privacy.composition import GaussianGroup
+from .privacy.spending import debit, records_outcome
 
 
 
@@ -53,11 +54,12 @@ _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 
 # ----------------------------------------------------------------------------- dp_scree
 
+@records_outcome
 @states_gdppca_sensitivity
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
-             noise="tight", design="auto", pairs_per_row=None) -> ScreeResult:
+             noise="tight", design="auto", pairs_per_row=None, budget=None) -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -113,6 +115,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         in memory, incomplete for dask input.
     pairs_per_row : int, optional
         Pairs per row r of the incomplete design (blocks of r + 1 rows; default 4,095).
+    budget : dppca.privacy.spending.Budget or str, optional
+        A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
+        store): the call's whole (eps, delta) is debited there before any private computation.
 
     Returns
     -------
@@ -192,6 +197,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     # Drawn (only when used) before anything touches the data: bad arguments fail first.
     pair_design = pair_statistic_design(design, pairs_per_row, mat.n, lazy, generator)
     check_split_mode(controls, pair_design)
+    debit(budget, "dp_scree", eps, delta, k=k, methods=methods, g_dppca=flags["g_dppca"])
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     accuracy = scree_plan(mat.n, mat.p, k, group, methods, controls, flags, scale_share,
@@ -232,7 +238,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
-                  scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None):
+                  scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None,
+                  budget=None):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
@@ -271,6 +278,9 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         Pairs of the methods' pair statistics, as in :func:`dp_scree`.
     pairs_per_row : int, optional
         Pairs per row of the incomplete design, as in :func:`dp_scree`.
+    budget : dppca.privacy.spending.Budget or str, optional
+        A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
+        store): the call's whole (eps, delta) is debited there before any private computation.
 
     Returns
     -------
@@ -301,7 +311,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
                       scale_share=scale_share, noise=noise, design=design,
-                      pairs_per_row=pairs_per_row)
+                      pairs_per_row=pairs_per_row, budget=budget)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 

@@ -18,6 +18,7 @@ from .estimators.centre import MIN_N_EPS, dp_centre
 from .preprocessing.matrix import check_frame_columns
 from .privacy import Ledger, split_budget
 from .privacy.composition import GaussianGroup
+from .privacy.spending import debit, records_outcome
 from .scree import DIRECTION_SHARE, SCALE_SHARE, dp_scree
 
 __all__ = ["DPPCA", "CENTER_SHARE", "DPCentreWarning"]
@@ -96,6 +97,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Pairs per row of the incomplete design.
     method_options : dict, optional
         Further options of ``method`` passed to :func:`dppca.dp_pc_dir` (e.g. ``norm_bound``).
+    budget : dppca.privacy.spending.Budget or str, optional
+        A registered dataset's privacy budget (:func:`dppca.budget`): each ``fit`` debits its
+        whole (eps, delta) there before any private computation.
 
     Attributes
     ----------
@@ -211,7 +215,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_components=2, eps=1.0, delta=1e-5, method="gdppca", standardize=False,
                  random_state=None, *, center=True, center_share=CENTER_SHARE, explained_variance=False,
                  calibration="analytic", noise="tight", scale_share=SCALE_SHARE, design="auto",
-                 pairs_per_row=None, method_options=None):
+                 pairs_per_row=None, method_options=None, budget=None):
         self.n_components = n_components
         self.eps = eps
         self.delta = delta
@@ -227,7 +231,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.design = design
         self.pairs_per_row = pairs_per_row
         self.method_options = method_options
+        self.budget = budget
 
+    @records_outcome
     def fit(self, X, y=None):
         """Release the private centre, directions (and scree values) of ``X``.
 
@@ -247,6 +253,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, eps, delta, share = self._checked_params(values.shape[1])
+        debit(self.budget, "DPPCA.fit", eps, delta, n_components=k, method=self.method)
         share = _affordable_share(values.shape[0], eps, share)
         rng = _generator(self.random_state)
         self.ledger_ = Ledger(eps, delta)

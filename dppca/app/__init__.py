@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg
+from ..privacy.spending import budget_arg
 from .data import MAX_UPLOAD_BYTES, AppData, AppDataError, prepare
 
 __all__ = ["MAX_UPLOAD_BYTES", "create_app", "run_app", "start_app"]
@@ -55,7 +56,7 @@ def _fixed_total(eps_total, delta_total):
             float_arg(delta_total, "delta_total", open_unit=True))
 
 
-def create_app(X=None, group=None, *, eps_total=None, delta_total=None):
+def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=None):
     """The Shiny ``App`` object (for ``shiny run`` or a test server).
 
     Parameters
@@ -68,6 +69,10 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None):
     eps_total, delta_total : float, optional
         A fixed session total for every dataset (the page then cannot change it). None: set
         in the page before the first run (default eps 5, delta 10^-(ceil(log10 n) + 1)).
+    budget : dppca.privacy.Budget or str, optional
+        The registered budget of ``X`` (:func:`dppca.budget` or a name in the default store):
+        its total is the page's, and every session's runs on X are charged to it before they
+        compute, so reloads, new tabs and restarts share one budget.
 
     Returns
     -------
@@ -93,16 +98,24 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None):
 
     provided = _provided(X, group)
     fixed = _fixed_total(eps_total, delta_total)
-    return App(app_ui(provided=provided is not None, fixed=fixed), make_server(provided, fixed))
+    store = None
+    if budget is not None:
+        if provided is None:
+            raise DPPCAValueError("`budget` is the budget of the provided data: give X too")
+        store = budget_arg(budget)
+        status = store.status()
+        fixed = (status["eps_total"], status["delta_total"])
+    return App(app_ui(provided=provided is not None, fixed=fixed),
+               make_server(provided, fixed, store))
 
 
 def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0.0.1", port=8000,
-            launch_browser=True):
+            launch_browser=True, budget=None):
     """Serve the app until interrupted (R: ``dppca_app(X = NULL, group = NULL)``).
 
     Parameters
     ----------
-    X, group, eps_total, delta_total
+    X, group, eps_total, delta_total, budget
         See :func:`create_app`.
     host : str
         Interface to bind; the default 127.0.0.1 serves this machine only.
@@ -130,7 +143,7 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
     """
     import uvicorn
 
-    app = create_app(X, group, eps_total=eps_total, delta_total=delta_total)
+    app = create_app(X, group, eps_total=eps_total, delta_total=delta_total, budget=budget)
     port = int_arg(port, "port", 1, 65535)
     if launch_browser:  # once the server below has had a moment to start
         url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"

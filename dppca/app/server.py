@@ -17,7 +17,7 @@ from .._validation import DPPCATypeError, DPPCAValueError
 from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
 from .runs import (CONTROL_INPUTS, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
                    score_settings, scree_is_gaussian, scree_png, scree_settings)
-from .session import BudgetExceeded, SessionBudget
+from .session import BudgetExceeded, SessionBudget, registered_budget
 from .ui import DEFAULTS
 
 log = logging.getLogger("dppca.app")
@@ -37,11 +37,17 @@ def _user_text(err: Exception) -> str:
     if isinstance(err, USER_ERRORS):
         return str(err)
     log.error("unexpected error in the app:\n%s", traceback.format_exc())
-    return f"Unexpected error ({type(err).__name__}): {err}. Nothing was released."
+    # The error's text may depend on the data: it stays in the server's log.
+    return (f"Unexpected error ({type(err).__name__}) during the run. The run was charged to the "
+            "budget (its private steps may have run); no result is shown.")
 
 
-def make_server(provided: AppData | None = None, fixed: tuple | None = None):
-    """The Shiny server function, with the provided data and an optional fixed total."""
+def make_server(provided: AppData | None = None, fixed: tuple | None = None, store=None):
+    """The Shiny server function, with the provided data and an optional fixed total.
+
+    ``store`` (a :func:`dppca.budget` handle) holds the provided data's budget: every session's
+    runs on them are charged there, before they compute (see :class:`SessionBudget`).
+    """
 
     def server(input, output, session):
         budgets: dict[str, SessionBudget] = {}
@@ -96,7 +102,9 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None):
         def budget(data_: AppData) -> SessionBudget:
             if data_.key not in budgets:
                 eps, delta = fixed or (DEFAULTS["eps_total"], default_delta(data_.n))
-                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label)
+                shared = store if provided is not None and data_.key == provided.key else \
+                    registered_budget(data_.features)
+                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label, store=shared)
             return budgets[data_.key]
 
         @reactive.effect

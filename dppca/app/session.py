@@ -24,11 +24,17 @@ G_mu1 x G_mu2 = G_sqrt(mu1^2 + mu2^2), and the product is monotone (Dong, Roth a
 Thm 3.2, Cor 3.3, Prop D.1), so the GDP runs may be replaced by one (eps_G, delta_G)-DP
 mechanism, or by their own (eps_r, delta_r), before basic composition with the rest (Dwork and
 Roth 2014, Thm 3.16, adaptive form). With only basic runs this is basic composition.
+
+With a budget store (``store=``, a :func:`dppca.budget` handle of a registered dataset), the
+total and the spend are the store's: shared by every session, tab and reload, and kept across
+server restarts. Each run is then debited by the store's privacy filter (basic composition,
+valid for adaptively chosen budgets) before it computes, and stays charged if it fails.
 """
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
@@ -37,6 +43,9 @@ import pandas as pd
 from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.composition import gdp_epsilon
+from ..privacy.filter import BudgetExhaustedError
+from ..privacy.spending import Budget, debit
+from ..privacy.store import URL_VARIABLE, BudgetStore
 
 #: Relative slack when comparing sums of floating-point budgets with the total (the Ledger's).
 BUDGET_RTOL = 1e-9
@@ -111,6 +120,10 @@ class SessionBudget:
         Total delta (in (0, 1)).
     dataset : str
         Label of the dataset (shown in the ledger).
+    store : dppca.privacy.Budget, optional
+        A registered dataset's budget in the store: its total replaces ``eps_total`` and
+        ``delta_total``, spent and left are the store's (every session's runs), and each run is
+        debited there before it computes.
 
     Notes
     -----
@@ -129,8 +142,11 @@ class SessionBudget:
     1.403
     """
 
-    def __init__(self, eps_total, delta_total, dataset: str = ""):
-        self.dataset = dataset
+    def __init__(self, eps_total, delta_total, dataset: str = "", store=None):
+        self.dataset, self.store = dataset, store
+        if store is not None:
+            status = store.status()
+            eps_total, delta_total = status["eps_total"], status["delta_total"]
         self.ledger = Ledger(*_totals(eps_total, delta_total))
         self.runs: list[Run] = []
         self._cache: dict[Any, Any] = {}
@@ -146,17 +162,20 @@ class SessionBudget:
 
     @property
     def fixed(self) -> bool:
-        """True once something was released: the total can no longer change."""
-        return len(self.runs) > 0
+        """True once something was released (or the total is the store's): it can no longer change."""
+        return len(self.runs) > 0 or self.store is not None
 
     @property
     def spent(self) -> tuple[float, float]:
+        if self.store is not None:
+            status = self.store.status()
+            return status["eps_spent"], status["delta_spent"]
         return self.ledger.spent_eps, self.ledger.spent_delta
 
     @property
     def remaining(self) -> tuple[float, float]:
-        return (max(self.eps_total - self.ledger.spent_eps, 0.0),
-                max(self.delta_total - self.ledger.spent_delta, 0.0))
+        spent_eps, spent_delta = self.spent
+        return max(self.eps_total - spent_eps, 0.0), max(self.delta_total - spent_delta, 0.0)
 
     def set_total(self, eps_total, delta_total) -> None:
         """Change the total before the first run.
@@ -259,10 +278,31 @@ class SessionBudget:
         key = self.key(kind, settings, eps, delta)
         if key in self._cache:
             return self._cache[key]._replace(cached=True, charged=0.0)
+        if self.store is not None:
+            return self._release_from_store(key, kind, settings, eps, delta, compute, private,
+                                            ledger_of)
         charge = self.check(eps, delta, gaussian)
-        result = compute()
+        try:
+            result = compute()
+        except Exception:
+            # Charged whatever the outcome: releases may have been computed, and the failure may
+            # depend on the data. By basic composition when that fits (the run's releases are
+            # unknown), else as its settings declare it.
+            try:
+                gaussian, charge = False, self.check(eps, delta, False)
+            except BudgetExceeded:
+                pass
+            self._record_run(kind, settings, eps, delta, private, {}, gaussian, charge)
+            raise
         if gaussian and confirm is not None and not confirm(result):
             gaussian, charge = False, self.check(eps, delta, False)
+        number = self._record_run(kind, settings, eps, delta, private,
+                                  ledger_of(result) if ledger_of else {}, gaussian, charge)
+        self._cache[key] = Released(result, False, number, charge)
+        return self._cache[key]
+
+    def _record_run(self, kind, settings, eps, delta, private, ledger, gaussian, charge) -> int:
+        """Append a charged run to the session ledger; its number."""
         number = len(self.runs) + 1
         mu = gdp_mu(eps, delta) if gaussian else None
         self.ledger.record(step=f"run {number}: {kind}",
@@ -270,8 +310,32 @@ class SessionBudget:
                            "composition of the run's releases", sensitivity=math.nan, norm="-",
                            noise_scale=math.nan, eps=charge, delta=delta)
         self.runs.append(Run(number, kind, dict(settings), float(eps), float(delta), bool(private),
-                             ledger_of(result) if ledger_of else {}, mu, charge))
-        self._cache[key] = Released(result, False, number, charge)
+                             ledger, mu, charge))
+        return number
+
+    def _release_from_store(self, key, kind, settings, eps, delta, compute, private, ledger_of):
+        """Debit the store (committed before ``compute`` runs), then compute; a failure stays
+        charged (the store's log says which error class)."""
+        eps, delta = eps_arg(eps), delta_arg(delta)
+        try:
+            charge = debit(self.store, f"app: {kind}", eps, delta, settings=dict(settings))
+        except BudgetExhaustedError as refused:
+            raise BudgetExceeded(f"Refused: {refused}. Re-show a result already released (same "
+                                 "settings cost nothing).") from None
+        number = len(self.runs) + 1
+        self.ledger.record(step=f"run {number}: {kind}", mechanism="composition of the run's "
+                           "releases (charged to the budget store)", sensitivity=math.nan,
+                           norm="-", noise_scale=math.nan, eps=charge.eps, delta=charge.delta)
+        run = Run(number, kind, dict(settings), eps, delta, bool(private), {}, None, charge.eps)
+        self.runs.append(run)
+        try:
+            result = compute()
+        except BaseException as error:
+            self.store.store.record_outcome(charge.charge_id, "failed: " + type(error).__name__)
+            raise
+        run.ledger = ledger_of(result) if ledger_of else {}
+        self.store.store.record_outcome(charge.charge_id, "ok", run.ledger)
+        self._cache[key] = Released(result, False, number, charge.eps)
         return self._cache[key]
 
     @staticmethod
@@ -313,6 +377,20 @@ class SessionBudget:
         return json.dumps(self.to_dict(), indent=2, default=str)
 
 
+def registered_budget(features) -> Budget | None:
+    """The store's budget of the registered dataset whose fingerprint ``features`` have, or None.
+
+    Only when a store is configured (``DPPCA_BUDGET_URL``): then uploaded numbers registered
+    with ``dppca budget init NAME --data FILE`` are charged to NAME whatever the file's name,
+    header or row order, in every session. The fingerprint is of the numeric columns.
+    """
+    if not os.environ.get(URL_VARIABLE):
+        return None
+    store = BudgetStore()
+    name = store.find(features.to_numpy(dtype=float))
+    return None if name is None else Budget(name, store)
+
+
 def _totals(eps_total, delta_total) -> tuple[float, float]:
     return (float_arg(eps_total, "eps_total", positive=True),
             float_arg(delta_total, "delta_total", open_unit=True))
@@ -328,4 +406,5 @@ def _short(value) -> str:
         return "(" + ", ".join(_short(v) for v in value) + ")"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
-__all__ = ["BudgetExceeded", "Released", "Run", "SessionBudget", "composed", "gdp_mu"]
+__all__ = ["BudgetExceeded", "Released", "Run", "SessionBudget", "composed", "gdp_mu",
+           "registered_budget"]

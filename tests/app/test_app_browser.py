@@ -102,7 +102,7 @@ def test_over_budget_is_refused_and_cached_results_are_free(app_url, new_page, t
     set_number(page, "eps", 1)
     run(page, "scree")
     wait_runs(page, 1)
-    assert "Run 1: released with eps = 1, delta = 2e-06; charged eps 1 " in \
+    assert "Run 1: released with eps = 1, delta = 2.5e-07; charged eps 1 " in \
         wait_message(page, "scree", "ok")
     # The same settings again: shown from the session's releases, nothing spent.
     run(page, "scree")
@@ -119,7 +119,7 @@ def test_over_budget_is_refused_and_cached_results_are_free(app_url, new_page, t
     run(page, "score")
     text = wait_message(page, "score", "refused")
     assert "Refused" in text and f"asked 1, left {1.5 - spent:.4g}" in text
-    assert budget_state(page) == {"spent": spent, "total": 1.5, "delta_spent": 4e-6, "runs": 2}
+    assert budget_state(page) == {"spent": spent, "total": 1.5, "delta_spent": 5e-7, "runs": 2}
     # The total is fixed after the first run: the input is put back, with a notice.
     set_number(page, "eps_total", 100)
     page.wait_for_selector(".shiny-notification:has-text('The session total is fixed')")
