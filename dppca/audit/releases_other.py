@@ -69,8 +69,9 @@ def _scale_context(D, rng):
     with np.errstate(over="ignore", invalid="ignore"):
         typical = np.median(_absdiff(D, ctx), axis=0)
     typical = np.where(np.isfinite(typical) & (typical > 0), typical, 1.0)
-    # clips the real code can pick: about the SD of the differences, up the 4x ladder
-    ctx["clip"] = typical * 4.0 ** rng.integers(-1, 5, size=typical.size)
+    # clips the real code can pick: the pilot's 8x ladder around the SD of the differences
+    # (2^-9 .. 2^9 of it) and the final 4x ladder above it
+    ctx["clip"] = typical * 2.0 ** rng.integers(-9, 10, size=typical.size)
     return ctx
 
 
