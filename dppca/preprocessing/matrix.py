@@ -260,6 +260,8 @@ def declared_scale_vector(scale, columns) -> np.ndarray | None:
 
     if scale is None:
         return None
+    if isinstance(scale, ColumnScales):
+        return public_scale(scale.values, columns)
     if is_named_scale(scale, columns):
         return read_schema(scale, kind="scale").declared_scales(columns)
     return public_scale(scale, columns)
