@@ -5,6 +5,7 @@ frame; reference r-dppca-score.md §3 uses one Euclidean radius, a square).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,6 +129,13 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     # public: n and the budget decide the level and whether the searches can be read
     level = frame_level(len(scores), parts["x radius"][0])
     reliable = level > 0
+    if not reliable:
+        from ..privacy.accuracy import DPAccuracyWarning
+
+        warnings.warn(f"private frame: n = {len(scores)} scores are too few for this budget to "
+                      "locate them (the radius searches cannot be read); the frame falls back to "
+                      "a public default width. More eps for the plot or more rows would fix it",
+                      DPAccuracyWarning, stacklevel=3)
     radii = [unbounded_quantile(distances[:, j], level if reliable else FRAME_QUANTILE,
                                 parts[f"{axis} radius"][0], rng, ledger=ledger,
                                 step=f"frame: radius ({axis})")

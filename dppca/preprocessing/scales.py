@@ -11,6 +11,7 @@ import numpy as np
 
 from ..privacy import Ledger
 from ..stats.paired_differences import pair_differences
+from .scale_accuracy import scale_accuracy, warn_if_unlocated
 from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, octave_loglik
 
 
@@ -208,6 +209,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
     noise = _scale_noise(noise, eps, delta, calibration)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    warn_if_unlocated(noise, mat.n // 2, mat.p)
     first, second = random_pairs(mat.n, rng)
     absdiff = pair_differences(mat.values, first, second)
     loglik = octave_loglik(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]), rng,
@@ -246,7 +248,7 @@ def _scale_noise(noise, eps, delta, calibration):
     return GaussianGroup(eps, delta, calibration).share(1.0)
 
 
-def _clip_ratio(c) -> np.ndarray:
+def clip_ratio(c) -> np.ndarray:
     """r(c) = E min(Z^2, c^2) / c^2 for any c > 0 (c below 2^-8 read as 2^-8, where r ~ 1)."""
     from scipy.special import ndtr
 
@@ -267,7 +269,7 @@ def _moment_loglik(moment, rows=None) -> np.ndarray:
     rows = range(v.shape[0]) if rows is None else rows
     total = np.zeros((v.shape[1], _FRACTIONS.size, _GRID.size))
     for k in rows:
-        r = _clip_ratio(np.exp2(np.log2(clip[k])[:, None] - _GRID))[:, None, :] * _FRACTIONS[:, None]
+        r = clip_ratio(np.exp2(np.log2(clip[k])[:, None] - _GRID))[:, None, :] * _FRACTIONS[:, None]
         total -= (v[k][:, None, None] - r) ** 2 / (2 * sd[k][:, None, None] ** 2)
     return total
 
@@ -382,4 +384,4 @@ def _chosen_rung(noise) -> np.ndarray:
     return precise.sum(axis=0)
 
 
-__all__ = ["private_column_scales"]
+__all__ = ["clip_ratio", "private_column_scales", "scale_accuracy"]
