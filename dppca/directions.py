@@ -92,12 +92,6 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     calibration : {"analytic", "classic"}
         Gaussian noise calibration: Balle & Wang (2018) exact (default), or the R package's
         sigma = Delta sqrt(2 ln(1.25/delta))/eps (proven only for eps < 1).
-    bounds : dict, DataFrame, str or Schema, optional
-        Declared public bounds per column (column -> (lower, upper), or a codebook with
-        ``lower``/``upper``/``scale``/``units``; :func:`dppca.preprocessing.schema.read_schema`):
-        each value is clipped to its column's bounds before anything else (a map of each value
-        alone, so every sensitivity holds); a codebook's scales count as ``scale=``. Declared
-        facts cost no budget and show on the ledger as "public (declared)".
     noise : {"tight", "r_dppca"}
         g-DPPCA's noise. ``"tight"`` (default): sensitivity 2 sqrt(2) ||g||_inf^2 / n with the
         chosen ``calibration``. ``"r_dppca"``: the R package's noise exactly, for reproducing
@@ -109,6 +103,12 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     nonprivate : bool
         Also attach the NON-PRIVATE reference directions (same preprocessing, sample SD
         scaling), labelled as such in the summary.
+    bounds : dict, DataFrame, str or Schema, optional
+        Declared public bounds per column (column -> (lower, upper), or a codebook with
+        ``lower``/``upper``/``scale``/``units``; :func:`dppca.preprocessing.schema.read_schema`):
+        each value is clipped to its column's bounds before anything else (a map of each value
+        alone, so every sensitivity holds); a codebook's scales count as ``scale=``. Declared
+        facts cost no budget and show on the ledger as "public (declared)".
     **method_options
         Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS`` and each
         method's docstring in ``dppca.methods``), e.g. ``norm_bound=`` (a public clipping

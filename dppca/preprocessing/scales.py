@@ -129,7 +129,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     ~90% of its variance: its scale is ~0.2 SD, the spread of the other non-zero gains).
 
     Columns that look constant: when the pilot's noise sd is at most ``SCALE_FLOOR_MAX_NOISE``
-    (public: n, p, budget) and no pilot rung nor the first final moment is above
+    (public: n, p, budget) and the sum of the pilot rungs and the first final moment is below
     ``SCALE_DETECTION_SD`` noise sd, the releases cannot tell the column from a constant; a
     ``UserWarning`` names it (the decision uses released numbers only) and its posterior
     estimate is kept (dividing a (near-)constant column by any positive number does not change
@@ -367,8 +367,12 @@ def _combine(loglik, pilot, final) -> tuple[np.ndarray, np.ndarray]:
     cols = np.arange(rung.size)
     log_sd = np.where(rung == 0, log_s0, np.log(high[rung, cols]))
     sd2 = pilot["sd"][0]
-    silent = np.all(pilot["value"] < SCALE_DETECTION_SD * pilot["sd"], axis=0) & \
-        (final["value"][0] < SCALE_DETECTION_SD * final["sd"][0])
+    # the pilot rungs and the first final moment summed: a constant column reads 0 + noise in
+    # each, a column with any spread reads ~pi or more in the rungs below its scale
+    total = pilot["value"].sum(axis=0) + final["value"][0]
+    noise = np.sqrt(np.sum(np.broadcast_to(pilot["sd"], pilot["value"].shape) ** 2, axis=0)
+                    + final["sd"][0] ** 2)
+    silent = total < SCALE_DETECTION_SD * noise
     return np.exp(log_sd), (sd2 <= SCALE_FLOOR_MAX_NOISE) & silent
 
 
