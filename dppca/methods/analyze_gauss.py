@@ -128,7 +128,8 @@ def analyze_gauss_directions(values: np.ndarray, k: int, *, eps: float, delta: f
         bound_quantile = default_bound_quantile(rows.shape[0], rows.shape[1], eps, delta, bound_share)
     bound, eps_m, delta_m = resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share,
                                                eps, delta, rng, ledger, METHOD, BOUND_MULTIPLIER,
-                                               decay=BOUND_TIE_DECAY if bound_quantile > 0.5 else 0.0)
+                                               decay=_tie_decay(bound_quantile, rows.shape[0],
+                                                                bound_share * eps))
     if centring == "private":
         share = float_arg(centre_share, "centre_share", open_unit=True)
         parts = split_budget(eps_m, delta_m, {"centre": share, "matrix": 1 - share})
@@ -153,9 +154,15 @@ BOUND_NOISE_SWITCH = 0.055
 BOUND_QUANTILE_LARGE = 0.95
 #: Public tie-breaking of an upper bound quantile (per quarter-octave candidate): when the
 #: quantile sits on the largest norm (discrete data), every candidate above it ties, and without
-#: it the bound is drawn uniformly up to 2^48. Used above the median only (where the default
-#: picks it, bound_share eps m is large, so its pull of ~2 / eps ranks per candidate is small).
+#: it the bound is drawn uniformly up to 2^48. Used above the median only, and at most
+#: 0.005 m eps_bound, so that its pull (~2 decay / eps_bound ranks per candidate) stays below 1%
+#: of the m ranks (:func:`_tie_decay`).
 BOUND_TIE_DECAY = 1.0
+
+
+def _tie_decay(quantile, m, eps_bound) -> float:
+    """The public tie-breaking decay of the bound's quantile search (0 at or below the median)."""
+    return min(BOUND_TIE_DECAY, 0.005 * m * eps_bound) if quantile > 0.5 else 0.0
 
 
 def default_bound_quantile(m, p, eps, delta, bound_share=BOUND_SHARE) -> float:
