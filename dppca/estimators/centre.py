@@ -199,9 +199,9 @@ def centre_accuracy(n, p, eps, delta, *, share, calibration="analytic"):
     Parameters
     ----------
     n, p : int
-        Rows and columns (public).
+        Number of rows and of columns of the data, both public.
     eps, delta : float
-        The call's budget.
+        Budget of the whole fit (the centre gets ``share`` of it).
     share : float
         Share of (eps, delta) spent on the centre (basic composition, as in DPPCA).
     calibration : {"analytic", "classic"}
