@@ -20,8 +20,11 @@ import pandas as pd
 from . import datasets
 from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg, int_arg
 from .directions import dp_pc_dir
-from .preprocessing import as_matrix, private_column_scales
+from .preprocessing import as_matrix, column_scales
 from .cli_budget import add_budget_parser, charge_report, record_report
+from .preprocessing.matrix import fully_declared
+from .preprocessing.schema import clip_to_bounds, read_schema, record_declared
+from .privacy.composition import GaussianGroup
 from .privacy import Ledger
 from .privacy.store import BudgetStoreError
 
@@ -73,6 +76,9 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--standardize", action="store_true",
                         help=_literal(f"divide columns by private scales released once "
                                       f"({REPORT_SCALE_SHARE:.0%} of the budget)"))
+    report.add_argument("--schema", default=None, metavar="FILE",
+                        help="codebook of declared public bounds/scales (CSV or JSON: column, "
+                             "lower, upper, scale, units); no budget")
     report.add_argument("--group", default=None,
                         help="column with group labels (score plots); missing labels read as "
                              f"{MISSING_LABEL!r}")
@@ -316,9 +322,13 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     """
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
     ledgers, share = {}, 1.0
+    schema = _declared(args, numeric)
+    if schema is not None:
+        numeric = pd.DataFrame(clip_to_bounds(numeric.to_numpy(float), schema, list(numeric.columns)),
+                               index=numeric.index, columns=numeric.columns)
     if args.standardize:
-        numeric, ledgers["scales"] = _privately_standardized(numeric, args, streams[-1])
-        share = 1.0 - REPORT_SCALE_SHARE
+        numeric, ledgers["scales"], spent = _privately_standardized(numeric, args, streams[-1], schema)
+        share = 1.0 - spent
     eps, delta = share * args.eps / len(names), share * args.delta / len(names)
     print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]} "
           f"(columns {', '.join(map(str, numeric.columns))}), total eps={args.eps:g}, "
@@ -337,15 +347,29 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     return sorted(p.name for p in out.iterdir())
 
 
-def _privately_standardized(numeric, args, stream):
-    """The data divided by private column scales, and the ledger of that release."""
-    eps, delta = REPORT_SCALE_SHARE * args.eps, REPORT_SCALE_SHARE * args.delta
-    ledger = Ledger(eps, delta)
-    scales = private_column_scales(as_matrix(numeric), eps, delta, np.random.default_rng(stream),
-                                   ledger=ledger)
-    print("private column scales (released once for the whole report):")
+def _declared(args, numeric):
+    """The --schema codebook (None without one), checked against the report's columns."""
+    if args.schema is None:
+        return None
+    schema = read_schema(args.schema, kind="--schema")
+    schema.check_columns(list(map(str, numeric.columns)))
+    return schema
+
+
+def _privately_standardized(numeric, args, stream, schema=None):
+    """The data divided by the column scales (declared in --schema, private for the others),
+    the ledger of that release and the share of the budget it spent (0 if all are declared)."""
+    mat = as_matrix(numeric)
+    spent = 0.0 if fully_declared(schema, mat.columns) else REPORT_SCALE_SHARE
+    eps, delta = spent * args.eps, spent * args.delta
+    ledger = Ledger(max(eps, 1e-300), max(delta, 1e-300))
+    record_declared(ledger, schema, mat.columns)
+    noise = GaussianGroup(eps, delta).share(1.0) if spent else None
+    scales = column_scales(mat, True, schema, noise=noise, share=spent,
+                           rng=np.random.default_rng(stream), ledger=ledger).values
+    print("column scales (released once for the whole report):")
     print(pd.Series(scales, index=numeric.columns).round(4).to_string(), end="\n\n")
-    return numeric / scales, ledger.to_dict()
+    return numeric / scales, ledger.to_dict(), spent
 
 
 def _scaled(result, args):

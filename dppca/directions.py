@@ -13,6 +13,8 @@ from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
 from .methods.gdppca import NOISES, states_gdppca_sensitivity
 from .preprocessing import ColumnScales, as_matrix, column_scales
+from .preprocessing.matrix import fully_declared
+from .preprocessing.schema import clip_to_bounds, declared_schema, is_named_scale, record_declared
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results import PCDirections
@@ -31,7 +33,7 @@ GAUSSIAN_METHODS = ("gdppca",)
 def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delta=None, *,
               method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
               design="auto", pairs_per_row=None, scale=None, scale_share=SCALE_SHARE,
-              calibration="analytic", noise="tight", rng=None, nonprivate=False,
+              calibration="analytic", noise="tight", rng=None, nonprivate=False, bounds=None,
               budget=None, **method_options) -> PCDirections:
     """Top-k principal component directions, private (g-DPPCA) or not.
 
@@ -80,9 +82,12 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     pairs_per_row : int, optional
         Pairs per row r of the incomplete design (default: the rule of
         :func:`dppca.stats.pair_design.pairs_per_row_rule`).
-    scale : array_like of shape (p,), optional
+    scale : array_like of shape (p,), dict, pandas.Series, DataFrame, str or Schema, optional
         Public column scales for ``standardize=True`` (declared public by the caller), or a
         :class:`dppca.preprocessing.matrix.ColumnScales` already released by the calling function.
+        Given by column name (a dict, a Series, a codebook: see
+        :func:`dppca.preprocessing.schema.read_schema`) it may declare some columns only: the
+        others get private scales (on the scale share), the declared ones cost nothing.
     scale_share : float in (0, 1)
         Share of the call's budget spent on private scales (default 0.2): of mu^2 in Gaussian-DP
         terms for g-DPPCA (all its releases are Gaussian), of (eps, delta) for other methods.
@@ -100,6 +105,12 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     nonprivate : bool
         Also attach the NON-PRIVATE reference directions (same preprocessing, sample SD
         scaling), labelled as such in the summary.
+    bounds : dict, DataFrame, str or Schema, optional
+        Declared public bounds per column (column -> (lower, upper), or a codebook with
+        ``lower``/``upper``/``scale``/``units``; :func:`dppca.preprocessing.schema.read_schema`):
+        each value is clipped to its column's bounds before anything else (a map of each value
+        alone, so every sensitivity holds); a codebook's scales count as ``scale=``. Declared
+        facts cost no budget and show on the ledger as "public (declared)".
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation
@@ -152,7 +163,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     >>> res.directions.shape
     (20, 2)
     """
-    mat = _input_matrix(X)
+    mat, schema = _declared_input(_input_matrix(X), bounds, scale)
+    scale = schema if schema is not None and (scale is None or is_named_scale(scale, mat.columns)) \
+        else scale
     k = int_arg(k, "k", 1, mat.p)
     bool_arg(center, "center")
     standardize, nonprivate = bool_arg(standardize, "standardize"), bool_arg(nonprivate, "nonprivate")
@@ -172,12 +185,22 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     debit(budget, "dp_pc_dir", eps, delta, gaussian=method in GAUSSIAN_METHODS,
           calibration=calibration, k=k, method=method)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
+    record_declared(ledger, schema, mat.columns)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
                                generator, calibration, ledger, options)
     reference = _reference_directions(mat, k, standardize, scale) if nonprivate else None
     return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
                    calibration=calibration, seed=seed_of(rng), nonprivate_directions=reference,
                    options=options)
+
+
+def _declared_input(mat, bounds, scale):
+    """The matrix clipped to the declared bounds, and the call's declared schema (or None)."""
+    schema = declared_schema(bounds, scale, mat.columns)
+    if schema is None:
+        return mat, None
+    values = clip_to_bounds(mat.values, schema, mat.columns)
+    return (mat if values is mat.values else type(mat)(values, mat.columns)), schema
 
 
 def _input_matrix(X):
@@ -265,7 +288,7 @@ def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rn
     """Scales (one release, or none) and the method's fit, within the call's (eps, delta)."""
     from .privacy.composition import GaussianGroup
 
-    if not standardize or scale is not None:
+    if not standardize or (scale is not None and fully_declared(scale, mat.columns)):
         scales = column_scales(mat, standardize, scale)
         values = mat.scaled(None if scales is None else scales.values)
         return scales, METHODS[method](values, k, eps=eps, delta=delta, rng=rng,
@@ -278,7 +301,7 @@ def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rn
         parts = split_budget(eps, delta, {"scale": share, "method": 1 - share})
         noise = GaussianGroup(*parts["scale"], calibration).share(1.0)
         eps_m, delta_m = parts["method"]
-    scales = column_scales(mat, True, noise=noise, share=share, rng=rng, ledger=ledger)
+    scales = column_scales(mat, True, scale, noise=noise, share=share, rng=rng, ledger=ledger)
     inner = Ledger(eps_m, delta_m)
     fit = METHODS[method](mat.scaled(scales.values), k, eps=eps_m, delta=delta_m, rng=rng,
                           calibration=calibration, ledger=inner, **options)

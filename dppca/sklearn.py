@@ -14,6 +14,8 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ._validation import DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg, int_arg
 from .directions import dp_pc_dir
+from .preprocessing import as_matrix
+from .preprocessing.schema import clip_to_bounds, declared_schema
 from .estimators.centre import MIN_N_EPS, dp_centre
 from .preprocessing.matrix import check_frame_columns
 from .privacy import Ledger, split_budget
@@ -97,6 +99,13 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Pairs per row of the incomplete design.
     method_options : dict, optional
         Further options of ``method`` passed to :func:`dppca.dp_pc_dir` (e.g. ``norm_bound``).
+    bounds : dict, DataFrame, str or Schema, optional
+        Declared public bounds per feature (a codebook, see
+        :func:`dppca.preprocessing.schema.read_schema`): the data are clipped to them before the
+        centre and the directions; no budget ("public (declared)" on the ledger).
+    scale : array_like, dict, Series, DataFrame, str or Schema, optional
+        Declared public scales for ``standardize=True`` (all features, or some by name: the
+        others get private scales); no budget.
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`): each ``fit`` debits its
         whole (eps, delta) there before any private computation.
@@ -215,7 +224,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_components=2, eps=1.0, delta=1e-5, method="gdppca", standardize=False,
                  random_state=None, *, center=True, center_share=CENTER_SHARE, explained_variance=False,
                  calibration="analytic", noise="tight", scale_share=SCALE_SHARE, design="auto",
-                 pairs_per_row=None, method_options=None, budget=None):
+                 pairs_per_row=None, method_options=None, bounds=None, scale=None, budget=None):
         self.n_components = n_components
         self.eps = eps
         self.delta = delta
@@ -231,6 +240,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.design = design
         self.pairs_per_row = pairs_per_row
         self.method_options = method_options
+        self.bounds = bounds
+        self.scale = scale
         self.budget = budget
 
     @records_outcome
@@ -253,13 +264,17 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, eps, delta, share = self._checked_params(values.shape[1])
+        frame = pd.DataFrame(values, columns=getattr(self, "feature_names_in_", None))
+        frame.columns = as_matrix(frame).columns
+        schema = declared_schema(self.bounds, self.scale, list(frame.columns))
         debit(self.budget, "DPPCA.fit", eps, delta, n_components=k, method=self.method)
         share = _affordable_share(values.shape[0], eps, share)
         rng = _generator(self.random_state)
         self.ledger_ = Ledger(eps, delta)
         parts = split_budget(eps, delta, {"centre": share, "directions": 1 - share})
+        values = clip_to_bounds(values, schema, list(frame.columns))
+        frame = pd.DataFrame(values, columns=frame.columns)
         self.mean_ = self._centre(values, parts["centre"], rng)
-        frame = pd.DataFrame(values, columns=getattr(self, "feature_names_in_", None))
         self.result_ = self._directions(frame, k, *parts["directions"], rng)
         self.components_ = self.result_.directions.to_numpy().T.copy()
         self.scale_ = None if self.result_.scale is None else self.result_.scale.to_numpy()
@@ -345,8 +360,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _directions(self, frame, k, eps, delta, rng):
         """dp_pc_dir on (eps, delta), or dp_scree on it (directions included) when asked."""
-        options = dict(method=self.method, scale_share=self.scale_share,
-                       calibration=self.calibration, noise=self.noise, design=self.design,
+        options = dict(method=self.method, scale_share=self.scale_share, bounds=self.bounds,
+                       scale=self.scale, calibration=self.calibration, noise=self.noise, design=self.design,
                        pairs_per_row=self.pairs_per_row, **(self.method_options or {}))
         if not self.explained_variance:
             result = dp_pc_dir(frame, k, standardize=self.standardize, eps=eps, delta=delta,

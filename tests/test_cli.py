@@ -68,7 +68,8 @@ def test_report_total_spend_is_the_budget_given(tmp_path):
     ledger = json.loads((out / "ledger.json").read_text())
     spent = [(led["spent_eps"], led["spent_delta"]) for led in _flat(ledger["sections"])]
     assert sum(e for e, _ in spent) == pytest.approx(10.0)
-    assert sum(d for _, d in spent) == pytest.approx(1e-5)
+    # the score frame is pure DP (issue 20): its delta share is not spent
+    assert sum(d for _, d in spent) <= 1e-5 * (1 + 1e-9)
     assert ledger["sections"]["scales"]["spent_eps"] == pytest.approx(1.0)
     for name in ("score.png", "scree.png", "loadings.png", "scree.csv", "score_histograms.csv"):
         assert (out / name).exists()

@@ -123,3 +123,25 @@ def test_dp_score_group_uses_the_same_scale_path_and_share():
                          scale_share=0.25)
     assert _scale_eps(res.ledger) == pytest.approx(0.25)
     assert res.directions.scale_source == "private (25% of eps)"
+
+
+def test_each_column_is_read_from_its_own_evidence_across_many_octaves():
+    # Issue 20: pooling pulled heterogeneous columns (wine's proline, breast_cancer's areas) to a
+    # common scale. Columns spanning 2^-10 .. 2^12 at n = 600, eps = 4 (scale share 0.2, the
+    # README path): the final moment's relative noise is ~2.34 / (m mu_j) ~ 0.15 here, so a
+    # located column is far inside 2x; the pilot ladder must locate every one of them.
+    rng = np.random.default_rng(11)
+    sds = 2.0 ** np.linspace(-10, 12, 12)
+    X = rng.normal(size=(600, 12)) * sds
+    from dppca.privacy.composition import GaussianGroup
+
+    for seed in range(3):
+        s = private_column_scales(as_matrix(X), rng=np.random.default_rng(seed),
+                                  noise=GaussianGroup(4.0, 1e-5).share(0.2))
+        ratio = s / X.std(axis=0, ddof=1)
+        assert np.all((ratio > 0.5) & (ratio < 2)), ratio
+    # one outlying column among many alike keeps its own scale (no shrinkage towards the rest)
+    Y = rng.normal(size=(600, 10)) * np.r_[np.ones(9), 1000.0]
+    s = private_column_scales(as_matrix(Y), rng=np.random.default_rng(0),
+                              noise=GaussianGroup(4.0, 1e-5).share(0.2))
+    assert 500 < s[-1] < 2000

