@@ -142,3 +142,46 @@ def test_a_lazily_extended_uniform_answers_consistently():
         answers = [D._compare(state, lambda prec, v=v: exp(-mpf(v)), rng) for v in range(1, 60)]
         assert all(answers[:44])
         assert answers == sorted(answers, reverse=True)  # True... then False..., never back
+
+
+def _pinned_gamma(scale: float, bits: int) -> float:
+    """2^(floor(log2 scale) - bits), computed here (not with S.grid_width)."""
+    return 2.0 ** (math.floor(math.log2(scale)) - bits)
+
+
+@pytest.mark.parametrize("sigma", [0.37, 1.0, 3e5])
+def test_gaussian_grid_and_slack_are_pinned(sigma):
+    # The module docstring's grid: gamma = 2^-46 of sigma's power of two, slack sqrt(m) gamma.
+    # Delta = 1e-4 sigma makes the slack about 1e-10 relative, far above float rounding (1e-16),
+    # so a coarser grid or a dropped slack changes sigma_used visibly.
+    m, sensitivity = 9, 1e-4 * sigma
+    gamma = _pinned_gamma(sigma, 46)
+    y, used = S.add_gaussian_noise(np.full(m, math.pi), sigma, sensitivity, np.random.default_rng(1))
+    assert used == pytest.approx(sigma * (1 + math.sqrt(m) * gamma / sensitivity), rel=1e-14)
+    assert np.all(np.mod(y / gamma, 1.0) == 0)
+    # ...and not a coarser grid: k spans ~2^46 values, so 9 draws all on 2^10 gamma is ~2^-90
+    assert not np.all(np.mod(y / (1024 * gamma), 1.0) == 0)
+
+
+def test_laplace_grid_and_slack_are_pinned():
+    b, sensitivity, m = 2.0, 2e-4, 16
+    gamma = _pinned_gamma(b, 40)
+    y, used = S.add_laplace_noise(np.full(m, math.e), b, sensitivity, np.random.default_rng(2))
+    assert b * (1 + m * gamma / sensitivity) <= used <= b * (1 + m * gamma / sensitivity) + gamma
+    assert np.all(np.mod(y / gamma, 1.0) == 0)
+
+
+def test_symmetric_release_grid_slack_and_snapping_are_pinned():
+    # As the vector release: one grid gamma = 2^-46 of sigma/sqrt(2)'s power of two for every
+    # entry, slack p gamma (module docstring of add_symmetric_gaussian_noise), and snapping, so
+    # that an input that agrees after snapping gives the same output for the same draws.
+    p, sigma = 5, 0.3
+    sensitivity = 1e-4 * sigma
+    gamma = _pinned_gamma(sigma / math.sqrt(2.0), 46)
+    value = np.full((p, p), 0.1) + np.eye(p) * 0.0123
+    y, used = S.add_symmetric_gaussian_noise(value, sigma, sensitivity, np.random.default_rng(3))
+    assert used == pytest.approx(sigma * (1 + p * gamma / sensitivity), rel=1e-14)
+    assert np.all(np.mod(y / gamma, 1.0) == 0) and np.array_equal(y, y.T)
+    y_next, _ = S.add_symmetric_gaussian_noise(np.nextafter(value, np.inf), sigma, sensitivity,
+                                               np.random.default_rng(3))
+    np.testing.assert_array_equal(y, y_next)
