@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The privacy tests, cheapest and most targeted first (``-x`` stops at the first failure).
 TEST_FILES = ("tests/test_samplers.py", "tests/test_privacy.py", "tests/privacy/test_ledger_noise.py",
-              "tests/privacy/test_neighbour_outputs.py", "tests/privacy/test_canaries.py",
+              "tests/privacy/test_neighbour_outputs.py",
               "tests/privacy")
 
 
