@@ -40,6 +40,11 @@ from .distinguishing import scores_along
 CANARY_RUNS = 800
 #: Noise multiplier of the canary.
 CANARY_FACTOR = 0.5
+#: Registry families whose release is linear in its Gaussian noise (the shift test is exact)
+#: and drawn by the exact samplers (which :func:`scaled_noise` weakens).
+CANARY_FAMILIES = ("scree: clipped pair means", "trace: clipped mean of ||x_a - x_b||^2/2",
+                   "scale: clipped second moments (pilot and ladder)",
+                   "g-DPPCA: Kendall's tau matrix (spherical sign)")
 #: One-sided 97.5% normal quantile.
 _Z = 1.959963984540054
 
@@ -160,4 +165,4 @@ def gaussian_shift_audit(mechanism, D, D_prime, ctx, runs, eps, delta, *, seed=0
     eps_lb = gdp_epsilon(mu_lb, delta) if 0 < mu_lb < math.inf else (math.inf if mu_lb > 0 else 0.0)
     return ShiftResult(mu_hat, mu_lb, mu_claim, eps_lb)
 
-__all__ = ["CANARY_FACTOR", "CANARY_RUNS", "ShiftResult", "gaussian_shift_audit", "scaled_noise"]
+__all__ = ["CANARY_FACTOR", "CANARY_FAMILIES", "CANARY_RUNS", "ShiftResult", "gaussian_shift_audit", "scaled_noise"]

@@ -11,6 +11,7 @@ import pytest
 
 from dppca.audit import (REGISTRY, RATIO_TOLERANCE, AuditedRelease, distinguishing_audit,
                          eps_lower_bound, neighbour_search, offset_attack)
+from dppca.audit.canary import CANARY_FAMILIES
 from dppca.privacy import gaussian_sigma
 from dppca.privacy.samplers import gaussian_noise
 
@@ -131,15 +132,10 @@ def test_offset_attack_through_dp_scree_is_within_eps():
 
 # ----------------------------------------------------------------------------- half-noise canaries
 
-#: Families whose release is linear in its Gaussian noise (the shift test is exact there) and
-#: drawn by the exact samplers (which ``scaled_noise`` weakens); see dppca/audit/canary.py.
-CANARY_FAMILIES = ["scree: clipped pair means", "trace: clipped mean of ||x_a - x_b||^2/2",
-                   "scale: clipped second moments (pilot and ladder)",
-                   "g-DPPCA: Kendall's tau matrix (spherical sign)"]
-
-
 @pytest.mark.parametrize("name", CANARY_FAMILIES)
 def test_distinguishing_audit_rejects_the_half_noise_canary(name, searches):
+    # Families whose release is linear in its Gaussian noise (the shift test is exact there)
+    # and drawn by the exact samplers, which scaled_noise weakens (dppca/audit/canary.py).
     # The family's real mechanism on its worst pair with every exact-sampler draw at half its
     # scale (ledger unchanged). The Gaussian shift test with CANARY_RUNS = 800 releases per
     # side has power 0.96 against half noise on a pair that shows the whole sensitivity
