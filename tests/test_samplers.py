@@ -185,3 +185,22 @@ def test_symmetric_release_grid_slack_and_snapping_are_pinned():
     y_next, _ = S.add_symmetric_gaussian_noise(np.nextafter(value, np.inf), sigma, sensitivity,
                                                np.random.default_rng(3))
     np.testing.assert_array_equal(y, y_next)
+
+
+def test_every_release_draws_the_noise_it_reports():
+    # The returned scale is what the ledger records; the noise actually added must have it.
+    # 5,000 coordinates: the sample sd has relative sd 1/sqrt(2 x 5000) = 1% (Gaussian) and
+    # sqrt(5/4/5000) = 1.6% (Laplace, kurtosis 6); 8% is 5 of the larger, half the noise is 50%.
+    rng = np.random.default_rng(8)
+    m = 5_000
+    noisy, sigma = S.add_gaussian_noise(np.zeros(m), 0.7, 0.1, rng)
+    assert noisy.std() == pytest.approx(sigma, rel=0.08)
+    noisy, scale = S.add_laplace_noise(np.zeros(m), 2.0, 2.0, rng)
+    assert noisy.std() == pytest.approx(math.sqrt(2.0) * scale, rel=0.08)
+    steps = S.GaussianSteps(0.7, 0.1, (2, m), rng)
+    assert steps.add(1, np.zeros(m)).std() == pytest.approx(steps.sigma, rel=0.08)
+    p = 100  # 100 diagonal (sd sigma) and 4,950 off-diagonal (sd sigma/sqrt(2)) draws
+    noisy, sigma = S.add_symmetric_gaussian_noise(np.zeros((p, p)), 0.7, 0.1, rng)
+    rows, cols = np.triu_indices(p, k=1)
+    assert (noisy[rows, cols] * math.sqrt(2.0)).std() == pytest.approx(sigma, rel=0.08)
+    assert np.diag(noisy).std() == pytest.approx(sigma, rel=0.35)  # 100 draws: 7% sd, 5 sds
