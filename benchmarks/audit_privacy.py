@@ -12,6 +12,11 @@ suite's sizes, 300 releases). For each release of :data:`dppca.audit.REGISTRY` i
   per neighbour of the worst pair (Jagielski et al. 2020; must be <= the claimed eps);
 * status: ok, or the known failure (xfail in the registry) it is expected to show.
 
+A second table shows the half-noise canaries (issue 23, :mod:`dppca.audit.canary`): for each
+Gaussian family whose release is linear in its noise, the Gaussian shift test's lower bound
+mu_lb on the worst pair for the real mechanism (must stay <= the claimed mu) and for the
+mechanism with every exact-sampler draw at half its scale (must exceed it: "rejected").
+
 Two extra rows show finding 1 of issue 9 before and after: the old prefix-sum pair statistic
 (commit e9b978e, kept below as a reference copy) under the same neighbour search, and the
 end-to-end offset-data attack through ``dp_scree`` (eps_lb with 2,000 releases per side).
@@ -31,6 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dppca.audit import (REGISTRY, AuditedRelease, distinguishing_audit, neighbour_search,  # noqa: E402
                          offset_attack, offset_neighbours)
 from dppca.audit.attacks import C_CLIP  # noqa: E402
+from dppca.audit.canary import (CANARY_FACTOR, CANARY_FAMILIES, CANARY_RUNS,  # noqa: E402
+                                gaussian_shift_audit, scaled_noise)
 
 FULL = dict(sizes=(5, 8, 12, 20, 35, 50), rows_per_dataset=3, random_rows=10, greedy_steps=300)
 QUICK = dict(sizes=(5, 12, 50), rows_per_dataset=2, random_rows=6, greedy_steps=60)
@@ -79,6 +86,28 @@ def status(release, ratio, eps_lb):
     return "FAIL" if failed else "ok"
 
 
+def canaries(search_options, runs, seed) -> int:
+    """The canary table; returns the number of failures (real rejected or canary not)."""
+    print()
+    print("canary family | claimed mu | real mu_lb | half-noise mu_lb | runs | verdict")
+    print("--- | --- | --- | --- | --- | ---")
+    failures = 0
+    for name in CANARY_FAMILIES:
+        release = REGISTRY[name]
+        with np.errstate(all="ignore"):
+            worst = neighbour_search(release, seed=seed, **search_options)
+        args = (release.mechanism, worst.D, worst.D_prime, worst.ctx, runs, release.eps, release.delta)
+        real = gaussian_shift_audit(*args, seed=seed + 2)
+        with scaled_noise(CANARY_FACTOR):
+            weak = gaussian_shift_audit(*args, seed=seed + 2)
+        ok = not real.rejects and weak.rejects
+        failures += not ok
+        print(f"{name} | {real.mu_claim:.3f} | {real.mu_lb:.3f} | {weak.mu_lb:.3f} | {runs} | "
+              f"{'ok: real passes, canary rejected' if ok else 'FAIL'}", flush=True)
+    print()
+    return failures
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="test-suite sizes, 300 releases")
@@ -99,6 +128,7 @@ def main(argv=None):
         eps_text = "-" if not np.isfinite(eps_lb) else f"{eps_lb:.3f}"
         print(f"{release.name} | {release.claim} | {worst.ratio:.10g} | {release.eps:g} | {eps_text} | "
               f"{done} | {worst.pairs} | {seconds:.1f} | {state}", flush=True)
+    failures += canaries(options, CANARY_RUNS if args.quick else 2000, args.seed)
     D, D_prime = offset_neighbours()
     n = D.shape[0]
     old_ratio = abs(old_prefix_sum_fraction(D_prime[:, 0], 0.0, C_CLIP)

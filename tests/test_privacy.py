@@ -127,3 +127,12 @@ def test_private_quantile_output_lies_on_the_public_grid():
         out = private_quantile(x, 0.5, 1.0, rng, lower, upper)
         k = (out - lower) / gamma
         assert lower <= out <= upper and k == np.round(k)
+
+
+def test_ledger_refuses_a_delta_overspend_within_eps():
+    # eps stays well inside the budget; delta alone goes past it: refused, and nothing recorded.
+    ledger = Ledger(1.0, 1e-5)
+    ledger.record("a", "Gaussian (analytic)", 1.0, "L2", 1.0, 0.1, 8e-6)
+    with pytest.raises(DPPCAValueError, match="exceed"):
+        ledger.record("b", "Gaussian (analytic)", 1.0, "L2", 1.0, 0.1, 3e-6)
+    assert len(ledger) == 1 and ledger.spent_delta == pytest.approx(8e-6)

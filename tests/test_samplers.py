@@ -142,3 +142,65 @@ def test_a_lazily_extended_uniform_answers_consistently():
         answers = [D._compare(state, lambda prec, v=v: exp(-mpf(v)), rng) for v in range(1, 60)]
         assert all(answers[:44])
         assert answers == sorted(answers, reverse=True)  # True... then False..., never back
+
+
+def _pinned_gamma(scale: float, bits: int) -> float:
+    """2^(floor(log2 scale) - bits), computed here (not with S.grid_width)."""
+    return 2.0 ** (math.floor(math.log2(scale)) - bits)
+
+
+@pytest.mark.parametrize("sigma", [0.37, 1.0, 3e5])
+def test_gaussian_grid_and_slack_are_pinned(sigma):
+    # The module docstring's grid: gamma = 2^-46 of sigma's power of two, slack sqrt(m) gamma.
+    # Delta = 1e-4 sigma makes the slack about 1e-10 relative, far above float rounding (1e-16),
+    # so a coarser grid or a dropped slack changes sigma_used visibly.
+    m, sensitivity = 9, 1e-4 * sigma
+    gamma = _pinned_gamma(sigma, 46)
+    y, used = S.add_gaussian_noise(np.full(m, math.pi), sigma, sensitivity, np.random.default_rng(1))
+    assert used == pytest.approx(sigma * (1 + math.sqrt(m) * gamma / sensitivity), rel=1e-14)
+    assert np.all(np.mod(y / gamma, 1.0) == 0)
+    # ...and not a coarser grid: k spans ~2^46 values, so 9 draws all on 2^10 gamma is ~2^-90
+    assert not np.all(np.mod(y / (1024 * gamma), 1.0) == 0)
+
+
+def test_laplace_grid_and_slack_are_pinned():
+    b, sensitivity, m = 2.0, 2e-4, 16
+    gamma = _pinned_gamma(b, 40)
+    y, used = S.add_laplace_noise(np.full(m, math.e), b, sensitivity, np.random.default_rng(2))
+    assert b * (1 + m * gamma / sensitivity) <= used <= b * (1 + m * gamma / sensitivity) + gamma
+    assert np.all(np.mod(y / gamma, 1.0) == 0)
+
+
+def test_symmetric_release_grid_slack_and_snapping_are_pinned():
+    # As the vector release: one grid gamma = 2^-46 of sigma/sqrt(2)'s power of two for every
+    # entry, slack p gamma (module docstring of add_symmetric_gaussian_noise), and snapping, so
+    # that an input that agrees after snapping gives the same output for the same draws.
+    p, sigma = 5, 0.3
+    sensitivity = 1e-4 * sigma
+    gamma = _pinned_gamma(sigma / math.sqrt(2.0), 46)
+    value = np.full((p, p), 0.1) + np.eye(p) * 0.0123
+    y, used = S.add_symmetric_gaussian_noise(value, sigma, sensitivity, np.random.default_rng(3))
+    assert used == pytest.approx(sigma * (1 + p * gamma / sensitivity), rel=1e-14)
+    assert np.all(np.mod(y / gamma, 1.0) == 0) and np.array_equal(y, y.T)
+    y_next, _ = S.add_symmetric_gaussian_noise(np.nextafter(value, np.inf), sigma, sensitivity,
+                                               np.random.default_rng(3))
+    np.testing.assert_array_equal(y, y_next)
+
+
+def test_every_release_draws_the_noise_it_reports():
+    # The returned scale is what the ledger records; the noise actually added must have it.
+    # 5,000 coordinates: the sample sd has relative sd 1/sqrt(2 x 5000) = 1% (Gaussian) and
+    # sqrt(5/4/5000) = 1.6% (Laplace, kurtosis 6); 8% is 5 of the larger, half the noise is 50%.
+    rng = np.random.default_rng(8)
+    m = 5_000
+    noisy, sigma = S.add_gaussian_noise(np.zeros(m), 0.7, 0.1, rng)
+    assert noisy.std() == pytest.approx(sigma, rel=0.08)
+    noisy, scale = S.add_laplace_noise(np.zeros(m), 2.0, 2.0, rng)
+    assert noisy.std() == pytest.approx(math.sqrt(2.0) * scale, rel=0.08)
+    steps = S.GaussianSteps(0.7, 0.1, (2, m), rng)
+    assert steps.add(1, np.zeros(m)).std() == pytest.approx(steps.sigma, rel=0.08)
+    p = 100  # 100 diagonal (sd sigma) and 4,950 off-diagonal (sd sigma/sqrt(2)) draws
+    noisy, sigma = S.add_symmetric_gaussian_noise(np.zeros((p, p)), 0.7, 0.1, rng)
+    rows, cols = np.triu_indices(p, k=1)
+    assert (noisy[rows, cols] * math.sqrt(2.0)).std() == pytest.approx(sigma, rel=0.08)
+    assert np.diag(noisy).std() == pytest.approx(sigma, rel=0.35)  # 100 draws: 7% sd, 5 sds

@@ -133,12 +133,14 @@ def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
     >>> selected_groups(labels, 1.0, 1e-6, np.random.default_rng(0)).names
     ['x', 'y']
     """
-    present = labels.dropna()
+    text = labels.map(label_key, na_action="ignore")
+    present = text.dropna()
     if pd.api.types.is_numeric_dtype(labels.dtype):
-        keys = [str(v) for v in np.sort(present.unique())]
+        # one value per key (0.0 and -0.0 share the key "0.0"), so the order by value is the labels'
+        values = pd.Series(labels[present.index].to_numpy(), index=present.to_numpy())
+        keys = list(values[~values.index.duplicated()].sort_values(kind="stable").index)
     else:
-        keys = sorted({str(v) for v in present})
-    text = labels.map(str, na_action="ignore")
+        keys = sorted(set(present))
     counts = text.value_counts().reindex(keys).to_numpy()
     kept = select_partitions(counts, eps, delta, rng, ledger=ledger)
     names = [key for key, keep in zip(keys, kept) if keep]
@@ -147,6 +149,23 @@ def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
         raise DPPCAValueError("private partition selection released no group label: declare the "
                               "labels with `levels=` (or a Categorical) or give more budget")
     return GroupLabels(names, pd.Index(names).get_indexer(text.to_numpy(object)), "partition selection")
+
+
+def label_key(label) -> str:
+    """The text key of one (non-missing) label: the one rule that names groups and counts rows.
+
+    ``str(label)``, except that a floating zero of either sign is "0.0": pandas treats 0.0 and
+    -0.0 as one value (``unique``, hashing, ``==``), so a key set and a count that disagreed on
+    them would put a group's rows in no group when one row's label flips sign.
+
+    Examples
+    --------
+    >>> label_key(-0.0), label_key(0.0), label_key("-0.0"), label_key(2), label_key("nan")
+    ('0.0', '0.0', '-0.0', '2', 'nan')
+    """
+    if isinstance(label, (float, np.floating)) and label == 0:
+        return "0.0"
+    return str(label)
 
 
 def _levels_arg(levels) -> list:
@@ -161,7 +180,7 @@ def _levels_arg(levels) -> list:
 
 
 def _unique_text(values, what: str) -> list:
-    names = [str(v) for v in values]
+    names = [label_key(v) for v in values]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise DPPCAValueError(f"{what} must be distinct labels; repeated {repeated}")
@@ -174,10 +193,11 @@ def _match(labels: pd.Series, levels, names) -> np.ndarray:
         if numeric_levels.astype(float).duplicated().any():
             raise DPPCAValueError(f"`levels` must be distinct labels; {list(levels)} repeats a value")
         return pd.Index(numeric_levels.astype(float)).get_indexer(labels.astype(float))
-    text = labels.astype(object).map(str, na_action="ignore")
+    text = labels.astype(object).map(label_key, na_action="ignore")
     return pd.Index(names).get_indexer(text.to_numpy(object))
 
-__all__ = ["reference_scores", "split_group", "GroupLabels", "declared_groups", "label_series", "selected_groups"]
+__all__ = ["reference_scores", "split_group", "GroupLabels", "declared_groups", "label_key", "label_series",
+           "selected_groups"]
 
 
 def split_group(X, group):

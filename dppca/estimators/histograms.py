@@ -205,11 +205,14 @@ def sparse_histogram(counts, eps, delta, rng, calibration="analytic",
     noise of scale 2/eps is eps-DP; a cell non-zero in only one neighbour holds a count of 1
     and is kept with probability P(1 + Z >= t) = exp(-ln(2/delta))/2 = delta/4, Z ~ Lap(2/eps).
     Empty cells get no noise and no draw (as in R). ``calibration`` is unused (Laplace).
+    The sampler's slack is computed from the number of cells of the whole grid (public), not
+    from the number of non-empty cells (private), so the released scale and threshold are the
+    same for every neighbour.
     """
     scale = laplace_scale(2.0, eps)
     kept = np.zeros_like(counts)
     nonzero = counts > 0
-    noisy, scale = add_laplace_noise(counts[nonzero], scale, 2.0, rng)
+    noisy, scale = add_laplace_noise(counts[nonzero], scale, 2.0, rng, dimension=counts.size)
     # 1 + b ln(2/delta) with the discrete Laplace's scale b = t gamma >= 2/eps; + 2^-39 b covers its
     # tail P(Z >= z) = q^ceil(z/gamma) / (1 + q) <= exp(-z/b) / (2 - 1/t), t >= 2^40.
     threshold = 1.0 + scale * (math.log(2.0 / delta) + 2.0 ** -39)

@@ -52,6 +52,12 @@ R(k) <= phi((|k| - 1/2)_+ / s) / s; its float estimate exp(-(|k| - s^2/t)^2/(2 s
 differs from it by a factor within 2^-70 of 1 for |k| <= 40 s, and both are below 2^-1000
 beyond.
 
+The dimension of a release is public: the slack, hence the released noise scale (and any
+threshold built on it), is computed from a public number of coordinates m, the ``dimension``
+argument where a caller noises a data-dependent subset of a public grid (the sparse histogram's
+non-empty cells), else the size of the value, which is then public (p, k, a grid). A scale
+computed from the size of a data-dependent subset would itself release that size.
+
 Noise only: ``gaussian_noise``, ``laplace_noise``, ``exponential_noise`` and ``gumbel_noise``
 are plain numpy draws for noise that is never released as a float (comparisons of the sparse
 vector technique, the exponential mechanism's argmax, a stable histogram's winning bin: only
@@ -87,7 +93,7 @@ from .discrete import discrete_gaussian, discrete_laplace
 __all__ = ["GaussianSteps", "MAX_RELEASE_SIZE", "SAMPLERS", "add_gaussian_noise", "add_laplace_noise",
            "add_symmetric_gaussian_noise", "discrete_gaussian", "discrete_laplace",
            "exponential_noise", "gaussian_noise", "grid_width", "gumbel_noise", "laplace_noise",
-           "set_sampler", "snap", "use_sampler"]
+           "release_dimension", "set_sampler", "snap", "use_sampler"]
 
 #: Gaussian grid: gamma = 2^(floor(log2 sigma) - 46), so s = sigma / gamma is in [2^46, 2^47).
 GAUSSIAN_GRID_BITS = 46
@@ -183,6 +189,34 @@ def _check_size(shape) -> int:
     return m
 
 
+def release_dimension(shape, dimension=None) -> int:
+    """The number of coordinates m a release's snapping slack is computed from: a public number.
+
+    The slack (sqrt(m) gamma, m gamma) is part of the released noise scale, so m must be a
+    public fact: ``dimension`` when the caller gives it (e.g. the number of cells of a grid of
+    which only a data-dependent subset is noised), else the size of ``shape``, which the
+    caller then vouches is public (p, k, a grid). Never the size of a data-dependent subset.
+
+    Raises
+    ------
+    ValueError
+        ``dimension`` smaller than the number of coordinates of ``shape`` (a caller's bug, not
+        data: a subset of a public grid is never larger than the grid), or above 2^30.
+
+    Examples
+    --------
+    >>> release_dimension((3, 4)), release_dimension((2,), dimension=12)
+    (12, 12)
+    """
+    m = _check_size(shape)
+    if dimension is None:
+        return m
+    public = _check_size((int(dimension),))
+    if public < m:
+        raise ValueError(f"`dimension` ({public}) must bound the number of coordinates released ({m})")
+    return public
+
+
 def exact_sum(snapped: np.ndarray, k: np.ndarray, gamma: float) -> np.ndarray:
     """fl(snapped + k gamma), the correctly rounded exact sum (snapped on the gamma grid)."""
     k = np.asarray(k)
@@ -221,7 +255,8 @@ def _inflated(scale: float, slack: float, sensitivity: float) -> float:
     return scale * (1.0 + slack / sensitivity) * (1.0 + 2.0 ** -50)
 
 
-def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.Generator):
+def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.Generator, *,
+                       dimension: int | None = None):
     """Release ``value`` with Gaussian noise, safe in floating point (module docstring).
 
     Parameters
@@ -233,6 +268,9 @@ def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.G
     sensitivity : float
         The statistic's L2 sensitivity Delta (> 0), in its units.
     rng : numpy.random.Generator
+    dimension : int, optional
+        Public number of coordinates m (:func:`release_dimension`); default: the size of
+        ``value``, which must then be public.
 
     Returns
     -------
@@ -254,12 +292,12 @@ def add_gaussian_noise(value, sigma: float, sensitivity: float, rng: np.random.G
     ((2,), True)
     """
     value = np.asarray(value, dtype=float)
+    m = release_dimension(value.shape, dimension)
     if not is_exact():
         return value + rng.normal(0.0, sigma, size=value.shape), float(sigma)
-    m = _check_size(value.shape)
     gamma = grid_width(sigma)
     used = _inflated(sigma, math.sqrt(m) * gamma, sensitivity)
-    k = discrete_gaussian(used / gamma, m, rng).reshape(value.shape)
+    k = discrete_gaussian(used / gamma, value.size, rng).reshape(value.shape)
     return exact_sum(snap(value, gamma), k, gamma), used
 
 
@@ -342,7 +380,8 @@ def add_symmetric_gaussian_noise(value, sigma: float, sensitivity: float, rng: n
     return out, used
 
 
-def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Generator):
+def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Generator, *,
+                      dimension: int | None = None):
     """Release ``value`` with Laplace noise of scale >= ``scale``, safe in floating point.
 
     Parameters
@@ -354,11 +393,16 @@ def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Ge
     sensitivity : float
         The statistic's L1 sensitivity Delta_1 (> 0).
     rng : numpy.random.Generator
+    dimension : int, optional
+        Public number of coordinates m (:func:`release_dimension`), e.g. the cells of a grid
+        when only its non-empty cells are noised; default: the size of ``value``, which must
+        then be public.
 
     Returns
     -------
     (noisy, scale_used)
-        scale_used = t gamma >= b (1 + m gamma / Delta_1): the release is eps-DP exactly.
+        scale_used = t gamma >= b (1 + m gamma / Delta_1): the release is eps-DP exactly, and
+        a function of (scale, sensitivity, m) only.
 
     Examples
     --------
@@ -368,12 +412,12 @@ def add_laplace_noise(value, scale: float, sensitivity: float, rng: np.random.Ge
     ((3,), True)
     """
     value = np.asarray(value, dtype=float)
+    m = release_dimension(value.shape, dimension)
     if not is_exact():
         return value + rng.laplace(0.0, scale, size=value.shape), float(scale)
-    m = _check_size(value.shape)
     gamma = grid_width(scale, LAPLACE_GRID_BITS)
     t = math.ceil(_inflated(scale, m * gamma, sensitivity) / gamma)
-    k = discrete_laplace(t, m, rng).reshape(value.shape)
+    k = discrete_laplace(t, value.size, rng).reshape(value.shape)
     return exact_sum(snap(value, gamma), k, gamma), t * gamma
 
 

@@ -1,0 +1,168 @@
+"""Half-noise canaries: the distinguishing audit must reject a mechanism weakened on purpose.
+
+A distinguishing test that passes every real mechanism proves little unless it would fail a
+weakened one. :func:`scaled_noise` weakens every release drawn by the exact samplers of
+:mod:`dppca.privacy.samplers` (the integer noise k is drawn at ``factor`` times its scale while
+the ledger and the returned scales stay as they were: the mutation "M2" of issue 23), and
+:func:`gaussian_shift_audit` is a test with the power to see it at the audit's small sizes.
+
+The Gaussian shift test. For a Gaussian mechanism M(D) = f(D) + N(0, sigma^2 I), the scalar
+s = <M(D), u> (u a unit direction) is N(<f(D), u>, sigma^2) on D and shifted by at most
+mu sigma on D', with mu = Delta / sigma the mechanism's Gaussian-DP parameter (Dong, Roth & Su
+2022). So the standardised shift (mean_D' - mean_D) / sd estimates the mu seen on this pair,
+at most the claimed mu of (eps, delta), and its one-sided 97.5% lower confidence bound
+mu_lb = mu_hat - 1.96 se, se = sqrt(2/r + mu_hat^2/(4r)) (r scores per side; the delta method
+for a standardised mean difference) exceeds the claim with probability <= 2.5% for a correct
+mechanism. eps_lb = gdp_epsilon(mu_lb, delta) is then a lower bound on eps.
+
+Power. With half the noise mu doubles; on a pair whose shift is the whole sensitivity the test
+sees 2 mu_claim. At (1, 1e-5), mu_claim = 0.268; with r = 400 evaluation scores per side
+(``CANARY_RUNS`` = 800), se = sqrt((2 + 0.536^2/4)/400) = 0.072, so mu_lb > mu_claim unless
+mu_hat falls 0.268/0.072 - 1.96 = 1.76 standard errors low: power 0.96 (>= 0.95 needs
+r >= 370); a pair that shows a fraction rho of the sensitivity needs r about 2/((2 rho - 1)^2 0.0055). The test is exact for releases linear in the noise and
+an approximation after non-linear post-processing (probabilities, subspaces), which the
+canary tests therefore leave out; they use ``CANARY_RUNS`` releases per side (half choose u).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..privacy import GaussianGroup, gdp_epsilon
+from ..privacy import samplers
+from .distinguishing import scores_along
+
+#: Releases per neighbour of the canary test (half choose the direction, half evaluate).
+CANARY_RUNS = 800
+#: Noise multiplier of the canary.
+CANARY_FACTOR = 0.5
+#: Registry families whose release is linear in its Gaussian noise (the shift test is exact)
+#: and drawn by the exact samplers (which :func:`scaled_noise` weakens).
+CANARY_FAMILIES = ("scree: clipped pair means", "trace: clipped mean of ||x_a - x_b||^2/2",
+                   "scale: clipped second moments (pilot and ladder)",
+                   "g-DPPCA: Kendall's tau matrix (spherical sign)")
+#: One-sided 97.5% normal quantile.
+_Z = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class ShiftResult:
+    """The Gaussian shift test on one pair.
+
+    Parameters
+    ----------
+    mu_hat : float
+        Standardised shift of the evaluation scores, (mean_D' - mean_D) / pooled sd.
+    mu_lb : float
+        Its one-sided 97.5% lower confidence bound.
+    mu_claim : float
+        The Gaussian-DP mu of the claimed (eps, delta).
+    eps_lb : float
+        gdp_epsilon(mu_lb, delta), 0 when mu_lb <= 0.
+
+    Examples
+    --------
+    >>> ShiftResult(0.5, 0.4, 0.268, 1.6).rejects
+    True
+    """
+
+    mu_hat: float
+    mu_lb: float
+    mu_claim: float
+    eps_lb: float
+
+    @property
+    def rejects(self) -> bool:
+        """True when the pair shows more than the claim (mu_lb > mu_claim)."""
+        return self.mu_lb > self.mu_claim
+
+
+@contextlib.contextmanager
+def scaled_noise(factor: float):
+    """Inside the block, every exact-sampler release draws its integer noise at ``factor`` x scale.
+
+    The returned scales (and so the ledgers) are unchanged: a weakened mechanism that claims
+    its old guarantee. For canaries only; restores the samplers on exit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy.samplers import add_gaussian_noise
+    >>> with scaled_noise(0.0):
+    ...     add_gaussian_noise(np.zeros(3), 1.0, 1.0, np.random.default_rng(0))[0].tolist()
+    [0.0, 0.0, 0.0]
+    """
+    gaussian, laplace = samplers.discrete_gaussian, samplers.discrete_laplace
+
+    def weak_gaussian(s, size, rng):
+        return np.zeros(size, dtype=np.int64) if factor == 0 else gaussian(s * factor, size, rng)
+
+    def weak_laplace(t, size, rng):
+        return np.zeros(size, dtype=np.int64) if factor == 0 else laplace(max(1, round(t * factor)), size, rng)
+
+    samplers.discrete_gaussian, samplers.discrete_laplace = weak_gaussian, weak_laplace
+    try:
+        yield
+    finally:
+        samplers.discrete_gaussian, samplers.discrete_laplace = gaussian, laplace
+
+
+def gaussian_shift_audit(mechanism, D, D_prime, ctx, runs, eps, delta, *, seed=0) -> ShiftResult:
+    """The Gaussian shift test (module docstring) of ``mechanism`` on the pair (D, D_prime).
+
+    Parameters
+    ----------
+    mechanism : callable (X, ctx, rng) -> array_like
+        One release (as in :func:`dppca.audit.distinguishing_audit`).
+    D, D_prime : ndarray, shape (n, p)
+        Neighbours.
+    ctx : dict
+        Public values shared by both.
+    runs : int
+        Releases per neighbour; the first half choose the direction.
+    eps, delta : float
+        The claimed guarantee of one release.
+    seed : int
+        Seed of the releases.
+
+    Returns
+    -------
+    ShiftResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import gaussian_sigma
+    >>> from dppca.privacy.samplers import add_gaussian_noise
+    >>> def mean(X, ctx, rng):  # clipped mean, L2 sensitivity 1/n
+    ...     value = np.clip(X[:, 0], 0, 1).mean()
+    ...     return add_gaussian_noise(value, gaussian_sigma(1 / X.shape[0], 1.0, 1e-5), 1 / X.shape[0], rng)[0]
+    >>> D, D_prime = np.zeros((10, 1)), np.r_[np.ones((1, 1)), np.zeros((9, 1))]
+    >>> gaussian_shift_audit(mean, D, D_prime, {}, CANARY_RUNS, 1.0, 1e-5).rejects
+    False
+    >>> with scaled_noise(CANARY_FACTOR):
+    ...     gaussian_shift_audit(mean, D, D_prime, {}, CANARY_RUNS, 1.0, 1e-5).rejects
+    True
+    """
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out_d = np.array([np.asarray(mechanism(D, ctx, rng), float).ravel() for _ in range(runs)])
+        out_p = np.array([np.asarray(mechanism(D_prime, ctx, rng), float).ravel() for _ in range(runs)])
+    half = runs // 2
+    direction = np.nan_to_num(out_p[:half].mean(axis=0) - out_d[:half].mean(axis=0))
+    s_d, s_p = scores_along(out_d[half:], direction), scores_along(out_p[half:], direction)
+    r = s_d.size
+    sd = math.sqrt((s_d.var(ddof=1) + s_p.var(ddof=1)) / 2)
+    mu_hat = float((s_p.mean() - s_d.mean()) / sd) if sd > 0 else math.inf
+    se = math.sqrt(2.0 / r + mu_hat ** 2 / (4.0 * r)) if math.isfinite(mu_hat) else 0.0
+    mu_lb = mu_hat - _Z * se
+    mu_claim = GaussianGroup(eps, delta).mu
+    eps_lb = gdp_epsilon(mu_lb, delta) if 0 < mu_lb < math.inf else (math.inf if mu_lb > 0 else 0.0)
+    return ShiftResult(mu_hat, mu_lb, mu_claim, eps_lb)
+
+__all__ = ["CANARY_FACTOR", "CANARY_FAMILIES", "CANARY_RUNS", "ShiftResult", "gaussian_shift_audit", "scaled_noise"]
