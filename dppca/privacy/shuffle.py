@@ -167,8 +167,8 @@ def shuffle_epsilon(n: int, eps0: float, delta: float) -> float:
     n = 10^5, eps0 = 4, delta = 10^-6 between 0.1675 and 0.1728:
 
     >>> from dppca.privacy.shuffle import shuffle_epsilon
-    >>> round(shuffle_epsilon(100_000, 4.0, 1e-6), 3)
-    0.169
+    >>> round(shuffle_epsilon(100_000, 4.0, 1e-6), 4)
+    0.1698
     """
     delta = float_arg(delta, "delta", open_unit=True)
     eps0 = float_arg(eps0, "eps0", positive=True)
@@ -241,7 +241,8 @@ def shuffle_local_budget(n: int, eps: float, delta: float, delta_share: float = 
     LocalBudget
         eps0 >= eps (no amplification is ever worse than parallel composition at eps0 = eps,
         except for the smaller delta0), delta0 = (1 - share) delta / ((e^eps + 1)
-        (1 + e^-eps0/2) n), and the central (eps, delta) it was checked against.
+        (1 + e^-eps0/2) n) (0 when eps > ~745: the e^eps factor leaves nothing), and the
+        central (eps, delta) it was checked against.
 
     Raises
     ------
@@ -271,7 +272,8 @@ def shuffle_local_budget(n: int, eps: float, delta: float, delta_share: float = 
     upper = max(eps, math.log(n) + 2 * math.log(4 / delta_s) + 1.0)
     eps0 = _largest_or_smallest(lambda e0: shuffle_delta(n, e0, eps) <= delta_s, eps, upper,
                                 smallest=False)
-    delta0 = (1 - share) * delta / ((math.exp(eps) + 1) * (1 + math.exp(-eps0) / 2) * n)
+    # (1 - share) delta / ((e^eps + 1)(1 + e^-eps0/2) n), without overflow (0 for eps > ~745)
+    delta0 = (1 - share) * delta * math.exp(-eps) / ((1 + math.exp(-eps)) * (1 + math.exp(-eps0) / 2) * n)
     return LocalBudget(eps0, delta0, eps, delta, n)
 
 
