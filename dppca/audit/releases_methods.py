@@ -104,6 +104,12 @@ def _oja_statistic(X, c):
 
 _method_entry("k_dp_ojas: clipped Oja gradients", "2 beta", _oja_statistic,
               lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions)
+# amplification="shuffle": the same per-step statistic; the mechanism is the method with its
+# secret order and shuffled calibration (which keeps the parallel noise when that is smaller,
+# as it is at the audit's n <= 50: FMT21's bound gives eps0 = eps for m <= 25 at (1, 1e-5)).
+_method_entry("k_dp_ojas (amplification='shuffle'): clipped Oja gradients", "2 beta",
+              _oja_statistic, lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions,
+              amplification="shuffle")
 def _priv_mean(X, c):
     return clipped_mean(X, c["centres"], c["half"])
 
