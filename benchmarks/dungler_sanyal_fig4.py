@@ -100,18 +100,24 @@ def figure4_cell(n: int, trial: int, seed: int) -> list[dict]:
     V = np.linalg.qr(rng.standard_normal((D, K)))[0]
     X = gaussian_rows(n, V, rng)
     beta = paper_bound(n) ** 2
-    declared = {"centring": "none", "top_eigenvalue": SPIKES[0], "noise_sd": SIGMA, "learning_rate": beta}
+    declared = {"centring": "none", "top_eigenvalue": SPIKES[0], "noise_sd": SIGMA,
+                "learning_rate": beta}
     fits = {
-        OJAS_NOISELESS: lambda: _paper_ojas(X, beta, gaussian_sigma(2 * beta, NOISELESS_EPS, DELTA), rng),
-        OJAS_ALPHA: lambda: _paper_ojas(X, beta, 2 * beta * math.log(n / DELTA) / (EPS * math.sqrt(n)), rng),
+        OJAS_NOISELESS: lambda: _paper_ojas(X, beta, gaussian_sigma(2 * beta, NOISELESS_EPS, DELTA),
+                                            rng),
+        OJAS_ALPHA: lambda: _paper_ojas(X, beta, 2 * beta * math.log(n / DELTA) / (EPS * math.sqrt(n)),
+                                        rng),
         "k-DP-Ojas paper settings, parallel composition": lambda: _api(X, "k_dp_ojas", rng, **declared),
-        "k-DP-Ojas paper settings, shuffle-amplified": lambda: _api(X, "k_dp_ojas", rng, amplification="shuffle", **declared),
+        "k-DP-Ojas paper settings, shuffle-amplified": lambda: _api(X, "k_dp_ojas", rng,
+                                                                    amplification="shuffle", **declared),
         "k-DP-Ojas defaults, parallel composition": lambda: _api(X, "k_dp_ojas", rng),
-        "k-DP-Ojas defaults, shuffle-amplified": lambda: _api(X, "k_dp_ojas", rng, amplification="shuffle"),
+        "k-DP-Ojas defaults, shuffle-amplified": lambda: _api(X, "k_dp_ojas", rng,
+                                                              amplification="shuffle"),
         PCA_NOISELESS: lambda: _paper_pca(X, rng),
         "k-DP-PCA defaults": lambda: _api(X, "k_dp_pca", rng),
         "Analyze Gauss defaults": lambda: _api(X, "analyze_gauss", rng),
-        "Analyze Gauss, paper's declared bound (DP-Gauss-1)": lambda: _api(X, "analyze_gauss", rng, norm_bound=paper_bound(n)),
+        "Analyze Gauss, paper's declared bound (DP-Gauss-1)": lambda: _api(
+            X, "analyze_gauss", rng, norm_bound=paper_bound(n)),
     }
     rows = []
     with use_sampler("numpy"):

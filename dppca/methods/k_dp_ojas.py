@@ -36,12 +36,14 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
                          norm_bound=None, bound_quantile=BOUND_QUANTILE, bound_share=BOUND_SHARE,
                          learning_rate=OJA_LEARNING_RATE, amplification="none", centring="pairs",
                          top_eigenvalue=None, noise_sd=None) -> DirectionFit:
-    """k-DP-Ojas: deflation (Algorithm 1) with the clipped noisy Oja oracle DP-Ojas (Algorithm 3).
+    """Fit k-DP-Ojas: deflation (Algorithm 1) with the clipped noisy Oja oracle DP-Ojas (Algorithm 3).
 
     Parameters
     ----------
-    values : ndarray, shape (n, p), floor(n/2) >= k (n >= k with ``centring="none"``)
-    k : int, 1 <= k <= p
+    values : ndarray, shape (n, p)
+        The data rows; floor(n/2) >= k (n >= k with ``centring="none"``).
+    k : int
+        Number of directions, 1 <= k <= p.
     eps, delta : float
         Budget of the call (bound and Oja steps).
     rng : numpy.random.Generator
@@ -50,7 +52,8 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
         Gaussian calibration of the steps (with ``amplification="shuffle"`` the local steps are
         always calibrated analytically: the classic formula has no proof at eps0 >= 1).
     ledger : Ledger
-    norm_bound, bound_quantile, bound_share
+        Receives the releases (and the declared model, at no cost).
+    norm_bound, bound_quantile, bound_share : float, optional
         Bound C on the row norms (public, or private as in
         :func:`.analyze_gauss.analyze_gauss_directions`); the gradients are clipped at
         beta = C^2 (the Oja gradient (x.w) P x has norm at most ||x||^2).

@@ -74,7 +74,7 @@ class LocalBudget:
 
 
 def shuffle_delta(n: int, eps0: float, eps: float) -> float:
-    """delta for which shuffling n adaptive eps0-DP local randomizers is (eps, delta)-DP (FMT21, numerical).
+    """Delta for which n shuffled adaptive eps0-DP local randomizers are (eps, delta)-DP (FMT21, numerical).
 
     Parameters
     ----------
@@ -191,7 +191,7 @@ def shuffle_epsilon_closed_form(n: int, eps0: float, delta: float) -> float:
     Returns
     -------
     float
-        eps = log(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e')) (a + c)), a = 8 sqrt(e^eps0
+        The central eps = log(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e')) (a + c)), a = 8 sqrt(e^eps0
         log(4/delta) / n), c = 8 e^eps0 / n, e' = log(1 + a + c) (as the paper's code evaluates
         Theorem 3.1). Looser than :func:`shuffle_epsilon`; kept to check it.
 
@@ -239,7 +239,7 @@ def shuffle_local_budget(n: int, eps: float, delta: float, delta_share: float = 
     Returns
     -------
     LocalBudget
-        eps0 >= eps (no amplification is ever worse than parallel composition at eps0 = eps,
+        The local eps0 >= eps (no amplification is ever worse than parallel composition at eps0 = eps,
         except for the smaller delta0), delta0 = (1 - share) delta / ((e^eps + 1)
         (1 + e^-eps0/2) n) (0 when eps > ~745: the e^eps factor leaves nothing), and the
         central (eps, delta) it was checked against.
