@@ -24,7 +24,8 @@ this script; the 50-trial numbers are in docs/choosing.md):
 
 1. Without noise the code is the algorithm: k-DP-Ojas with the paper's settings reaches a
    utility of 1.000 (n = 2,500, 10^4, 5 x 10^4), with the package defaults 0.9999 (10^4);
-   k-DP-PCA 0.95 with the paper's settings (n = 2,500), 0.98 with the defaults (10^4). No bug was found in the oracle, the deflation or the clipping.
+   k-DP-PCA 0.95 with the paper's settings (n = 2,500), 0.98 with the defaults (10^4). No bug
+   was found in the oracle, the deflation or the clipping.
 2. The paper's settings + its alpha (NOT DP): 0.89-0.91 at n = 10^4, 0.99 at 5 x 10^4, 0.04-0.12
    at 2,500. Each package default, switched on alone from there: paired differences (half the
    steps per component) 0.56-0.78; the private bound 2 x median norm (beta = 40 against the
