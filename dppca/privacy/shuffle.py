@@ -94,7 +94,7 @@ def shuffle_delta(n: int, eps0: float, eps: float) -> float:
     Raises
     ------
     DPPCAValueError
-        If an argument is out of range.
+        If n < 1, eps0 <= 0 or eps < 0.
 
     Notes
     -----
@@ -153,7 +153,7 @@ def shuffle_epsilon(n: int, eps0: float, delta: float) -> float:
     Raises
     ------
     DPPCAValueError
-        If an argument is out of range.
+        If n < 1, eps0 <= 0 or delta is outside (0, 1).
 
     Notes
     -----
@@ -247,7 +247,7 @@ def shuffle_local_budget(n: int, eps: float, delta: float, delta_share: float = 
     Raises
     ------
     DPPCAValueError
-        If an argument is out of range.
+        If n < 1, eps <= 0, or delta or delta_share is outside (0, 1).
 
     Notes
     -----
