@@ -311,6 +311,9 @@ def main(argv=None) -> int:
     parser.add_argument("--figure4", action="store_true",
                         help="Figure 4's Gaussian rows instead (dungler_sanyal_fig4.py); each "
                              "cell is appended to the CSV as it finishes")
+    parser.add_argument("--reverse", action="store_true",
+                        help="with --figure4 --part: run the part's cells from the last trial "
+                             "down (a helper for a slow part; --merge drops the repeats)")
     args = parser.parse_args(argv)
     if args.figure4:
         return figure4_main(args)
@@ -368,15 +371,19 @@ def figure4_main(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.merge:
-        fits = pd.concat([pd.read_csv(out / f"{stem}_fits_part{i}of{args.merge}.csv")
-                          for i in range(args.merge)])
+        # every cell seeds itself, so a cell run twice (a --reverse helper) gives equal rows
+        fits = pd.concat([pd.read_csv(path) for path in
+                          sorted(out.glob(f"{stem}_fits_part*of{args.merge}*.csv"))])
+        fits = fits.drop_duplicates(subset=["method", "n", "trial"])
     elif not args.replot:
         index, count = args.part or (0, 1)
-        target = out / (f"{stem}_fits_part{index}of{count}.csv" if args.part else f"{stem}_fits.csv")
+        suffix = "r" if args.reverse else ""
+        target = out / (f"{stem}_fits_part{index}of{count}{suffix}.csv" if args.part else
+                        f"{stem}_fits.csv")
         target.unlink(missing_ok=True)
         # trial-major: a run stopped early still has the first trials of every n
-        cells = [(n, t) for t in range(trials) for n in grid["n"]]
-        for n, t in cells[index::count]:
+        cells = [(n, t) for t in range(trials) for n in grid["n"]][index::count]
+        for n, t in cells[::-1] if args.reverse else cells:
             rows = pd.DataFrame(fig4.figure4_cell(n, t, args.seed))
             rows.to_csv(target, mode="a", header=not target.exists(), index=False)
         if args.part:
