@@ -68,6 +68,8 @@ K, D, EPS, DELTA, ZETA, SIGMA = 2, 200, 1.0, 0.01, 0.01, 0.025
 SPIKES = np.array([10.0, 5.0])
 FULL = {"n": (2_500, 5_000, 10_000, 20_000), "trials": 50}
 QUICK = {"n": (2_500,), "trials": 1}
+#: --large: where the shuffled calibration starts to leave the random level (few trials).
+LARGE = {"n": (50_000, 100_000), "trials": 4}
 NOISELESS_EPS = 1e6
 OJAS_NOISELESS = "k-DP-Ojas noiseless, paper settings (NOT DP)"
 OJAS_ALPHA = "k-DP-Ojas paper settings + paper alpha (NOT DP)"
@@ -95,8 +97,8 @@ def random_utility() -> float:
     return K / D * float(np.sum(SPIKES) + D * SIGMA ** 2) / float(np.sum(SPIKES) + K * SIGMA ** 2)
 
 
-def figure4_cell(n: int, trial: int, seed: int) -> list[dict]:
-    """All lines of one (n, trial) cell, on one data set."""
+def figure4_cell(n: int, trial: int, seed: int, only=None) -> list[dict]:
+    """The lines of one (n, trial) cell (all, or the labels in ``only``), on one data set."""
     rng = np.random.default_rng([seed, n, 4, trial])
     V = np.linalg.qr(rng.standard_normal((D, K)))[0]
     X = gaussian_rows(n, V, rng)
@@ -123,6 +125,8 @@ def figure4_cell(n: int, trial: int, seed: int) -> list[dict]:
     rows = []
     with use_sampler("numpy"):
         for label, fit in fits.items():
+            if only is not None and label not in only:
+                continue
             try:
                 U, status = fit(), "ok"
             except DPPCAValueError as error:
@@ -156,4 +160,8 @@ def _paper_pca(X, rng) -> np.ndarray:
     outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
     return deflate(chunks, rng, lambda c, U: modified_dp_pca(c, U, plan, rng, "analytic", outcome))
 
-__all__ = ["FULL", "NOT_DP", "QUICK", "figure4_cell", "random_utility"]
+#: The lines run with --large (the k-DP-Ojas fits cost ~1 ms per row there).
+LARGE_LINES = (OJAS_ALPHA, "k-DP-Ojas paper settings, parallel composition",
+               "k-DP-Ojas paper settings, shuffle-amplified", "Analyze Gauss defaults")
+
+__all__ = ["FULL", "LARGE", "LARGE_LINES", "NOT_DP", "QUICK", "figure4_cell", "random_utility"]

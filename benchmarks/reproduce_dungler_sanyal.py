@@ -311,6 +311,8 @@ def main(argv=None) -> int:
     parser.add_argument("--figure4", action="store_true",
                         help="Figure 4's Gaussian rows instead (dungler_sanyal_fig4.py); each "
                              "cell is appended to the CSV as it finishes")
+    parser.add_argument("--large", action="store_true",
+                        help="with --figure4: n in {50,000, 100,000}, 4 trials, four lines only")
     parser.add_argument("--reverse", action="store_true",
                         help="with --figure4 --part: run the part's cells from the last trial "
                              "down (a helper for a slow part; --merge drops the repeats)")
@@ -365,9 +367,10 @@ def main(argv=None) -> int:
 
 def figure4_main(args) -> int:
     """--figure4: run (or merge) the Gaussian-rows cells and print the table with 95% CIs."""
-    grid = fig4.QUICK if args.quick else fig4.FULL
+    grid = fig4.QUICK if args.quick else fig4.LARGE if args.large else fig4.FULL
     trials = args.trials or grid["trials"]
-    stem = "dungler_sanyal_fig4_quick" if args.quick else "dungler_sanyal_fig4"
+    stem = "dungler_sanyal_fig4" + ("_quick" if args.quick else "_large" if args.large else "")
+    only = fig4.LARGE_LINES if args.large else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.merge:
@@ -384,7 +387,7 @@ def figure4_main(args) -> int:
         # trial-major: a run stopped early still has the first trials of every n
         cells = [(n, t) for t in range(trials) for n in grid["n"]][index::count]
         for n, t in cells[::-1] if args.reverse else cells:
-            rows = pd.DataFrame(fig4.figure4_cell(n, t, args.seed))
+            rows = pd.DataFrame(fig4.figure4_cell(n, t, args.seed, only))
             rows.to_csv(target, mode="a", header=not target.exists(), index=False)
         if args.part:
             return 0
