@@ -429,7 +429,7 @@ def _plot_figure4(summary: pd.DataFrame):
     ax.set_title("Duengler & Sanyal Figure 4 setting: Gaussian rows, k = 2, d = 200, eps = 1, "
                  "delta = 0.01\n(dotted: NOT DP, evidence only; mean and 95% CI)", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center right")
+    ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     return fig
 
