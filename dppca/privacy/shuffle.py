@@ -23,7 +23,10 @@ Bounds (replace-one neighbours, as in FMT21):
   the paper's code (apple/ml-shuffling-amplification), valid for eps0 <= log(n / (16 log(4/delta))).
 - Approximate-DP randomizers (FMT21 Theorem 3.8): if each R_i is (eps0, delta0)-DP, the shuffled
   outputs are (eps, delta_s + (e^eps + 1)(1 + e^-eps0 / 2) n delta0)-DP, eps the eps0-DP bound at
-  delta_s. :func:`shuffle_local_budget` uses this to calibrate Gaussian steps.
+  delta_s. :func:`shuffle_local_budget` uses this to calibrate Gaussian steps. The text of
+  Theorem 3.8 was not available where this module was written: its delta term is transcribed
+  from the paper as remembered and must be checked against arXiv:2012.12803 before the option
+  that uses it (k-DP-Ojas's ``amplification="shuffle"``) becomes a default.
 
 The FMT 2023 "stronger" bounds are not used: their erratum restricts the general upper bounds to
 a class of randomizers that does not obviously contain the Gaussian mechanism.
