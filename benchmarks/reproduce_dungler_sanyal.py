@@ -48,6 +48,10 @@ Usage::
     # the 50 trials on two cores: two parts in parallel, then join them
     python benchmarks/reproduce_dungler_sanyal.py --part 0/2 & python benchmarks/reproduce_dungler_sanyal.py --part 1/2; wait
     python benchmarks/reproduce_dungler_sanyal.py --merge 2
+    # Figure 4 (Gaussian rows; dungler_sanyal_fig4.py): the same --part/--merge, plus --figure4
+    python benchmarks/reproduce_dungler_sanyal.py --figure4 --part 0/2 & \
+        python benchmarks/reproduce_dungler_sanyal.py --figure4 --part 1/2; wait
+    python benchmarks/reproduce_dungler_sanyal.py --figure4 --merge 2
 """
 from __future__ import annotations
 
@@ -61,6 +65,7 @@ import numpy as np
 import pandas as pd
 
 from reproduce_cli import reproduction_parser
+import dungler_sanyal_fig4 as fig4
 
 from dppca import DPPCAValueError, dp_pc_dir
 from scipy.stats import chi2
@@ -303,7 +308,17 @@ def main(argv=None) -> int:
                              "--merge M")
     parser.add_argument("--merge", type=int, default=None, metavar="M",
                         help="join the M part files into <stem>_fits.csv, then summarise")
+    parser.add_argument("--figure4", action="store_true",
+                        help="Figure 4's Gaussian rows instead (dungler_sanyal_fig4.py); each "
+                             "cell is appended to the CSV as it finishes")
+    parser.add_argument("--large", action="store_true",
+                        help="with --figure4: n in {50,000, 100,000}, 4 trials, four lines only")
+    parser.add_argument("--reverse", action="store_true",
+                        help="with --figure4 --part: run the part's cells from the last trial "
+                             "down (a helper for a slow part; --merge drops the repeats)")
     args = parser.parse_args(argv)
+    if args.figure4:
+        return figure4_main(args)
     grid = QUICK if args.quick else FULL
     trials = args.trials or grid["trials"]
     stem = "dungler_sanyal_quick" if args.quick else "dungler_sanyal"
@@ -348,6 +363,75 @@ def main(argv=None) -> int:
     print("\nMedian seconds per fit:")
     print(summary.groupby(["model", "method"])["seconds"].median().round(3).to_string())
     return 0
+
+
+def figure4_main(args) -> int:
+    """--figure4: run (or merge) the Gaussian-rows cells and print the table with 95% CIs."""
+    grid = fig4.QUICK if args.quick else fig4.LARGE if args.large else fig4.FULL
+    trials = args.trials or grid["trials"]
+    stem = "dungler_sanyal_fig4" + ("_quick" if args.quick else "_large" if args.large else "")
+    only = fig4.LARGE_LINES if args.large else None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.merge:
+        # every cell seeds itself, so a cell run twice (a --reverse helper) gives equal rows
+        fits = pd.concat([pd.read_csv(path) for path in
+                          sorted(out.glob(f"{stem}_fits_part*of{args.merge}*.csv"))])
+        fits = fits.drop_duplicates(subset=["method", "n", "trial"])
+    elif not args.replot:
+        index, count = args.part or (0, 1)
+        suffix = "r" if args.reverse else ""
+        target = out / (f"{stem}_fits_part{index}of{count}{suffix}.csv" if args.part else
+                        f"{stem}_fits.csv")
+        target.unlink(missing_ok=True)
+        # trial-major: a run stopped early still has the first trials of every n
+        cells = [(n, t) for t in range(trials) for n in grid["n"]][index::count]
+        for n, t in cells[::-1] if args.reverse else cells:
+            rows = pd.DataFrame(fig4.figure4_cell(n, t, args.seed, only))
+            rows.to_csv(target, mode="a", header=not target.exists(), index=False)
+        if args.part:
+            return 0
+    fits = pd.read_csv(out / f"{stem}_fits.csv") if args.replot else \
+        (fits if args.merge else pd.read_csv(out / f"{stem}_fits.csv"))
+    fits = fits.sort_values(["n", "trial"], kind="stable")
+    fits.to_csv(out / f"{stem}_fits.csv", index=False)
+    summary = summarise(fits.assign(status=fits["status"].astype(str)))
+    summary.to_csv(out / f"{stem}_summary.csv", index=False)
+    _plot_figure4(summary).savefig(out / f"{stem}_utility_vs_n.png", dpi=120)
+    pd.set_option("display.width", 250)
+    table = summary.assign(cell=[f"{u:.3f} +- {c:.3f} ({t})" for u, c, t in
+                                 zip(summary["utility"], summary["ci95"], summary["trials"])])
+    print(f"Figure 4 setting (Gaussian rows, k = 2, d = 200, lambda = (10, 5), sigma = {fig4.SIGMA}, "
+          "eps = 1, delta = 0.01): mean utility +- 95% CI (number of trials) "
+          f"(random subspace: {fig4.random_utility():.3f})")
+    print(table.pivot_table(index="method", columns="n", values="cell", aggfunc="first",
+                            sort=False).to_string())
+    refused = fits[fits["status"].astype(str) != "ok"]
+    print("\nRefusals:", "none" if refused.empty else
+          refused.groupby(["method", "n"])["status"].first().to_string())
+    return 0
+
+
+def _plot_figure4(summary: pd.DataFrame):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for i, (method, curve) in enumerate(summary.groupby("method", sort=False)):
+        style = ":" if method in fig4.NOT_DP else "-"
+        ax.plot(curve["n"], curve["utility"], style, marker="o", color=f"C{i}", label=method)
+        ax.fill_between(curve["n"], curve["utility"] - curve["ci95"], curve["utility"] + curve["ci95"],
+                        color=f"C{i}", alpha=0.2)
+    ax.axhline(fig4.random_utility(), color="grey", linestyle="--", linewidth=0.8,
+               label="random 2-D subspace (expected)")
+    ax.set_xscale("log")
+    ax.set_xlabel("n (rows)")
+    ax.set_ylabel("utility <UU^T, Sigma> / (lambda_1 + lambda_2)")
+    ax.set_title("Duengler & Sanyal Figure 4 setting: Gaussian rows, k = 2, d = 200, eps = 1, "
+                 "delta = 0.01\n(dotted: NOT DP, evidence only; mean and 95% CI)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig
 
 
 if __name__ == "__main__":

@@ -106,6 +106,14 @@ def _oja_statistic(X, c):
 
 _method_entry("k_dp_ojas: clipped Oja gradients", "2 beta", _oja_statistic,
               lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions)
+# amplification="shuffle": the same per-step statistic; the mechanism is the method with its
+# secret order and shuffled calibration (which keeps the parallel noise when that is smaller,
+# as it is at the audit's n <= 50: FMT21's bound gives eps0 = eps for m <= 25 at (1, 1e-5)).
+# Where amplification is active (m = 400, eps0 = 2.2) a test on the released subspace has no
+# power: eps_lb = 0 over 300 releases even with 1% of the calibrated noise (zero rows but one).
+_method_entry("k_dp_ojas (amplification='shuffle'): clipped Oja gradients", "2 beta",
+              _oja_statistic, lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions,
+              amplification="shuffle")
 def _priv_mean(X, c):
     return clipped_mean(X, c["centres"], c["half"])
 

@@ -15,8 +15,12 @@ one chunk and, inside it, in one Oja step (batches are disjoint). Every other st
 same randomized map to both neighbouring datasets, given the history. So the whole run is as
 private as one step (adaptive parallel composition), and each step gets the full (eps, delta)
 of the directions. This is the conservative calibration recommended in the peer-paper summary:
-no amplification by shuffling is claimed (the paper's DP-Ojas noise multiplier
-alpha ~ log(n/delta)/(eps sqrt(n)) relies on it and is not used).
+no amplification by shuffling is claimed by default (the paper's DP-Ojas noise multiplier
+alpha ~ log(n/delta)/(eps sqrt(n)) relies on it and is not used). k-DP-Ojas offers a proven
+amplification by shuffling as an option (``amplification="shuffle"``, Feldman, McMillan &
+Talwar 2021); k-DP-PCA cannot use it: that theorem needs local randomizers of ONE record, and
+each k-DP-PCA step reads a batch of B records (two batches differ in all B, so the step is only
+B eps-DP as a function of its whole batch).
 """
 from __future__ import annotations
 
