@@ -8,26 +8,43 @@ the sections run (basic composition), and ``ledger.json`` lists every release.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
 
+import lazy_loader as lazy
 import numpy as np
-import pandas as pd
 
-from . import datasets
 from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg
-from .directions import dp_pc_dir
-from .preprocessing import as_matrix, private_column_scales
-from .privacy import Ledger
+
+# `dppca --help` builds the parser only: pandas and the analysis (SciPy, statsmodels,
+# matplotlib) load when a command first uses them (SPEC 1 lazy loading).
+pd = lazy.load("pandas")
+
+
+def _deferred(module: str, name: str):
+    """A stand-in for ``dppca.<module>.<name>`` that imports the module on its first call."""
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(f"dppca.{module}"), name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``dppca.{module}.{name}``, imported on first call."
+    return call
+
+
+dp_pc_dir = _deferred("directions", "dp_pc_dir")
+as_matrix = _deferred("preprocessing", "as_matrix")
+private_column_scales = _deferred("preprocessing", "private_column_scales")
+Ledger = _deferred("privacy", "Ledger")
+_load_gau, _load_gau_g, _load_adult = (_deferred("datasets", name)
+                                       for name in ("load_gau", "load_gau_g", "load_adult"))
 
 #: Share of the report's budget for the private column scales when --standardize is given.
 REPORT_SCALE_SHARE = 0.1
 #: The label given to rows whose --group label is missing (a label like any other).
 MISSING_LABEL = "(missing)"
 
-BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g,
-           "adult": lambda: datasets.load_adult(labels=True)}
+BUNDLED = {"gau": _load_gau, "gau_g": _load_gau_g, "adult": lambda: _load_adult(labels=True)}
 
 
 def main(argv=None) -> int:
