@@ -105,6 +105,7 @@ def test_engine_extra_memory_is_at_most_twice_the_data(design):
 
     X = np.random.default_rng(5).normal(size=(60000, 20))
     plan = block_design(60000, 300, np.random.default_rng(6))
+    kendall_tau_matrix(X[:50])  # first use imports numba and loads the fused kernel: not data-sized
     tracemalloc.start()
     try:
         if design == "complete":
