@@ -26,11 +26,14 @@ __all__ = ["FUSED_MAX_P", "fused_available", "fused_pair_sums", "fused_parts", "
 
 #: The public rule: the fused kernel runs when p <= FUSED_MAX_P (and numba is installed and the
 #: scale function is built in); above it the BLAS form wins (its two GEMMs reach the flop
-#: rate of the machine, the fused loop does not). Measured by ``benchmarks/bench_engine.py``.
-FUSED_MAX_P = 24
+#: rate of the machine, the fused loop does not). Measured here (2 cores, n = 5000, BLAS time
+#: over fused time, median of 5): p = 3: 1.77, 5: 1.55, 8: 0.93, 12: 1.00, 20: 0.82.
+FUSED_MAX_P = 6
 
-#: Rows per block (a unit of work of a thread) and columns per tile: a tile's columns
-#: (BLOCK_COLS x p doubles, 20 KiB at p = 5) and the row's work buffer stay in L1/L2.
+#: Rows per block (a unit of work of a thread) and the most columns per tile. A tile's
+#: columns (cols x p doubles) should stay in the L1/L2 cache: ``block_cols`` takes
+#: min(BLOCK_COLS, 4096 // p) columns (512 at p = 5, 204 at p = 20; measured 1.6x faster at
+#: p = 20 than 512 columns).
 BLOCK_ROWS = 32
 BLOCK_COLS = 512
 
@@ -148,7 +151,7 @@ def fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker=0, w
         numerator, least, xi_radius = (scale * rho) * (scale * rho), 2.0 * rho * rho, radius
     degree, cross, direct = np.zeros(n), np.zeros((d, d)), np.zeros((d, d))
     _kernel()(left, sq, lo, hi, X, order, numerator, least, xi_radius, tol, 0.5 * floor,
-              worker, workers, BLOCK_ROWS, BLOCK_COLS, degree, cross, direct)
+              worker, workers, BLOCK_ROWS, max(8, min(BLOCK_COLS, 4096 // d)), degree, cross, direct)
     return degree, cross, direct
 
 
@@ -193,41 +196,30 @@ def _pair_kernel(left, sq, lo, hi, X, order, numerator, least, xi_radius, tol, h
                     zi[a] = left[i, a]
                     ci[a] = 0.0
                 degi = 0.0
-                # Columns outside the band [lo_i, hi_i) cannot be near duplicates of row i.
-                b0 = min(max(lo[i], j0), c1)
-                b1 = min(max(hi[i], b0), c1)
-                for segment in range(2):
-                    s0 = j0 if segment == 0 else b1
-                    m = (b0 if segment == 0 else c1) - s0
-                    if m <= 0:
-                        continue
-                    # Slices: indices from range(m) are provably >= 0, so the loops vectorise
-                    # (an index s0 + k would carry numba's negative-index wrap-around test).
-                    sqs, degs = sq[s0:s0 + m], degree[s0:s0 + m]
+                m = c1 - j0
+                t0 = j0 - c0
+                # Slices: indices from range(m) are provably >= 0, so the loops vectorise
+                # (an index j0 + k would carry numba's negative-index wrap-around test).
+                sqs, degs = sq[j0:c1], degree[j0:c1]
+                for k in range(m):
+                    buf[k] = sqi + sqs[k]
+                # Squared distances s_i + s_j - 2 z_i.z_j, coordinates two at a time (half
+                # the trips of buf through the cache).
+                for a in range(0, d - 1, 2):
+                    ca, cb = -2.0 * zi[a], -2.0 * zi[a + 1]
+                    ra, rb = T[a, t0:t0 + m], T[a + 1, t0:t0 + m]
                     for k in range(m):
-                        buf[k] = sqi + sqs[k]
-                    for a in range(d):
-                        c = -2.0 * zi[a]
-                        row = T[a, s0 - c0:s0 - c0 + m]
-                        for k in range(m):
-                            buf[k] += c * row[k]
+                        buf[k] += ca * ra[k] + cb * rb[k]
+                if d % 2:
+                    ca, ra = -2.0 * zi[d - 1], T[d - 1, t0:t0 + m]
                     for k in range(m):
-                        w = numerator / max(buf[k], least)
-                        buf[k] = w
-                        degi += w
-                        degs[k] += w
-                    for a in range(d):
-                        acc = 0.0
-                        row = T[a, s0 - c0:s0 - c0 + m]
-                        for k in range(m):
-                            acc += buf[k] * row[k]
-                        ci[a] += acc
-                # The band: the engine's test, then the weight or the explicit difference.
-                for j in range(b0, b1):
-                    s = sqi + sq[j]
-                    for a in range(d):
-                        s += -2.0 * zi[a] * T[a, j - c0]
-                    if s <= (tol * sqi + half_floor) + (tol * sq[j] + half_floor):
+                        buf[k] += ca * ra[k]
+                # The band [lo_i, hi_i), the only columns that can hold near duplicates of
+                # row i: the engine's test on the distance just computed; a flagged pair is
+                # summed from its explicit difference and gets weight 0 (distance +inf).
+                for j in range(min(max(lo[i], j0), c1), min(max(hi[i], j0), c1)):
+                    if buf[j - j0] <= (tol * sqi + half_floor) + (tol * sq[j] + half_floor):
+                        buf[j - j0] = math.inf
                         # g(t) g(t)^T from t = (x_j - x_i)/sqrt2 of the original rows, as
                         # signs.apply_sign computes it (a power-of-two rescaling); g(0) = 0.
                         big = 0.0
@@ -246,12 +238,24 @@ def _pair_kernel(left, sq, lo, hi, X, order, numerator, least, xi_radius, tol, h
                         for a in range(d):
                             for b in range(d):
                                 direct[a, b] += (g[a] * (xi / length)) * (g[b] * (xi / length))
-                        continue
-                    w = numerator / max(s, least)
+                for k in range(m):
+                    w = numerator / max(buf[k], least)  # exactly 0 at +inf
+                    buf[k] = w
                     degi += w
-                    degree[j] += w
-                    for a in range(d):
-                        ci[a] += w * T[a, j - c0]
+                    degs[k] += w
+                for a in range(0, d - 1, 2):
+                    acc_a, acc_b = 0.0, 0.0
+                    ra, rb = T[a, t0:t0 + m], T[a + 1, t0:t0 + m]
+                    for k in range(m):
+                        acc_a += buf[k] * ra[k]
+                        acc_b += buf[k] * rb[k]
+                    ci[a] += acc_a
+                    ci[a + 1] += acc_b
+                if d % 2:
+                    acc_a, ra = 0.0, T[d - 1, t0:t0 + m]
+                    for k in range(m):
+                        acc_a += buf[k] * ra[k]
+                    ci[d - 1] += acc_a
                 degree[i] += degi
                 for a in range(d):  # cross += z_i c_i^T: d^2 work per row and tile
                     for b in range(d):
