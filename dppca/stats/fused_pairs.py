@@ -84,6 +84,7 @@ def fused_parts(left, X, order, kind, radius, scale, tol, floor):
     n = left.shape[0]
     workers = min(available_cores(), -(-n // BLOCK_ROWS)) if n >= PARALLEL_MIN_ROWS else 1
     bands = _bands(np.ascontiguousarray(left[:, -1]), tol, floor)
+    _kernel()  # compiled (or loaded) once, before the threads start
 
     def share(worker):
         return fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker, workers,
