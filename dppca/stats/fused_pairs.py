@@ -162,7 +162,11 @@ def _kernel():
     on the first call only)."""
     import numba
 
-    return numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})(_pair_kernel)
+    options = dict(nogil=True, fastmath={"reassoc", "contract"})
+    try:
+        return numba.njit(cache=True, **options)(_pair_kernel)
+    except RuntimeError:  # no writable cache folder (a read-only install): compile in memory
+        return numba.njit(**options)(_pair_kernel)
 
 
 def _pair_kernel(left, sq, lo, hi, X, order, numerator, least, xi_radius, tol, half_floor,
