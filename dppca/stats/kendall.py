@@ -76,6 +76,8 @@ def rounding_slack(rows: int, d: int) -> float:
     weight of the block that holds the changed row (|B| / n; 1 for the complete statistic).
     Against the sensitivity 2 sqrt(2) G^2 / n that is a relative slack of
     d e |B| / sqrt(2) (|B| = n for the complete statistic): 1e-7 at n = 5000, p = 20.
+    Both engines (BLAS strips and :mod:`dppca.stats.fused_pairs`) compute each pair's term
+    by the same formulas and flag the same pairs, so the bound covers either.
 
     Parameters
     ----------
