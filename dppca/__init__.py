@@ -2,32 +2,41 @@
 
 Python mirror of the R package ``dppca`` (g-DPPCA, Kim & Jung 2025) with a fast
 Kendall's tau engine, honest privacy accounting and statsmodels-style summaries.
+
+``import dppca`` is cheap: the public names below are loaded on first use
+(SPEC 1, ``lazy_loader.attach``), so neither SciPy's statistics, statsmodels,
+matplotlib nor an optional extra is imported until a function needs it.
+Set ``EAGER_IMPORT=1`` to load everything at import (lazy_loader's switch).
 """
-from . import metrics, simulate
-from ._validation import DPPCATypeError, DPPCAValueError
-from .datasets import load_adult, load_gau, load_gau_g
-from .directions import dp_pc_dir
-from .privacy import Ledger
-from .privacy.accuracy import DPAccuracyWarning
-from .results import PCDirections, ScoreResult, ScreeResult
-from .controls import (clipped_control, huber_control, pmwm_control, sampling_control,
-                       score_plot_control, scree_plot_control)
-from .score import dp_score, dp_score_group
-from .score_plot import dp_score_plot, dp_score_plot_group
-from .scree import dp_scree, dp_scree_plot
-from .plan import plan
+import lazy_loader as _lazy
 
 __version__ = "0.1.0"
 
+#: Public name -> the submodule defining it. To export a new name, add it here and to __all__.
+_PUBLIC = {
+    "_validation": ["DPPCATypeError", "DPPCAValueError"],
+    "controls": ["clipped_control", "huber_control", "pmwm_control", "sampling_control",
+                 "score_plot_control", "scree_plot_control"],
+    "datasets": ["load_adult", "load_gau", "load_gau_g"],
+    "directions": ["dp_pc_dir"],
+    "planning": ["plan"],  # the module is not named plan: importing it would shadow the function
+    "privacy": ["Ledger"],
+    "privacy.accuracy": ["DPAccuracyWarning"],
+    "privacy.spending": ["budget"],  # the budget store (SQLAlchemy, imported on first use)
+    "results": ["PCDirections", "ScoreResult", "ScreeResult"],
+    "score": ["dp_score", "dp_score_group"],
+    "score_plot": ["dp_score_plot", "dp_score_plot_group"],
+    "scree": ["dp_scree", "dp_scree_plot"],
+    "sklearn": ["DPPCA"],  # the [sklearn] extra: imported on first use only
+}
 
-def __getattr__(name):  # lazy: `import dppca` does not import scikit-learn (extra [sklearn])
-    if name == "DPPCA":
-        from .sklearn import DPPCA
-        return DPPCA
-    if name == "budget":  # the budget store (SQLAlchemy, imported on first use)
-        from .privacy.spending import budget
-        return budget
-    raise AttributeError(f"module 'dppca' has no attribute {name!r}")
+#: Subpackages reachable as attributes (``dppca.metrics``) without an explicit import.
+_SUBMODULES = ["app", "audit", "backends", "cli", "controls", "datasets", "directions",
+               "estimators", "interop", "methods", "metrics", "plotting", "preprocessing",
+               "privacy", "results", "score", "score_plot", "scree", "simulate", "sklearn",
+               "stats"]
+
+__getattr__, __dir__, _ = _lazy.attach(__name__, submodules=_SUBMODULES, submod_attrs=_PUBLIC)
 
 __all__ = ["budget", "DPPCATypeError", "DPPCAValueError", "Ledger", "PCDirections", "dp_pc_dir",
            "load_adult", "load_gau", "load_gau_g", "ScoreResult", "dp_score", "dp_score_group",

@@ -14,27 +14,34 @@ import sys
 import tempfile
 from pathlib import Path
 
+import lazy_loader as lazy
 import numpy as np
-import pandas as pd
 
-from . import datasets
 from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg, int_arg
-from .directions import dp_pc_dir
-from .preprocessing import as_matrix, column_scales
 from .cli_budget import add_budget_parser, charge_report, record_report
-from .preprocessing.matrix import fully_declared
-from .preprocessing.schema import clip_to_bounds, read_schema, record_declared
-from .privacy.composition import GaussianGroup
-from .privacy import Ledger
-from .privacy.store import BudgetStoreError
+from .cli_data import BUNDLED, MISSING_LABEL, deferred, feature_columns, group_levels, load_data
+
+# `dppca --help` builds the parser only: pandas and the analysis (SciPy, statsmodels,
+# matplotlib) load when a command first uses them (SPEC 1 lazy loading).
+pd = lazy.load("pandas")
+
+
+dp_pc_dir = deferred("directions", "dp_pc_dir")
+as_matrix = deferred("preprocessing", "as_matrix")
+column_scales = deferred("preprocessing", "column_scales")
+fully_declared = deferred("preprocessing.matrix", "fully_declared")
+clip_to_bounds, read_schema, record_declared = (deferred("preprocessing.schema", name) for name in
+                                                ("clip_to_bounds", "read_schema", "record_declared"))
+GaussianGroup = deferred("privacy.composition", "GaussianGroup")
+Ledger = deferred("privacy", "Ledger")
 
 #: Share of the report's budget for the private column scales when --standardize is given.
 REPORT_SCALE_SHARE = 0.1
-#: The label given to rows whose --group label is missing (a label like any other).
-MISSING_LABEL = "(missing)"
 
-BUNDLED = {"gau": datasets.load_gau, "gau_g": datasets.load_gau_g,
-           "adult": lambda: datasets.load_adult(labels=True)}
+
+def _help_text(text: str) -> str:
+    """A help string shown as written: argparse %-formats help, so "10%" must read "10%%"."""
+    return text.replace("%", "%%")
 
 
 def main(argv=None) -> int:
@@ -43,9 +50,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (DPPCAValueError, DPPCATypeError, FileNotFoundError, BudgetStoreError) as err:
+    except Exception as err:  # noqa: BLE001 - user errors are printed, any other re-raised
+        if not isinstance(err, _user_errors()):
+            raise
         print(f"dppca: error: {err}", file=sys.stderr)
         return 2
+
+
+def _user_errors() -> tuple:
+    """The errors printed as ``dppca: error: ...`` (exit 2); the store's only once it is loaded
+    (a store error cannot happen before, and importing it would slow down ``--help``)."""
+    errors = (DPPCAValueError, DPPCATypeError, FileNotFoundError)
+    store = sys.modules.get("dppca.privacy.store")
+    return errors if store is None else errors + (store.BudgetStoreError,)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,8 +91,8 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--delta", type=float, required=True, help="total delta of the report")
     report.add_argument("--seed", type=int, default=None, help="random seed")
     report.add_argument("--standardize", action="store_true",
-                        help=_literal(f"divide columns by private scales released once "
-                                      f"({REPORT_SCALE_SHARE:.0%} of the budget)"))
+                        help=_help_text(f"divide columns by private scales released once "
+                                        f"({REPORT_SCALE_SHARE:.0%} of the budget)"))
     report.add_argument("--schema", default=None, metavar="FILE",
                         help="codebook of declared public bounds/scales (CSV or JSON: column, "
                              "lower, upper, scale, units); no budget")
@@ -117,124 +134,6 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
                      "budget every session's runs on --data are charged to ($DPPCA_BUDGET_URL)")
     app.set_defaults(func=run_app_command)
     return app
-
-
-def _literal(text: str) -> str:
-    """A help string shown as written: argparse %-formats help, so "10%" must read "10%%"."""
-    return text.replace("%", "%%")
-
-
-def load_data(spec: str, group: str | None = None) -> tuple:
-    """A bundled dataset by name (``adult`` with its labels), a CSV file, or a Parquet file/folder.
-
-    Returns ``(frame, bundled)``. A CSV's ``group`` column is read as text, so labels keep
-    their spelling ("01" stays "01") and match ``--group-levels`` as written. The report
-    reads the rows into memory (its score and scree sections need them; g-DPPCA uses the
-    incomplete U-statistic at this size): 10^7 rows x 20 columns take 1.6 GB. To stream a
-    bigger file, call :func:`dppca.dp_pc_dir` on its path (dask).
-
-    Raises
-    ------
-    FileNotFoundError
-        No bundled dataset and no file of that name.
-    DPPCAValueError
-        An empty or unreadable file, or a file with no rows.
-    """
-    if spec in BUNDLED:
-        return BUNDLED[spec](), True
-    path = Path(spec)
-    if path.suffix.lower() in PARQUET_SUFFIXES and path.exists():
-        frame = _read_parquet(path, spec, group)
-    elif not path.is_file():
-        raise FileNotFoundError(f"--data: no bundled dataset or file named {spec!r} "
-                                f"(bundled: {sorted(BUNDLED)})")
-    else:
-        frame = _read_csv(path, spec, group)
-    if len(frame) == 0:
-        raise DPPCAValueError(f"--data: the file {spec!r} has {frame.shape[1]} columns and 0 rows; "
-                              "a report needs data rows")
-    return frame, False
-
-
-#: File suffixes read as Parquet (a file, or a folder of a partitioned dataset).
-PARQUET_SUFFIXES = (".parquet", ".pq")
-
-
-def _read_parquet(path, spec, group):
-    try:
-        frame = pd.read_parquet(path)
-    except (OSError, ValueError, ImportError) as err:
-        raise DPPCAValueError(f"--data: cannot read {spec!r} as Parquet ({err})") from None
-    if group is not None and group in frame.columns:
-        frame[group] = frame[group].astype("string")
-    return frame
-
-
-def _read_csv(path, spec, group):
-    try:
-        frame = pd.read_csv(path, dtype=None if group is None else {group: "string"})
-    except pd.errors.EmptyDataError:
-        raise DPPCAValueError(f"--data: the file {spec!r} is empty (no header, no rows)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise DPPCAValueError(f"--data: cannot read {spec!r} as CSV ({err})") from None
-    # pandas renames a repeated name ("a" -> "a.1"): compare with the header as written
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False).iloc[0]
-    repeated = sorted({name for name in header if list(header).count(name) > 1})
-    if repeated:
-        raise DPPCAValueError(f"--data: the file {spec!r} has duplicate column names {repeated}; "
-                              "every column needs its own name")
-    return frame
-
-
-def feature_columns(frame: pd.DataFrame, args, bundled: bool) -> pd.DataFrame:
-    """The columns to analyse: ``--columns``, else every column but ``--group``.
-
-    Never drops a column silently: a chosen column that is not numeric is an error listing
-    them. Without ``--columns`` a bundled dataset uses its numeric columns (its fixed,
-    documented schema, e.g. adult's 5 numeric variables).
-    """
-    if args.group is not None and args.group not in frame.columns:
-        raise DPPCAValueError(f"--group must name a column of the data; no column {args.group!r} "
-                              f"in {list(frame.columns)}")
-    if args.columns is not None:
-        chosen = _name_list(args.columns, "--columns")
-        unknown = [c for c in chosen if c not in frame.columns]
-        if unknown:
-            raise DPPCAValueError(f"--columns names no column {unknown}; the data has {list(frame.columns)}")
-        if args.group in chosen:
-            raise DPPCAValueError(f"--columns must not include the --group column {args.group!r}")
-    elif bundled:
-        chosen = [c for c in frame.select_dtypes("number").columns if c != args.group]
-    else:
-        chosen = [c for c in frame.columns if c != args.group]
-    features = frame[chosen]
-    text = [c for c in chosen if not pd.api.types.is_numeric_dtype(features[c].dtype)]
-    if text:
-        raise DPPCAValueError(f"--data: columns {text} are not numeric; choose the numeric columns "
-                              "to analyse with --columns a,b,c (and the labels with --group)")
-    return features
-
-
-def group_levels(spec: str | None) -> list | None:
-    """``--group-levels``: comma-separated labels, or ``@FILE`` with one label per line."""
-    if spec is None:
-        return None
-    if spec.startswith("@"):
-        path = Path(spec[1:])
-        if not path.is_file():
-            raise FileNotFoundError(f"--group-levels: no file {spec[1:]!r}")
-        levels = [line.strip() for line in path.read_text().splitlines() if line.strip()]
-        if not levels:
-            raise DPPCAValueError(f"--group-levels: the file {spec[1:]!r} lists no label")
-        return levels
-    return _name_list(spec, "--group-levels")
-
-
-def _name_list(spec: str, option: str) -> list:
-    names = [s.strip() for s in spec.split(",") if s.strip()]
-    if not names:
-        raise DPPCAValueError(f"{option} must list at least one name (comma-separated); got {spec!r}")
-    return names
 
 
 def run_app_command(args) -> int:
@@ -452,7 +351,7 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
 
 def run_plan(args) -> int:
     """Print the expected accuracy of the report's scree section (directions included)."""
-    from .plan import plan
+    from .planning import plan
 
     if (args.data is None) == (args.n is None or args.p is None):
         raise DPPCAValueError("give --data, or both --n and --p (and not both)")

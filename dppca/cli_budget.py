@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import sys
 
+import lazy_loader as lazy
 import numpy as np
-import pandas as pd
 
 from ._validation import DPPCAValueError
-from .privacy.spending import Budget, debit
-from .privacy.store import BudgetStore, URL_VARIABLE
+
+# `dppca --help` lists this sub-command: the store and pandas load when a command runs.
+pd = lazy.load("pandas")
+spending = lazy.load("dppca.privacy.spending")
+stores = lazy.load("dppca.privacy.store")
 
 
 def add_budget_parser(sub, load_data):
@@ -61,7 +64,7 @@ def add_budget_parser(sub, load_data):
     commands.add_parser("list", help="every registered dataset")
     for command in (init, show, log, commands.choices["list"]):
         command.add_argument("--store", default=None,
-                             help=f"SQLAlchemy URL of the store (default: ${URL_VARIABLE}, else "
+                             help="SQLAlchemy URL of the store (default: $DPPCA_BUDGET_URL, else "
                                   "SQLite under the user's data directory)")
     parser.set_defaults(func=run_budget, load_data=load_data)
     return parser
@@ -89,7 +92,7 @@ def run_budget(args) -> int:
     registered 'gau': total eps=2, delta=1e-05
     0
     """
-    store = BudgetStore(args.store)
+    store = stores.BudgetStore(args.store)
     if args.budget_command == "init":
         values = None if args.data is None else numeric_values(args.load_data(args.data)[0])
         store.register(args.name, args.eps, args.delta, args.gaussian_share, values=values)
@@ -140,12 +143,12 @@ def charge_report(args, frame):
     """
     if getattr(args, "budget", None) is None:
         return None
-    handle = Budget(args.budget, BudgetStore(getattr(args, "budget_store", None)))
+    handle = spending.Budget(args.budget, stores.BudgetStore(getattr(args, "budget_store", None)))
     registered = handle.status()["fingerprint"]
     if registered is not None and handle.store.fingerprint(numeric_values(frame)) != registered:
         raise DPPCAValueError(f"--data {args.data!r} is not the data registered as "
                               f"{args.budget!r} (its fingerprint differs)")
-    charge = debit(handle, "dppca report", args.eps, args.delta, data=args.data,
+    charge = spending.debit(handle, "dppca report", args.eps, args.delta, data=args.data,
                    sections=args.sections, k=args.k, standardize=args.standardize)
     return handle.store, charge.charge_id
 

@@ -21,7 +21,7 @@ from scipy.spatial.distance import pdist
 from scipy.stats import ortho_group
 
 from dppca import DPPCATypeError, DPPCAValueError
-from dppca.stats import kendall
+from dppca.stats import fused_pairs, kendall
 from dppca.stats.kendall import SIGNS, kendall_tau_matrix, sign_bound, spatial_sign
 from dppca.stats.kendall_reference import kendall_tau_matrix_naive
 
@@ -107,21 +107,54 @@ SIGN_ARGS = {
 # ---------------------------------------------------------------------------
 
 
+#: Both engines (the fused numba kernel takes the built-in signs only).
+ENGINES = ["blas", "fused"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("sign_args", SIGN_ARGS.values(), ids=SIGN_ARGS.keys())
 @pytest.mark.parametrize("make_data", DATASETS.values(), ids=DATASETS.keys())
-def test_fast_matches_naive(make_data, sign_args):
+def test_fast_matches_naive(make_data, sign_args, engine):
+    if engine == "fused" and "xi" in sign_args:
+        pytest.skip("a user xi runs in Python: BLAS engine only")
     X = make_data()
-    K = kendall_tau_matrix(X, **sign_args)
+    K = kendall_tau_matrix(X, **sign_args, engine=engine)
     assert rel_err(K, kendall_tau_matrix_naive(X, **sign_args)) < MATCH_RTOL
 
 
 @pytest.mark.parametrize("tile", [2, 7, 33])
-def test_near_duplicates_split_across_strips(tile):
+def test_near_duplicates_split_across_strips(tile, monkeypatch):
     # Small tiles put many near-duplicate pairs in different strips and
-    # tiles; each must still be found and summed directly.
+    # tiles; each must still be found and summed directly (the fused kernel's
+    # row blocks and column tiles too, and its threads on a small input).
     X = near_duplicates()
-    K = kendall_tau_matrix(X, tile=tile)
+    K = kendall_tau_matrix(X, tile=tile, engine="blas")
     assert rel_err(K, kendall_tau_matrix_naive(X)) < MATCH_RTOL
+    monkeypatch.setattr(fused_pairs, "BLOCK_ROWS", tile)
+    monkeypatch.setattr(fused_pairs, "BLOCK_COLS", tile + 3)
+    monkeypatch.setattr(fused_pairs, "PARALLEL_MIN_ROWS", 2)
+    K = kendall_tau_matrix(X, engine="fused")
+    assert rel_err(K, kendall_tau_matrix_naive(X)) < MATCH_RTOL
+
+
+def test_default_engine_follows_the_public_rule():
+    X = gaussian()
+    assert fused_pairs.use_fused(300, 5, "spherical")
+    assert not fused_pairs.use_fused(300, fused_pairs.FUSED_MAX_P + 1, "spherical")
+    assert not fused_pairs.use_fused(300, 5, "custom")
+    # same arithmetic per pair, different summation order: rounding only (EXACT_RTOL)
+    assert rel_err(kendall_tau_matrix(X), kendall_tau_matrix(X, engine="blas")) < EXACT_RTOL
+    assert np.array_equal(kendall_tau_matrix(X), kendall_tau_matrix(X, engine="fused"))
+    with pytest.raises(ValueError, match="`engine`"):
+        kendall_tau_matrix(X, engine="gpu")
+    with pytest.raises(ValueError, match="`engine`"):
+        kendall_tau_matrix(X, xi=tanh_xi, engine="fused")
+    # data near DBL_MAX make the winsorized sign a Python xi: the BLAS form runs, no refusal
+    # (a refusal would depend on the data; the audit's DBL_MAX neighbours found it)
+    big = X * 1e306
+    big[0] = np.finfo(np.float64).max
+    K = kendall_tau_matrix(big, "winsorized", radius=1e150, engine="fused")
+    assert rel_err(K, kendall_tau_matrix_naive(big, "winsorized", radius=1e150)) < MATCH_RTOL
 
 
 @settings(max_examples=60, deadline=None)
@@ -141,9 +174,10 @@ def test_near_duplicates_split_across_strips(tile):
     ),
     sign=st.sampled_from(SIGNS),
     tile=st.integers(1, 9),
+    engine=st.sampled_from(ENGINES),
 )
-def test_fast_matches_naive_property(X, sign, tile):
-    K = kendall_tau_matrix(X, sign, tile=tile)
+def test_fast_matches_naive_property(X, sign, tile, engine):
+    K = kendall_tau_matrix(X, sign, tile=tile, engine=engine)
     K0 = kendall_tau_matrix_naive(X, sign)
     if not np.any(K0):  # all rows identical: both must be exactly 0
         assert not np.any(K)
@@ -166,16 +200,19 @@ def test_symmetric_and_deterministic(sign):
     assert np.linalg.eigvalsh(K).min() > -1e-14  # PSD up to rounding
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("cores, pinned_blas", [(1, True), (1, False), (2, True), (3, True)])
-def test_threading_does_not_change_the_result(monkeypatch, cores, pinned_blas):
+def test_threading_does_not_change_the_result(monkeypatch, cores, pinned_blas, engine):
     # The split over worker threads (and the fallback without OpenBLAS's
     # thread-local switch) only reorders the sum.
     X = rounded_integers()
-    K = kendall_tau_matrix(X, tile=50)
+    K = kendall_tau_matrix(X, tile=50, engine=engine)
     monkeypatch.setattr(kendall, "available_cores", lambda: cores)
+    monkeypatch.setattr(fused_pairs, "available_cores", lambda: cores)
+    monkeypatch.setattr(fused_pairs, "PARALLEL_MIN_ROWS", 2)
     if not pinned_blas:
         monkeypatch.setattr(kendall, "openblas_local_thread_setters", lambda: ())
-    assert rel_err(kendall_tau_matrix(X, tile=50), K) < EXACT_RTOL
+    assert rel_err(kendall_tau_matrix(X, tile=50, engine=engine), K) < EXACT_RTOL
 
 
 def test_spherical_trace_is_one_without_duplicates():

@@ -6,9 +6,11 @@ import pytest
 
 from dppca import dp_pc_dir
 from dppca._validation import DPPCAValueError
-from dppca.stats.kendall import kendall_tau_matrix
+from dppca.stats.kendall import kendall_tau_matrix, rounding_slack
 from dppca.methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT
-from dppca.stats.pair_design import COMPLETE_WORK, MIN_PAIRS_PER_ROW, block_design, incomplete_kendall_tau_matrix, pairs_per_row_rule, resolve_design
+from dppca.stats.pair_design import (COMPLETE_WORK, MIN_PAIRS_PER_ROW, block_design, block_sum_slack,
+                                     incomplete_kendall_tau_matrix, largest_block, pairs_per_row_rule,
+                                     pairwise_sum, resolve_design)
 
 
 def test_design_is_a_partition_with_nearly_equal_blocks():
@@ -103,6 +105,7 @@ def test_engine_extra_memory_is_at_most_twice_the_data(design):
 
     X = np.random.default_rng(5).normal(size=(60000, 20))
     plan = block_design(60000, 300, np.random.default_rng(6))
+    kendall_tau_matrix(X[:50])  # first use imports numba and loads the fused kernel: not data-sized
     tracemalloc.start()
     try:
         if design == "complete":
@@ -150,3 +153,41 @@ def test_incomplete_clamped_fractions_keep_the_2_over_n_bound_for_a_far_outlier(
         b = block_clamped_fractions(neighbour, design, 0.0, 6e-4)
         assert abs(a[0] - b[0]) <= 2 / n * block_fp_inflation(n, block_max)
     assert abs(a[0] - b[0]) > 0  # the duplicate's pair term changed from ~1 to 0
+
+
+def test_pairwise_sum_depth_is_logarithmic():
+    # 1 + m tiny terms: a running total from 1.0 rounds every tiny term away (each is below
+    # half an ulp of 1), the pairwise sum first adds the tiny terms among themselves, so it
+    # is within gamma_L * sum|a|, L = 2 ceil(log2(m + 1)), of the exact fsum.
+    m = 1000
+    terms = [np.array([1.0])] + [np.array([2.0 ** -54])] * m
+    exact = math.fsum(float(t[0]) for t in terms)
+    depth = 2 * math.ceil(math.log2(len(terms) + 1))
+    bound = depth * 2.0 ** -53 * exact * 1.0001
+    assert abs(float(pairwise_sum(terms)[0]) - exact) <= bound
+    assert float(sum(terms)[0]) == 1.0  # the running total loses all m terms (m 2^-54 > bound)
+    assert m * 2.0 ** -54 > bound
+
+
+def test_block_sum_within_its_slack_of_the_exact_sum_over_blocks():
+    # The statistic's sum over blocks against math.fsum of the same block terms: the
+    # difference is at most the (iii)-(iv) rounding of block_sum_slack, in Frobenius norm,
+    # u (L + 1) n G^2 / n with G = 1 (spherical) and L = 6 ceil(log2(m + 1)).
+    n, r = 3000, 9
+    X = np.random.default_rng(4).standard_t(3, size=(n, 3))
+    design = block_design(n, r, np.random.default_rng(5))
+    blocks = [(a, b) for a, b in zip(design.bounds[:-1], design.bounds[1:])]
+    terms = np.array([(b - a) * kendall_tau_matrix(X[design.order[a:b]]) for a, b in blocks])
+    exact = np.vectorize(lambda i, j: math.fsum(terms[:, i, j]))(*np.indices((3, 3))) / n
+    L = 6 * math.ceil(math.log2(len(blocks) + 1))
+    assert np.linalg.norm(incomplete_kendall_tau_matrix(X, design) - exact) <= 2.0 ** -53 * (L + 2)
+    slack = block_sum_slack(n, r, 3)
+    assert slack > rounding_slack(largest_block(n, r), 3)  # the sum's term is included
+
+
+def test_gdppca_sensitivity_carries_the_block_sum_slack():
+    X = np.random.default_rng(6).normal(size=(2000, 3))
+    fit = dp_pc_dir(X, 2, g_dppca=True, eps=1.0, delta=1e-5, design="incomplete",
+                    pairs_per_row=99, rng=7)
+    assert fit.ledger.releases[0].sensitivity == pytest.approx(
+        GDPPCA_SENSITIVITY_CONSTANT * (1 + block_sum_slack(2000, 99, 3)) / 2000, rel=1e-15)

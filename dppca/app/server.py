@@ -323,7 +323,7 @@ def _outputs(kind, note, figure, output):
 
 def _plan_table(data_, input):
     """:func:`dppca.plan` of the scree run as set (public numbers only), as a small table."""
-    from ..plan import plan
+    from ..planning import plan
 
     try:
         planned = plan(data_.n, data_.p, input.k(), input.eps(), input.delta(),

@@ -51,11 +51,25 @@ def _kendall_mechanism(X, c, rng):
     return _fit_matrix(fit)
 
 
+def _kendall_fused_mechanism(X, c, rng):
+    fit = gdppca_directions(X, X.shape[1], eps=EPS, delta=DELTA, rng=rng, calibration="analytic",
+                            ledger=Ledger(EPS, DELTA), sign="winsorized", radius=1.0)
+    return _fit_matrix(fit)
+
+
 register(AuditedRelease(
     "g-DPPCA: Kendall's tau matrix (spherical sign)", claim="2 sqrt(2)/n (Frob.)",
-    statistic=lambda X, c: kendall_tau_matrix(X),
+    statistic=lambda X, c: kendall_tau_matrix(X, engine="blas"),
     sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
     mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=3))
+
+# The fused numba kernel (the default engine at small p: dppca.stats.fused_pairs.use_fused),
+# with the winsorized sign so that both weight forms of the kernel are searched.
+register(AuditedRelease(
+    "g-DPPCA: Kendall's tau matrix, fused kernel (winsorized sign)", claim="2 sqrt(2) r^2/n, r = 1 (Frob.)",
+    statistic=lambda X, c: kendall_tau_matrix(X, "winsorized", radius=1.0, engine="fused"),
+    sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
+    mechanism=_kendall_fused_mechanism, eps=EPS, delta=DELTA, p=3))
 
 # ----------------------------------------------------------------------------- private scales
 

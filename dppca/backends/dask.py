@@ -90,8 +90,9 @@ def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=N
 
     Returns
     -------
-    ndarray, shape (p, p)
-        Unnormalised: divide by n for the incomplete Kendall's tau matrix.
+    list of ndarray, shape (p, p) each
+        One unnormalised sum per chunk, in block order: the caller adds them (with a bounded
+        rounding depth) and divides by n for the incomplete Kendall's tau matrix.
 
     Raises
     ------
@@ -109,9 +110,9 @@ def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=N
 
     parts = [dask.delayed(block_sum)(block, np.arange(local[-1]), local, sign, radius, xi)
              for block, local in _design_chunks(X, design)]
-    total, finite = dask.compute(dask.delayed(sum)(parts), da.isfinite(X).all())
+    sums, finite = dask.compute(parts, da.isfinite(X).all())
     _check_finite(finite)
-    return total
+    return list(sums)
 
 
 def dask_block_terms(X, design, statistic) -> np.ndarray:

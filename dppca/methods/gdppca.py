@@ -7,8 +7,8 @@ import textwrap
 
 import numpy as np
 
-from ..stats.kendall import rounding_slack, sign_bound
-from ..stats.pair_design import kendall_statistic, largest_block, resolve_design
+from ..stats.kendall import sign_bound
+from ..stats.pair_design import block_sum_slack, kendall_statistic, resolve_design
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.accuracy import StepAccuracy
@@ -185,14 +185,15 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     floating point (snapping to a power-of-two grid, exact rounded-Gaussian draws; its sigma is
     the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma). In floating point the
     computed K_g carries the engine's rounding, so the tight constant is released as
-    2 sqrt(2) (1 + rho) with rho from :func:`dppca.stats.kendall.rounding_slack` (1.7e-6 at
-    n = 5000, p = 20).
+    2 sqrt(2) (1 + rho) with rho from :func:`dppca.stats.pair_design.block_sum_slack` (the
+    engine's :func:`dppca.stats.kendall.rounding_slack`, 1.7e-6 at n = 5000, p = 20, plus the
+    rounding of the sum over blocks of an incomplete design).
     """
     n, p = values.shape
     r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
     # The tight constant carries the engine's rounding slack (R's 4 has room to spare).
     constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else \
-        GDPPCA_SENSITIVITY_CONSTANT * (1 + rounding_slack(largest_block(n, r), p))
+        GDPPCA_SENSITIVITY_CONSTANT * (1 + block_sum_slack(n, r, p))
     sensitivity = constant * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound,
                                         xi=xi) ** 2 / n
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)

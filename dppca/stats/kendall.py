@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import int_arg
+from .fused_pairs import fused_parts, use_fused
 from .signs import SIGNS, apply_sign, pair_weights, power_of_two_scale, resolve_sign, sign_bound, spatial_sign, without_overflow
 from .threads import available_cores, openblas_local_thread_setters
 
@@ -75,6 +76,8 @@ def rounding_slack(rows: int, d: int) -> float:
     weight of the block that holds the changed row (|B| / n; 1 for the complete statistic).
     Against the sensitivity 2 sqrt(2) G^2 / n that is a relative slack of
     d e |B| / sqrt(2) (|B| = n for the complete statistic): 1e-7 at n = 5000, p = 20.
+    Both engines (BLAS strips and :mod:`dppca.stats.fused_pairs`) compute each pair's term
+    by the same formulas and flag the same pairs, so the bound covers either.
 
     Parameters
     ----------
@@ -97,7 +100,7 @@ def rounding_slack(rows: int, d: int) -> float:
     return d * (d + 2) * unit / _NEAR_DUPLICATE_TOL * rows / np.sqrt(2.0)
 
 
-def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
+def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, engine=None):
     """Generalized multivariate Kendall's tau matrix, computed fast.
 
     Parameters
@@ -113,6 +116,10 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     tile : int, default 2048
         Rows per tile of the pair matrix. Memory is O(tile * strip + n d),
         never O(n^2); the result does not depend on `tile` beyond rounding.
+    engine : {None, "blas", "fused"}, optional
+        None: the public rule :func:`dppca.stats.fused_pairs.use_fused` (the fused numba
+        kernel for p <= 24 and a built-in sign, else BLAS). Both do the same per-pair
+        arithmetic, so they agree to rounding and share :func:`rounding_slack`.
 
     Returns
     -------
@@ -125,8 +132,9 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     ------
     ValueError
         For an unknown `sign`, a `radius` that is not finite and positive, a
-        non-callable `xi`, a `tile` that is not a positive integer, or `X`
-        that is not 2-D with at least 2 rows.
+        non-callable `xi`, a `tile` that is not a positive integer, an unknown
+        `engine` ("fused" with a user `xi` or without numba), or `X` that is not
+        2-D with at least 2 rows.
 
     Notes
     -----
@@ -161,9 +169,22 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048):
     X = check_rows(X)
     tile = int_arg(tile, "tile", lower=1)
     n, d = X.shape
-    X, spec = without_overflow(X, resolve_sign(sign, radius, xi, d))
+    spec = resolve_sign(sign, radius, xi, d)
+    fused = use_fused(n, d, spec.kind) if engine is None else engine == "fused"
+    if engine not in (None, "fused", "blas") or (fused and not use_fused(n, 2, spec.kind)):
+        raise ValueError(f"`engine` must be None, 'blas' or 'fused' (built-in signs, numba "
+                         f"installed); got {engine!r}")
+    X, spec = without_overflow(X, spec)
+    # Data near DBL_MAX turn the sign into a Python xi (signs.without_overflow): BLAS form then.
+    # Which engine runs changes the rounding only (one slack covers both), nothing observable.
+    fused = fused and spec.kind != "custom"
     prep = _prepare(X)
-    parts = _accumulate_in_parallel(prep, spec, n, tile)
+    if fused:
+        parts = [_Accumulator(*part) for part in fused_parts(
+            prep.left, X, prep.order, spec.kind, spec.radius, prep.scale,
+            _NEAR_DUPLICATE_TOL, _DISTANCE_FLOOR)]
+    else:
+        parts = _accumulate_in_parallel(prep, spec, n, tile)
     return normalise_pair_sum(_combine(prep, parts), n)
 
 
