@@ -118,7 +118,8 @@ def test_scree_ledgers_match_the_noise_drawn(data, method):
 
 def test_score_ledgers_match_the_noise_drawn(data):
     parts = check_ledger_against_noise(_quiet(dp_score, data, 1.0, 1e-5, rng=3).ledger)
-    assert parts["laplace rows"] == 1 and parts["svt rows"] == 2
+    # the frame: one magnitude bound and one radius search per axis (a rectangle)
+    assert parts["laplace rows"] == 1 and parts["svt rows"] == 3
     group = np.where(data[:, 0] > 5, "up", "down")
     check_ledger_against_noise(_quiet(dp_score_group, data, group, 1.0, 1e-5, rng=3).ledger)
 
