@@ -14,11 +14,13 @@ import lazy_loader as lazy
 import numpy as np
 
 from ._validation import DPPCAValueError
+from .cli_data import deferred
 
-# `dppca --help` lists this sub-command: the store and pandas load when a command runs.
+# `dppca --help` lists this sub-command: the store and pandas load when a command runs
+# (lazy_loader.load of a dppca submodule would import its package, dppca.privacy, at once).
 pd = lazy.load("pandas")
-spending = lazy.load("dppca.privacy.spending")
-stores = lazy.load("dppca.privacy.store")
+Budget, debit = (deferred("privacy.spending", name) for name in ("Budget", "debit"))
+BudgetStore = deferred("privacy.store", "BudgetStore")
 
 
 def add_budget_parser(sub, load_data):
@@ -92,7 +94,7 @@ def run_budget(args) -> int:
     registered 'gau': total eps=2, delta=1e-05
     0
     """
-    store = stores.BudgetStore(args.store)
+    store = BudgetStore(args.store)
     if args.budget_command == "init":
         values = None if args.data is None else numeric_values(args.load_data(args.data)[0])
         store.register(args.name, args.eps, args.delta, args.gaussian_share, values=values)
@@ -143,12 +145,12 @@ def charge_report(args, frame):
     """
     if getattr(args, "budget", None) is None:
         return None
-    handle = spending.Budget(args.budget, stores.BudgetStore(getattr(args, "budget_store", None)))
+    handle = Budget(args.budget, BudgetStore(getattr(args, "budget_store", None)))
     registered = handle.status()["fingerprint"]
     if registered is not None and handle.store.fingerprint(numeric_values(frame)) != registered:
         raise DPPCAValueError(f"--data {args.data!r} is not the data registered as "
                               f"{args.budget!r} (its fingerprint differs)")
-    charge = spending.debit(handle, "dppca report", args.eps, args.delta, data=args.data,
+    charge = debit(handle, "dppca report", args.eps, args.delta, data=args.data,
                    sections=args.sections, k=args.k, standardize=args.standardize)
     return handle.store, charge.charge_id
 
