@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import DPPCAValueError
 from .signs import apply_sign, resolve_sign
 
-__all__ = ["array_api_kendall_tau_matrix", "is_foreign_array", "to_numpy"]
+__all__ = ["array_api_kendall_tau_matrix", "is_foreign_array", "take_rows", "to_numpy"]
 
 #: Entries above this are divided by 4 first (as in :func:`dppca.stats.signs.without_overflow`),
 #: so centring and differences cannot overflow.
@@ -88,6 +88,33 @@ def to_numpy(x) -> np.ndarray:
     if compat.is_torch_array(x):
         return np.asarray(x.detach().cpu().numpy(), dtype=np.float64)
     return np.asarray(np.from_dlpack(x), dtype=np.float64)
+
+
+def take_rows(X, index):
+    """``X[index]`` for a numpy array or an array of another array-API library (on its device).
+
+    Parameters
+    ----------
+    X : array, shape (n, d)
+    index : ndarray of int, shape (m,)
+        Row numbers (a numpy array: public, e.g. a block of a random design).
+
+    Returns
+    -------
+    array, shape (m, d)
+        Of the library and device of `X`.
+
+    Examples
+    --------
+    >>> take_rows(np.arange(6.0).reshape(3, 2), np.array([2, 0])).tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
+    if not is_foreign_array(X):
+        return X[index]
+    import array_api_compat as compat
+
+    xp = compat.array_namespace(X)
+    return xp.take(X, xp.asarray(np.asarray(index, dtype=np.int64), device=compat.device(X)), axis=0)
 
 
 def array_api_kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048,
