@@ -156,7 +156,8 @@ def array_api_kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, t
     with Frobenius sensitivity 2 sqrt(2) G^2 / n (Proposition 2.1; proof in
     :func:`dppca.methods.gdppca.gdppca_directions`). This engine evaluates the same
     Laplacian identity as the BLAS form, over square tiles (I, J), I <= J, j > i inside the
-    diagonal tiles.
+    diagonal tiles, with the rows sorted by norm so that only tiles whose norm ranges
+    overlap (within a factor 1.04) are tested for near duplicates, as in the BLAS form.
 
     Privacy in floating point: :func:`dppca.stats.kendall.rounding_slack` covers this
     engine, by the same argument as the BLAS form. (i) Every pair outside the computed
@@ -216,6 +217,11 @@ def _pair_sum(xp, X, spec, tile, tol, floor):
     scale = math.ldexp(1.0, min(max(math.frexp(big)[1], -1021), 1023)) if big > 0 else 1.0
     Z = (X - median) * (1.0 / scale)  # exact: a power of two
     sq = xp.sum(Z * Z, axis=1)
+    # Rows sorted by squared norm, as in the BLAS form: near duplicates have nearly equal
+    # norms, so most tiles provably hold none and skip the test (_may_hold_near_duplicates).
+    order = xp.argsort(sq)
+    X, Z, sq = xp.take(X, order, axis=0), xp.take(Z, order, axis=0), xp.take(sq, order)
+    sq_host = to_numpy(sq)
     ones = xp.ones((n, 1), dtype=xp.float64, device=device)
     left = xp.concat([Z, ones, sq[:, None]], axis=1)  # [z, 1, s]
     right = xp.concat([-2.0 * Z, sq[:, None], ones], axis=1)  # [-2 z, s, 1]
@@ -229,24 +235,42 @@ def _pair_sum(xp, X, spec, tile, tol, floor):
             b = starts[bj]
             cols = slice(b, min(b + tile, n))
             D2 = right[rows, :] @ xp.matrix_transpose(left[cols, :])  # s_i + s_j - 2 z_i.z_j
-            near = D2 <= (tol * sq[rows] + 0.5 * floor)[:, None] + (tol * sq[cols] + 0.5 * floor)[None, :]
-            keep = xp.logical_not(near)
-            if bi == bj:  # a diagonal tile holds each pair twice: keep j > i
-                index = xp.arange(D2.shape[0], device=device)
-                keep = xp.logical_and(keep, index[:, None] < index[None, :])
-                near = xp.logical_and(near, index[:, None] < index[None, :])
-            W = xp.where(keep, _weights(xp, xp.where(keep, D2, 1.0), spec, scale), 0.0)
+            if bi != bj and not _may_hold_near_duplicates(sq_host, rows, cols, tol, floor):
+                W = _weights(xp, D2, spec, scale)  # every D2 > tol (s_i + s_j) + floor > 0
+            else:
+                near = D2 <= (tol * sq[rows] + 0.5 * floor)[:, None] + (tol * sq[cols] + 0.5 * floor)[None, :]
+                keep = xp.logical_not(near)
+                if bi == bj:  # a diagonal tile holds each pair twice: keep j > i
+                    index = xp.arange(D2.shape[0], device=device)
+                    keep = xp.logical_and(keep, index[:, None] < index[None, :])
+                    near = xp.logical_and(near, index[:, None] < index[None, :])
+                W = xp.where(keep, _weights(xp, xp.where(keep, D2, 1.0), spec, scale), 0.0)
+                direct += _direct_pairs(xp, X, near, a, b, spec)
             P = W @ left[cols, : d + 1]  # [W Z_J, W 1]
             degree[bi] = degree[bi] + P[:, d]
             degree[bj] = degree[bj] + xp.sum(W, axis=0)
             cross = cross + xp.matrix_transpose(Z[rows, :]) @ P[:, :d]
-            direct += _direct_pairs(xp, X, near, a, b, spec)
     weighted = xp.zeros((d, d), dtype=xp.float64, device=device)
     for a, deg in zip(starts, degree):
         Zb = Z[a:a + deg.shape[0], :]
         weighted = weighted + xp.matrix_transpose(Zb) @ (deg[:, None] * Zb)
     S = to_numpy(weighted - cross - xp.matrix_transpose(cross))
     return S + direct
+
+
+def _may_hold_near_duplicates(sq, rows, cols, tol, floor):
+    """False when no pair of the tile can be flagged (the BLAS form's band argument).
+
+    A flagged pair has d^2 <= tol (s_i + s_j) + floor, and (sqrt(s_i) - sqrt(s_j))^2 <= d^2
+    forces s_j into [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2 (3 tol covers the rounding),
+    unless a squared norm is below floor / tol. Rows are sorted by s (host copy ``sq``).
+    """
+    q = (1.0 - math.sqrt(3.0 * tol)) ** -2
+    tiny = floor / tol
+    s_lo, s_hi = sq[rows.start], sq[rows.stop - 1]
+    lower = s_lo / q if s_lo >= tiny else 0.0
+    upper = max(s_hi * q, tiny)
+    return bool(sq[cols.start] <= upper and sq[cols.stop - 1] >= lower)
 
 
 def _weights(xp, D2, spec, scale):
