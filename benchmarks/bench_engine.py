@@ -134,7 +134,7 @@ def gpu_rows(workloads, runs):
     for label, convert, synchronize in devices:
         for name, X in workloads:
             Y = convert(X)
-            kendall_tau_matrix(Y[:64])  # warm-up: library start, kernels
+            kendall_tau_matrix(Y[:64, :])  # warm-up: library start, kernels
             synchronize()
             seconds = median_seconds(lambda: kendall_tau_matrix(Y), runs)
             blas = median_seconds(lambda: kendall_tau_matrix(X, engine="blas"), 1)
