@@ -4,12 +4,14 @@ Run ``python benchmarks/bench_engine.py`` (``--large`` adds n = 10^5, p = 50 (mi
 ``--directions`` the n = 10^6 ``dp_pc_dir`` row; ``--runs`` sets the repeats, default 5). One table, every
 number a median of the runs and every ratio from this run:
 
-* complete Kendall's tau matrix by the fused numba kernel and by the BLAS form, against the
+* complete Kendall's tau matrix by the fused numba kernel, by the BLAS form and by the
+  array-API engine on numpy arrays ("xp-np"; :mod:`dppca.stats.array_api_kendall`), against the
   limit 2 n^2 p / R, R the flop rate of a 2000 x 2000 GEMM measured in this run (the cost
   of the pair sum if it ran at the machine's BLAS speed); "share" = limit / time;
 * ``dp_pc_dir`` with the defaults at n = 10^6, p = 20 against ``np.cov`` (``--directions``);
 * ``import dppca`` and ``dppca --help`` in fresh processes, next to ``import numpy``;
-* GPU rows when CuPy or torch with a device is present (else one line saying none).
+* GPU rows: the array-API engine on CuPy or torch CUDA arrays, when one is present with a
+  device (else one line saying none), with the speed-up over the BLAS form on the CPU.
 
 The first fused call compiles the kernel (or loads it from numba's cache): it is warmed up
 before timing.
@@ -66,7 +68,7 @@ def kendall_rows(workloads, runs):
     print(f"BLAS rate (2000 x 2000 GEMM, median of {runs}): {rate / 1e9:.1f} GFLOP/s; "
           f"fused kernel for p <= {FUSED_MAX_P}")
     print(f"{'workload':<12} {'n':>8} {'p':>3} {'limit s':>8} {'fused s':>8} {'share':>6} "
-          f"{'BLAS s':>8} {'share':>6} {'target':>6}")
+          f"{'BLAS s':>8} {'share':>6} {'xp-np s':>8} {'share':>6} {'target':>6}")
     for name, X in workloads:
         n, p = X.shape
         limit = 2.0 * n * n * p / rate
@@ -75,11 +77,13 @@ def kendall_rows(workloads, runs):
         fused = (median_seconds(lambda: kendall_tau_matrix(X, engine="fused"), runs)
                  if p <= 4 * FUSED_MAX_P else None)
         blas = median_seconds(lambda: kendall_tau_matrix(X, engine="blas"), runs)
+        api = median_seconds(lambda: kendall_tau_matrix(X, engine="array_api"), runs)
         target = TARGETS.get(name)
         fused_cells = "-".rjust(8) + " " + "-".rjust(6) if fused is None else \
             f"{fused:>8.3f} {limit / fused:>6.0%}"
         print(f"{name:<12} {n:>8} {p:>3} {limit:>8.3f} {fused_cells} "
-              f"{blas:>8.3f} {limit / blas:>6.0%} {'' if target is None else f'{target:.0%}':>6}")
+              f"{blas:>8.3f} {limit / blas:>6.0%} {api:>8.3f} {limit / api:>6.0%} "
+              f"{'' if target is None else f'{target:.0%}':>6}")
 
 
 def directions_row(runs):
@@ -100,21 +104,42 @@ def startup_rows(runs):
           f"(target 0.3), dppca --help {helpt:.3f} s (target 0.5); import numpy alone {base:.3f} s")
 
 
-def gpu_rows():
+def gpu_devices():
+    """(label, function turning a numpy array into a device array) for each GPU library present."""
+    found = []
     try:
-        import cupy  # noqa: F401
-        print("CuPy present: no array-API engine in this build (issue 21 item 2 not done)")
-        return
-    except ImportError:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            found.append(("CuPy", cupy.asarray, cupy.cuda.Device().synchronize))
+    except Exception:  # not installed, or no device / driver
         pass
     try:
         import torch
         if torch.cuda.is_available():
-            print("torch with CUDA present: no array-API engine in this build")
-            return
+            found.append(("torch cuda", lambda X: torch.asarray(X, dtype=torch.float64, device="cuda"),
+                          torch.cuda.synchronize))
     except ImportError:
         pass
-    print("GPU rows: none (no CuPy, no torch with a device)")
+    return found
+
+
+def gpu_rows(workloads, runs):
+    """The array-API engine on each GPU library present (time includes the copy of the p x p
+    sum back to the host; the data are moved to the device before timing)."""
+    devices = gpu_devices()
+    if not devices:
+        print("GPU rows: none (no CuPy, no torch with a device)")
+        return
+    print(f"{'GPU engine':<12} {'workload':<12} {'n':>8} {'p':>3} {'xp s':>8} {'vs BLAS':>8}")
+    for label, convert, synchronize in devices:
+        for name, X in workloads:
+            Y = convert(X)
+            kendall_tau_matrix(Y[:64, :])  # warm-up: library start, kernels
+            synchronize()
+            seconds = median_seconds(lambda: kendall_tau_matrix(Y), runs)
+            blas = median_seconds(lambda: kendall_tau_matrix(X, engine="blas"), 1)
+            print(f"{label:<12} {name:<12} {X.shape[0]:>8} {X.shape[1]:>3} {seconds:>8.3f} "
+                  f"{blas / seconds:>7.1f}x")
 
 
 def main(argv=None):
@@ -132,7 +157,7 @@ def main(argv=None):
     if args.directions:
         directions_row(args.runs)
     startup_rows(args.runs)
-    gpu_rows()
+    gpu_rows(workloads, args.runs)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import int_arg
+from .array_api_kendall import array_api_kendall_tau_matrix, is_foreign_array
 from .fused_pairs import fused_parts, use_fused
 from .signs import SIGNS, apply_sign, pair_weights, power_of_two_scale, resolve_sign, sign_bound, spatial_sign, without_overflow
 from .threads import available_cores, openblas_local_thread_setters
@@ -120,6 +121,9 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
         None: the public rule :func:`dppca.stats.fused_pairs.use_fused` (the fused numba
         kernel for p <= 24 and a built-in sign, else BLAS). Both do the same per-pair
         arithmetic, so they agree to rounding and share :func:`rounding_slack`.
+        "array_api" (also chosen by None for a CuPy, PyTorch or other array-API array):
+        :func:`dppca.stats.array_api_kendall.array_api_kendall_tau_matrix`, on the array's
+        library and device, built-in signs only; same arithmetic, same slack.
 
     Returns
     -------
@@ -166,14 +170,17 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
     (``g(0) = 0``). Other pairs lose at most ~4 of 16 digits to the Gram
     trick; in practice the result matches the pair sum to ~1e-15.
     """
+    if engine == "array_api" or (engine is None and is_foreign_array(X)):
+        return array_api_kendall_tau_matrix(X, sign, radius, xi, tile=tile, tol=_NEAR_DUPLICATE_TOL,
+                                            floor=_DISTANCE_FLOOR)
     X = check_rows(X)
     tile = int_arg(tile, "tile", lower=1)
     n, d = X.shape
     spec = resolve_sign(sign, radius, xi, d)
     fused = use_fused(n, d, spec.kind) if engine is None else engine == "fused"
     if engine not in (None, "fused", "blas") or (fused and not use_fused(n, 2, spec.kind)):
-        raise ValueError(f"`engine` must be None, 'blas' or 'fused' (built-in signs, numba "
-                         f"installed); got {engine!r}")
+        raise ValueError(f"`engine` must be None, 'blas', 'fused' (built-in signs, numba "
+                         f"installed) or 'array_api'; got {engine!r}")
     X, spec = without_overflow(X, spec)
     # Data near DBL_MAX turn the sign into a Python xi (signs.without_overflow): BLAS form then.
     # Which engine runs changes the rounding only (one slack covers both), nothing observable.

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import DPPCAValueError, int_arg, option_arg
+from .array_api_kendall import is_foreign_array, take_rows
 from .kendall import kendall_tau_matrix, rounding_slack
 from .threads import available_cores
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
@@ -183,7 +184,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     if is_dask_array(X):
         chunks = dask_block_kendall(X, design, sum_block_kendall, sign, radius, xi)
         return pairwise_sum(chunks) / design.n
-    X = np.asarray(X, dtype=np.float64)
+    X = X if is_foreign_array(X) else np.asarray(X, dtype=np.float64)  # CuPy, torch: on device
     return sum_block_kendall(X, design.order, design.bounds, sign, radius, xi) / design.n
 
 
@@ -216,12 +217,12 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     """
     blocks = list(zip(bounds[:-1], bounds[1:]))
     # A user xi runs on the calling thread (it may be an R function: see dppca.stats.kendall).
-    workers = 1 if xi is not None else min(available_cores(), len(blocks))
+    # An array-API array (GPU) is reduced block after block, its library parallelising each.
+    workers = 1 if xi is not None or is_foreign_array(X) else min(available_cores(), len(blocks))
 
     def blocks_sum(share):
-        return pairwise_sum((stop - start) * kendall_tau_matrix(X[order[start:stop]], sign=sign,
-                                                                radius=radius, xi=xi)
-                            for start, stop in share)
+        return pairwise_sum((stop - start) * kendall_tau_matrix(
+            take_rows(X, order[start:stop]), sign=sign, radius=radius, xi=xi) for start, stop in share)
 
     # A static round-robin split of the blocks and a fixed reduction order: deterministic.
     shares = [blocks[k::workers] for k in range(workers)]
