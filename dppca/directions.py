@@ -11,11 +11,12 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
                           int_arg, option_arg, rng_arg, seed_of)
 from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
-from .methods.gdppca import NOISES, states_gdppca_sensitivity
+from .methods.gdppca import NOISES, direction_noise_accuracy, states_gdppca_sensitivity
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
 from .preprocessing.schema import clip_to_bounds, declared_schema, is_named_scale, record_declared
 from .privacy import CALIBRATIONS, Ledger, split_budget
+from .privacy.accuracy import AccuracyReport
 from .privacy.spending import debit, records_outcome
 from .results import PCDirections
 
@@ -270,7 +271,11 @@ def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirec
 
 def _result(fit, mat, scales, **facts) -> PCDirections:
     values, label = (None, "none") if scales is None else (scales.values, scales.label)
-    return PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
+    result = PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
+    if result.method == "gdppca" and fit.noise_sd < float("inf"):  # the model: public numbers
+        result.accuracy = AccuracyReport([direction_noise_accuracy(
+            result.n_obs, result.n_features, result.k, fit.sensitivity, fit.noise_sd)])
+    return result
 
 
 def _public_part(scale):

@@ -4,8 +4,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..methods.gdppca import direction_noise_accuracy
-from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 
 
@@ -129,9 +127,6 @@ class PCDirections(DPResult):
         self.options = dict(options or {})
         self._method_notes = list(fit.notes)
         self.target = fit.target
-        if method == "gdppca" and np.isfinite(fit.noise_sd):  # the model, from public numbers
-            self.accuracy = AccuracyReport([direction_noise_accuracy(
-                self.n_obs, self.n_features, k, fit.sensitivity, fit.noise_sd)])
 
     def __array__(self, dtype=None, copy=None):
         return self.directions.to_numpy(dtype=dtype)

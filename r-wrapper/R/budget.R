@@ -37,7 +37,7 @@ dp_budget <- function(name, store = NULL) {
 #' @rdname dp_budget
 #' @export
 dp_budget_log <- function(name, store = NULL) {
-  as.data.frame(.call(.budget_handle(name, store)$log()))
+  .r_frame(.call(.budget_handle(name, store)$log()))
 }
 
 #' @rdname dp_budget

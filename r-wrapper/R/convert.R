@@ -8,6 +8,10 @@
 # The R object of a Python dppca result.
 .from_py <- function(result) .as_r(.call(.py("bridge")$r_payload(result)))
 
+# An R data.frame of a pandas DataFrame, built through the same node tree (reticulate 1.28 does
+# not convert every pandas 2 frame itself).
+.r_frame <- function(frame) .as_r(.call(.py("bridge")$r_data_frame(frame)))
+
 .as_r <- function(node) {
   if (is.null(node)) return(NULL)
   out <- switch(node$r,

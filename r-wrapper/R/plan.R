@@ -31,9 +31,9 @@ dp_plan <- function(n, p, k = 2L, eps, delta, method = "clipped", standardize = 
   planned <- .call(.py()$plan(as.integer(n), as.integer(p), as.integer(k), eps, delta,
                               method = as.list(method), standardize = standardize,
                               g_dppca = g_dppca))
-  table <- reticulate::py_to_r(planned$to_frame())
-  structure(list(table = as.data.frame(table), reliable = isTRUE(planned$reliable),
-                 text = planned$as_text()), class = "dppca_plan")
+  structure(list(table = .r_frame(planned$to_frame()),
+                 reliable = isTRUE(reticulate::py_to_r(planned$reliable)),
+                 text = as.character(reticulate::py_to_r(planned$as_text()))), class = "dppca_plan")
 }
 
 #' @rdname dp_plan
