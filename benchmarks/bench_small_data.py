@@ -210,7 +210,7 @@ def readme_table(quick, eps=4.0) -> pd.DataFrame:
                 res = dp_pc_dir(X, 2, standardize=True, eps=eps, delta=DELTA, rng=seed, scale=scale)
                 errors[key].append(sin_theta(res.directions.to_numpy(), V))
         rows[name] = {"n": X.shape[0], **{key: np.mean(v) for key, v in errors.items()}}
-    table = pd.DataFrame(rows).T
+    table = pd.DataFrame(rows).T.astype({"n": int})
     table["ratio"] = table["private scales"] / table["SD declared"]
     table["target met"] = np.where(table["n"] >= 400, np.where(table["ratio"] <= 1.25, "yes", "NO"),
                                    "(n < 400)")
