@@ -17,10 +17,11 @@ package is installed). delta = 1e-5. One function per table (``TABLES``), each c
 5. The README path (``dp_pc_dir(standardize=True)``, g-DPPCA, k = 2) at eps = 4: mean
    sin-theta to the covariance PCA of the standardized data, against g-DPPCA with the sample SD
    declared public (``scale=``), and their ratio (target <= 1.25 for n >= 400).
-6. The score frame (``private_frame`` on the top-2 scores of the standardized data, a third of
+6. The README path against the scale share (0.2, 0.35, 0.5) at eps = 1 and 4.
+7. The score frame (``private_frame`` on the top-2 scores of the standardized data, a third of
    eps as in ``dp_score``): median share of the frame's area covered by the box of the scores'
    1-99% quantiles (target >= 0.25 on adult, randhie, gau at eps = 1) and zero-width frames.
-7. Analyze Gauss (k = 2, standardized data): mean sin-theta of the default bound, the median
+8. Analyze Gauss (k = 2, standardized data): mean sin-theta of the default bound, the median
    bound and the 0.95 bound (target: default within 1.2x of the better one).
 
 Targets of dp_scree's values: for private directions v, v'Sv with S the sample covariance
@@ -48,6 +49,8 @@ from dppca.privacy.composition import GaussianGroup
 DELTA = 1e-5
 EPS_FULL, EPS_QUICK = (0.5, 1.0, 2.0, 4.0), (1.0, 4.0)
 SEEDS_FULL, SEEDS_QUICK, SEEDS_LARGE = 20, 3, 5
+#: Scale shares compared on the README path (``share_table``).
+SHARES = (0.2, 0.35, 0.5)
 K = 3
 
 
@@ -217,6 +220,26 @@ def readme_table(quick, eps=4.0) -> pd.DataFrame:
     return table
 
 
+def share_table(quick) -> pd.DataFrame:
+    """README path vs the scale share: ratio of mean sin-theta to the sample SD declared public."""
+    rows = []
+    for name in ("breast_cancer", "diabetes", "digits", "gau"):
+        X = matrix(name)
+        V, sd = _top(_standardized(X)), X.std(axis=0, ddof=1)
+        seeds = range(_seeds(quick, X.shape[0]))
+        for eps in EPS_QUICK:
+            declared = np.mean([sin_theta(dp_pc_dir(X, 2, standardize=True, eps=eps, delta=DELTA,
+                                                    rng=seed, scale=sd).directions.to_numpy(), V)
+                                for seed in seeds])
+            row = {"data": name, "eps": eps, "SD declared": declared}
+            for share in SHARES:
+                row[f"share {share:g}"] = np.mean([sin_theta(dp_pc_dir(
+                    X, 2, standardize=True, eps=eps, delta=DELTA, rng=seed, scale_share=share)
+                    .directions.to_numpy(), V) for seed in seeds]) / declared
+            rows.append(row)
+    return pd.DataFrame(rows).set_index(["data", "eps"])
+
+
 def frame_table(quick) -> pd.DataFrame:
     """Score frame (eps/3): median box(1-99%) / frame area, and the count of zero-width frames."""
     rows = {}
@@ -270,6 +293,8 @@ TABLES = [("dp_scree defaults: within 10x, negatives, marks, 95% interval covera
            "SD; (warn): the accuracy model warns", scales_table),
           ("README path (standardize=True, g-DPPCA, k=2) at eps=4: mean sin-theta, private scales "
            "vs the sample SD declared public (target ratio <= 1.25 for n >= 400)", readme_table),
+          ("README path vs scale_share (eps 1 and 4): mean sin-theta with the sample SD declared, "
+           "and the private-scale runs' ratio to it per share", share_table),
           ("Score frame (eps/3): median box(1-99%) / frame area (target >= 0.25 on adult, "
            "randhie, gau at eps = 1); zero-width frames", frame_table),
           ("Analyze Gauss (k=2, standardized): mean sin-theta, default / median / 0.95 bound "
@@ -279,6 +304,8 @@ TABLES = [("dp_scree defaults: within 10x, negatives, marks, 95% interval covera
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 seeds, eps in {1, 4}")
+    parser.add_argument("--only", nargs="+", metavar="FUNCTION",
+                        help="run only these tables (function names, e.g. share_table)")
     args = parser.parse_args(argv)
     seeds = (f"{SEEDS_QUICK} seeds" if args.quick else
              f"{SEEDS_FULL} seeds ({SEEDS_LARGE} on randhie and adult, n > 10,000)")
@@ -287,6 +314,8 @@ def main(argv=None) -> None:
     with pd.option_context("display.width", 160, "display.max_columns", 20,
                            "display.float_format", "{:.3g}".format):
         for title, table in TABLES:
+            if args.only and table.__name__ not in args.only:
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the accuracy warnings are tabulated instead
                 print(f"== {title}\n{table(args.quick)}\n", flush=True)
