@@ -7,6 +7,7 @@ import pytest
 
 from dppca import dp_pc_dir, dp_score, dp_scree, load_gau
 from dppca.preprocessing import ColumnScales, as_matrix, column_scales, sample_scale
+from dppca.directions import SCALE_SHARE
 from dppca.preprocessing.scales import private_column_scales
 
 
@@ -58,7 +59,6 @@ def test_readme_scales_within_2x_at_eps_4_on_the_real_sets_with_n_over_400():
     # octave, > 8 predicted median errors), so the 80% bar fails only if the estimator breaks;
     # fixed seeds 0-2, pooled over seeds and columns.
     datasets = pytest.importorskip("sklearn.datasets")
-    from dppca.directions import SCALE_SHARE
     from dppca.privacy.composition import GaussianGroup
 
     for load in (datasets.load_diabetes, datasets.load_breast_cancer):
@@ -89,7 +89,7 @@ def test_dp_scree_releases_the_scales_once_with_scale_share_of_the_call():
 def test_dp_score_releases_the_scales_once_with_their_share():
     res = dp_score(load_gau().iloc[:600], eps=1, delta=1e-5, standardize=True, g_dppca=True, rng=0)
     assert len([r for r in res.ledger if r.step.startswith("scale")]) == 3
-    assert _scale_eps(res.ledger) == pytest.approx(0.2)
+    assert _scale_eps(res.ledger) == pytest.approx(SCALE_SHARE)  # basic composition in dp_score
     assert res.ledger.spent_eps == pytest.approx(1.0)
 
 
