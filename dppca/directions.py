@@ -21,7 +21,7 @@ from .privacy.spending import debit, records_outcome
 from .results import PCDirections
 
 #: Default share of the call's budget spent on private column scales when standardize=True.
-SCALE_SHARE = 0.2
+SCALE_SHARE = 0.35
 #: Methods whose releases are all Gaussian mechanisms (Analyze Gauss releases its norm bound by the
 #: exponential mechanism, so it is not one): with private scales the call's budget is
 #: one Gaussian-DP group (scales: ``scale_share`` of mu^2, the method the rest). Other methods
@@ -90,7 +90,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         :func:`dppca.preprocessing.schema.read_schema`) it may declare some columns only: the
         others get private scales (on the scale share), the declared ones cost nothing.
     scale_share : float in (0, 1)
-        Share of the call's budget spent on private scales (default 0.2): of mu^2 in Gaussian-DP
+        Share of the call's budget spent on private scales (default 0.35): of mu^2 in Gaussian-DP
         terms for g-DPPCA (all its releases are Gaussian), of (eps, delta) for other methods.
     calibration : {"analytic", "classic"}
         Gaussian noise calibration: Balle & Wang (2018) exact (default), or the R package's

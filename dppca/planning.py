@@ -13,15 +13,15 @@ from ._validation import bool_arg, delta_arg, eps_arg, int_arg, option_arg, opti
 from .controls import SCREE_METHODS, resolve_controls
 from .directions import SCALE_SHARE
 from .privacy import CALIBRATIONS
+from .preprocessing.scale_accuracy import scale_accuracy
 from .privacy.accuracy import AccuracyReport
 from .privacy.composition import GaussianGroup
 from .results.base import frame_table, notes_text
 from .scree_plan import scree_plan
 
 #: Predictors of further steps, called as f(n, p, k, eps, delta, *, standardize, calibration)
-#: and returning a StepAccuracy or None. Part B of issue 20 adds the private scales
-#: (preprocessing.scales.scale_accuracy), the centre (estimators.centre.centre_accuracy) and the
-#: score frame (estimators.frame.frame_accuracy) here.
+#: and returning a StepAccuracy or None (the private column scales of standardize=True are
+#: predicted by :func:`dppca.preprocessing.scale_accuracy.scale_accuracy`, first in the plan).
 STEP_PREDICTORS: list = []
 
 
@@ -144,6 +144,8 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
     report = scree_plan(n, p, k, group, methods, controls, flags, scale_share)
     extra = [f(n, p, k, eps, delta, standardize=flags["standardize"], calibration=calibration)
              for f in STEP_PREDICTORS]
+    if flags["standardize"] and flags["g_dppca"]:  # private scales before the directions
+        extra.insert(0, scale_accuracy(n, p, eps, delta, share=scale_share, calibration=calibration))
     accuracy = AccuracyReport([s for s in extra if s is not None] + report.steps)
     return Plan(accuracy, n, p, k, eps, delta, dict(method=methods, **flags,
                                                     calibration=calibration))

@@ -89,7 +89,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         Also attach the NON-PRIVATE scores and the exact histogram on the same grid.
     scale_share : float in (0, 1)
         Share of (eps, delta), taken by basic composition before the thirds below, for the
-        private column scales (only with standardize=True and g_dppca=True; default 0.2).
+        private column scales (only with standardize=True and g_dppca=True; default 0.35).
     noise : {"tight", "r_dppca"}
         Sensitivity of the g-DPPCA directions' release (their third of the budget): see
         ``noise`` in :func:`dppca.dp_pc_dir`.

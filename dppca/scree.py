@@ -104,7 +104,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         used, its scales reused). Its releases are counted in this call's budget.
     scale_share : float in (0, 1)
         Fraction of the call's Gaussian-DP group (its mu^2) for the private column scales,
-        released once for all methods (only with standardize=True and g_dppca=True; default 0.2).
+        released once for all methods (only with standardize=True and g_dppca=True; default 0.35).
     noise : {"tight", "r_dppca"}
         Sensitivity of the directions computed inside the call (ignored for ``directions=``):
         see ``noise`` in :func:`dppca.dp_pc_dir`.

@@ -91,7 +91,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Gaussian noise calibration (see :func:`dppca.dp_pc_dir`).
     noise : {"tight", "r_dppca"}
         g-DPPCA's noise (see :func:`dppca.dp_pc_dir`).
-    scale_share : float in (0, 1), default 0.2
+    scale_share : float in (0, 1), default 0.35
         Share of the directions' budget spent on private scales when ``standardize=True``.
     design : {"auto", "complete", "incomplete"}
         g-DPPCA's pair design (see :func:`dppca.dp_pc_dir`).

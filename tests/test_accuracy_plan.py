@@ -35,6 +35,23 @@ def test_plan_is_reliable_with_many_rows_and_flags_small_ones():
     assert "UNRELIABLE" in text and "Notes:" in text and "fix:" in text
 
 
+def test_plan_predicts_the_private_scales_of_standardize():
+    # standardize=True with g-DPPCA releases private scales first: the plan shows their predicted
+    # error (scale_accuracy, the same public arithmetic as the scales' own warning) and says that
+    # the directions inherit it; without standardize, or with non-private directions, no such step.
+    from dppca.preprocessing.scale_accuracy import scale_accuracy
+
+    steps = plan(569, 30, 2, 4.0, 1e-5, standardize=True, scale_share=0.3).to_frame()
+    first = steps.iloc[0]
+    expected = scale_accuracy(569, 30, 4.0, 1e-5, share=0.3)
+    assert first["step"] == "column scales" and first["predicted"] == expected.predicted
+    assert "directions are those of the data divided by these scales" in first["assumptions"]
+    assert not plan(178, 13, 2, 1.0, 1e-5, standardize=True).to_frame().iloc[0]["reliable"]
+    for other in (plan(569, 30, 2, 4.0, 1e-5), plan(569, 30, 2, 4.0, 1e-5, standardize=True,
+                                                     g_dppca=False)):
+        assert "column scales" not in set(other.to_frame()["step"])
+
+
 def test_plan_predictions_fall_with_more_eps_and_rows():
     # Every prediction is a noise sd over a signal: more eps or more rows can only lower it.
     def predicted(n, eps):

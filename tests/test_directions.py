@@ -56,14 +56,14 @@ def test_private_recovers_top_direction_at_large_budget(gaussian_frame):
 
 
 def test_ledger_totals_the_budget(gaussian_frame):
-    # Private scales (20% of the budget, one Gaussian-DP group with the directions) at eps=20.
+    # Private scales (35% of the budget, one Gaussian-DP group with the directions) at eps=20.
     res = dp_pc_dir(gaussian_frame * [1, 2, 3, 4], 2, standardize=True, g_dppca=True, eps=20,
                     delta=1e-5, rng=0)
     assert res.ledger.spent_eps == pytest.approx(20.0)
     assert res.ledger.spent_delta == pytest.approx(1e-5)
     steps = list(res.ledger.to_frame()["step"])
     assert steps[-1] == "directions: Kendall's tau matrix" and any("scale" in s for s in steps)
-    assert res.scale_source == "private (20% of eps)"
+    assert res.scale_source == "private (35% of eps)"
 
 
 def test_sensitivity_and_sigma_on_the_ledger(gaussian_frame):

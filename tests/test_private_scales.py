@@ -7,6 +7,7 @@ import pytest
 
 from dppca import dp_pc_dir, dp_score, dp_scree, load_gau
 from dppca.preprocessing import ColumnScales, as_matrix, column_scales, sample_scale
+from dppca.directions import SCALE_SHARE
 from dppca.preprocessing.scales import private_column_scales
 
 
@@ -51,6 +52,24 @@ def test_gau_scales_within_factor_1_5_at_n_1000():
     assert np.mean((ratios < 1.5) & (ratios > 1 / 1.5)) >= 0.9
 
 
+def test_readme_scales_within_2x_at_eps_4_on_the_real_sets_with_n_over_400():
+    # The README's claim (issue 20's target): at eps = 4 and the default share, >= 80% of the
+    # columns within 2x of the sample SD on diabetes (n = 442, p = 10) and breast_cancer
+    # (569, 30). scale_accuracy predicts a median error of 0.09 and 0.12 octaves there (2x is 1
+    # octave, > 8 predicted median errors), so the 80% bar fails only if the estimator breaks;
+    # fixed seeds 0-2, pooled over seeds and columns.
+    datasets = pytest.importorskip("sklearn.datasets")
+    from dppca.privacy.composition import GaussianGroup
+
+    for load in (datasets.load_diabetes, datasets.load_breast_cancer):
+        X = np.asarray(load().data, float)
+        mat, sd = as_matrix(X), X.std(axis=0, ddof=1)
+        ratios = np.concatenate([private_column_scales(
+            mat, rng=np.random.default_rng(seed), noise=GaussianGroup(4.0, 1e-5).share(SCALE_SHARE))
+            / sd for seed in range(3)])
+        assert np.mean((ratios > 0.5) & (ratios < 2)) >= 0.8, load.__name__
+
+
 def test_dp_pc_dir_scales_take_their_share_in_gaussian_dp_terms():
     res = dp_pc_dir(load_gau().iloc[:500], 2, standardize=True, g_dppca=True, eps=1, delta=1e-5,
                     rng=0, scale_share=0.3)
@@ -70,7 +89,7 @@ def test_dp_scree_releases_the_scales_once_with_scale_share_of_the_call():
 def test_dp_score_releases_the_scales_once_with_their_share():
     res = dp_score(load_gau().iloc[:600], eps=1, delta=1e-5, standardize=True, g_dppca=True, rng=0)
     assert len([r for r in res.ledger if r.step.startswith("scale")]) == 3
-    assert _scale_eps(res.ledger) == pytest.approx(0.2)
+    assert _scale_eps(res.ledger) == pytest.approx(SCALE_SHARE)  # basic composition in dp_score
     assert res.ledger.spent_eps == pytest.approx(1.0)
 
 

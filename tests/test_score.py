@@ -36,7 +36,7 @@ def test_ledger_spends_exactly_the_budget(clusters, g_dppca, method):
 
 
 def test_private_standardization_is_on_the_ledger(clusters):
-    # Private scales need a larger budget at n = 600 (they get 20% of the directions' third).
+    # Private scales need a larger budget at n = 600 (they get 35% of the directions' third).
     res = dp_score(_numeric(clusters), 30.0, 1e-5, standardize=True, g_dppca=True, rng=1)
     assert any(r.step.startswith("scale") for r in res.ledger)
     assert res.ledger.spent_eps == pytest.approx(30.0)

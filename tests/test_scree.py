@@ -201,7 +201,7 @@ def test_g_dppca_false_is_labelled_not_private_end_to_end(wide):
 def test_private_standardization_is_on_the_ledger(wide):
     X = wide * [1, 10, 100, 1000]
     res = dp_scree(X, 2, standardize=True, g_dppca=True, eps=20, delta=1e-5, rng=0)
-    assert res.scale_source == "private (20% of eps)"
+    assert res.scale_source == "private (35% of eps)"
     assert any(s.startswith("scale") for s in res.ledger["clipped"].to_frame()["step"])
     assert res.ledger["clipped"].spent_eps == pytest.approx(20)
 
@@ -369,7 +369,7 @@ def test_summary_header_and_notes(wide):
     text = str(dp_scree(wide, 2, method=ALL, g_dppca=True, rng=11, **BUDGET).summary())
     for fact in ["Differentially Private Scree", "clipped, pmwm, huber", "replace-one", "400",
                  "Seed:", "11", "Total variance", "g-DPPCA (private)", "PVE among k", "cum. PVE",
-                 "noise only", "PC1", "PC2"]:
+                 "noise only", "robust variance below the", "PC1", "PC2"]:
         assert fact in text
     assert dp_scree(wide, 2, g_dppca=True, rng=0, **BUDGET)._repr_html_().startswith("<table")
 

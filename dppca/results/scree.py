@@ -401,9 +401,14 @@ class ScreeResult(DPResult):
                         f"The {len(self.methods)} methods share the directions and the trace and "
                         "split the rest of the budget; one method's numbers alone depend only on "
                         "its own ledger (`result.ledger[method]`)."))
-        notes.append("Std err and intervals cover the privacy noise (and, for clipped, its "
-                     "clipping bias under Gaussian scores), not sampling error, heavier-tailed "
-                     "clipping bias or direction error; intervals are raw -/+ z(1 - alpha/2) s.e. "
+        notes.append("Std err and intervals cover the privacy noise only (for clipped, plus its "
+                     "clipping bias under Gaussian scores): not sampling error, direction error, "
+                     "or the larger clipping bias of heavy-tailed columns (incomes, counts, skewed "
+                     "measurements), whose clipped values estimate a robust variance below the "
+                     "variance, so that an interval marked reliable can still miss it (measured "
+                     "coverage of 95% intervals at n x eps >= 500: 22-52% on breast_cancer, 33% on "
+                     "randhie, 0-27% on adult; benchmarks/bench_small_data.py); "
+                     "intervals are raw -/+ z(1 - alpha/2) s.e. "
                      "(conf_int(alpha); summary(alpha)), clipped at 0"
                      + (" (Huber: noise of the last step, approximate)."
                         if "huber" in self.methods else "."))

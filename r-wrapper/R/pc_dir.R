@@ -14,7 +14,7 @@
 #' @param k Number of directions, an integer in `1..p`.
 #' @param center Logical. Accepted for parity: the directions are translation invariant.
 #' @param standardize Logical. Divide each column by a scale first. Private calls use
-#'   private column scales (20% of the budget, on the ledger) unless `scale =` (public
+#'   private column scales (35% of the budget, on the ledger) unless `scale =` (public
 #'   scales) is passed through `...`; non-private calls use the sample SD.
 #' @param g_dppca Logical. `FALSE`: non-private PCA; `TRUE`: g-DPPCA. Default: `TRUE`
 #'   when a budget `eps` is given, so that a call with a budget is private ('dppca''s
