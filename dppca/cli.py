@@ -140,9 +140,16 @@ def run_app_command(args) -> int:
     """Serve the interactive app (``dppca.app.run_app``) until interrupted."""
     from .app import run_app
 
-    # Bundled data as the R package ships them (adult: numeric columns only).
-    frame = BUNDLED[args.data]() if args.data in BUNDLED else \
-        None if args.data is None else load_data(args.data, args.group)[0]
+    # Bundled data as the R package ships them (adult: numeric columns only). A CSV file is read
+    # as text cells: its schema comes from the header, never from the cells (dppca.app.data).
+    if args.data is not None and args.data not in BUNDLED and args.data.lower().endswith(".csv") \
+            and Path(args.data).is_file():
+        from .app.data import read_csv_cells
+
+        frame = read_csv_cells(Path(args.data).read_bytes(), True, args.data)
+    else:
+        frame = BUNDLED[args.data]() if args.data in BUNDLED else \
+            None if args.data is None else load_data(args.data, args.group)[0]
     run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
             host=args.host, port=args.port, launch_browser=not args.no_browser,
             **({} if args.budget is None else {"budget": args.budget}))

@@ -64,8 +64,9 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
     X : pandas.DataFrame or 2-D numpy array, optional
         Data offered as "Provided data" (the default source when given), n >= 2.
     group : str or array_like of length n, optional
-        A column name of X (a DataFrame) or one label per row. None: inferred from the
-        schema (a column named group, label, class, cluster, ... or the first non-numeric).
+        A column name of X (a DataFrame) or one label per row. None: the first column named
+        group, label, class, cluster, ... (the header only; cell values are never read).
+        Every other column is a variable; a cell that is not a finite number counts as 0.
     eps_total, delta_total : float, optional
         A fixed session total for every dataset (the page then cannot change it). None: set
         in the page before the first run (default eps 5, delta 10^-(ceil(log10 n) + 1)).
@@ -81,8 +82,8 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        X not a DataFrame or array, fewer than 2 rows, a bad group, fewer than 2 finite
-        numeric columns, or only one of eps_total / delta_total.
+        X not a DataFrame or array, fewer than 2 rows, a bad group, fewer than 2 variables
+        (columns other than the group column), or only one of eps_total / delta_total.
 
     Examples
     --------

@@ -14,7 +14,8 @@ import traceback
 from shiny import reactive, render, ui
 
 from .._validation import DPPCATypeError, DPPCAValueError
-from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
+from .data import (SCHEMA_RULES, AppData, AppDataError, default_delta, example_data, infer_group_column,
+                   prepare, read_upload)
 from .runs import (CONTROL_INPUTS, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
                    score_settings, scree_is_gaussian, scree_png, scree_settings)
 from .session import BudgetExceeded, SessionBudget, registered_budget
@@ -73,7 +74,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 return
             choices = {"": "(none)"} | {str(c): str(c) for c in frame.columns}
             ui.update_select("upload_group_col", choices=choices,
-                             selected=str(infer_group_column(frame) or ""))
+                             selected=str(infer_group_column(frame.columns) or ""))
 
         @reactive.calc
         def loaded():
@@ -150,9 +151,9 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
             # The number of labels is not shown: the label set is private until released.
             group = f"; groups: {data_.group_name}" if data_.labels is not None \
                 else "; no group column"
-            unused = f". Not used (non-numeric): {', '.join(data_.unused)}" if data_.unused else ""
-            return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} numeric variables"
-                        f"{group}{unused}.", class_="small-help", id="data-summary")
+            return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} variables{group}. The "
+                        f"schema comes from the header, never from the cells: {SCHEMA_RULES}.",
+                        class_="small-help", id="data-summary")
 
         @render.ui
         def scree_plan():

@@ -52,8 +52,8 @@ def data_panel(provided: bool):
         ui.panel_conditional(
             "input.data_source === 'upload'",
             ui.input_file("csv_file", "CSV file", accept=[".csv", "text/csv"]),
-            ui.p(f"Numeric columns are the variables; at most {MAX_UPLOAD_BYTES // 2**20} MB, "
-                 "no missing values.", class_="small-help"),
+            ui.p(f"At most {MAX_UPLOAD_BYTES // 2**20} MB. Every column but the group column is a "
+                 "variable; a cell that is not a finite number counts as 0.", class_="small-help"),
             ui.input_checkbox("csv_header", "First row holds column names", True),
             ui.input_select("upload_group_col", "Group column (labels, not a variable)",
                             {"": "(none)"})),
