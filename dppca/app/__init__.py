@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import webbrowser
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from .._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg
 from ..privacy.spending import budget_arg
 from .data import MAX_UPLOAD_BYTES, AppData, AppDataError, prepare
 
-__all__ = ["MAX_UPLOAD_BYTES", "create_app", "run_app", "start_app"]
+__all__ = ["LOOPBACK", "MAX_UPLOAD_BYTES", "check_host", "create_app", "run_app", "start_app"]
 
 
 def _provided(X, group) -> AppData | None:
@@ -99,19 +100,52 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
 
     provided = _provided(X, group)
     fixed = _fixed_total(eps_total, delta_total)
-    store = None
+    store, operator = None, None
     if budget is not None:
         if provided is None:
             raise DPPCAValueError("`budget` is the budget of the provided data: give X too")
+        if fixed is not None:
+            raise DPPCAValueError("`budget` brings its registered total: leave `eps_total` and "
+                                  "`delta_total` out")
         store = budget_arg(budget)
         status = store.status()
         fixed = (status["eps_total"], status["delta_total"])
-    return App(app_ui(provided=provided is not None, fixed=fixed),
+        provided = replace(provided, label=f"{store.name} (registered)")
+        operator = (provided.label, store.name)
+    return App(app_ui(provided=provided is not None, fixed=fixed, operator=operator),
                make_server(provided, fixed, store))
 
 
+#: Host names and addresses that serve this machine only.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def check_host(host, allow_remote=False) -> str:
+    """``host`` if it is a loopback interface or ``allow_remote`` is set; else a clear error.
+
+    Raises
+    ------
+    DPPCAValueError
+        A host beyond loopback (e.g. 0.0.0.0) without ``allow_remote=True`` (CLI:
+        ``--allow-remote``).
+
+    Examples
+    --------
+    >>> check_host("127.0.0.1")
+    '127.0.0.1'
+    >>> check_host("0.0.0.0", allow_remote=True)
+    '0.0.0.0'
+    """
+    host = str(host)
+    if allow_remote or host in LOOPBACK or host.startswith("127."):
+        return host
+    raise DPPCAValueError(f"host {host!r} would serve the app beyond this machine: pass "
+                          "allow_remote=True (dppca app --allow-remote) and put authentication in "
+                          "front of it (a reverse proxy; see docs/budget.md, 'The app')")
+
+
 def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0.0.1", port=8000,
-            launch_browser=True, budget=None):
+            launch_browser=True, budget=None, allow_remote=False):
     """Serve the app until interrupted (R: ``dppca_app(X = NULL, group = NULL)``).
 
     Parameters
@@ -124,6 +158,9 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
         TCP port (0 < port < 65536).
     launch_browser : bool
         Open the page in the default web browser.
+    allow_remote : bool
+        Needed to bind beyond loopback (e.g. ``host="0.0.0.0"``); put authentication in front
+        (a reverse proxy, docs/budget.md).
 
     Returns
     -------
@@ -133,7 +170,7 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        As :func:`create_app`, or a bad port.
+        As :func:`create_app`, a bad port, or a host beyond loopback without ``allow_remote``.
 
     Examples
     --------
@@ -144,6 +181,7 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
     """
     import uvicorn
 
+    host = check_host(host, allow_remote)
     app = create_app(X, group, eps_total=eps_total, delta_total=delta_total, budget=budget)
     port = int_arg(port, "port", 1, 65535)
     if launch_browser:  # once the server below has had a moment to start

@@ -60,8 +60,11 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
     """The Shiny server function, with the provided data and an optional fixed total.
 
     ``store`` (a :func:`dppca.budget` handle) holds the provided data's budget: every session's
-    runs on them are charged there, before they compute (see :class:`SessionBudget`).
+    runs on them are charged there, before they compute (see :class:`SessionBudget`). It is
+    operator mode: the provided data are the only source, whatever the client sends (the inputs
+    of the source, the upload and the totals are not read), and the total is the store's.
     """
+    operator = store is not None
 
     def server(input, output, session):
         budgets: dict[str, SessionBudget] = {}
@@ -93,6 +96,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
         def loaded():
             """(AppData or None, message or None) for the chosen source."""
             try:
+                if operator:
+                    return provided, None
                 source = input.data_source()
                 if source == "provided" and provided is not None:
                     return provided, None
@@ -187,6 +192,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 input.eps_total(), input.delta_total()  # re-render while the total is being set
             (spent_eps, spent_delta), (left_eps, left_delta) = current.spent, current.remaining
             share = 100 * spent_eps / current.eps_total
+            delta_share = 100 * spent_delta / current.delta_total
             status = ("The total is fixed for these data." if current.fixed else
                       "The total is fixed at the first run on these data.")
             return ui.div(
@@ -198,9 +204,13 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 ui.div(ui.div(f"eps: {share:.0f}% spent", class_="progress-bar bg-danger",
                               style=f"width: {share:.2f}%", role="progressbar"),
                        class_="progress mt-1"),
+                ui.div(ui.div(f"delta: {delta_share:.0f}% spent", class_="progress-bar bg-warning",
+                              style=f"width: {delta_share:.2f}%", role="progressbar"),
+                       class_="progress mt-1"),
                 class_="budget-bar card p-2 mb-2", id="budget",
                 **{"data-eps-spent": repr(spent_eps), "data-eps-total": repr(current.eps_total),
-                   "data-delta-spent": repr(spent_delta), "data-runs": str(len(current.runs))})
+                   "data-delta-spent": repr(spent_delta), "data-delta-total": repr(current.delta_total),
+                   "data-runs": str(len(current.runs))})
 
         @render.ui
         def ledger_table():

@@ -405,9 +405,22 @@ def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
     (X, group), options = calls[0]
     assert X.shape == (5000, 21) and group == "group"
     assert options == dict(eps_total=3.0, delta_total=1e-6, host="127.0.0.1", port=8050,
-                           launch_browser=False)
+                           launch_browser=False, allow_remote=False)
     assert main(["app"]) == 0 and calls[1][0] == (None, None)  # example data and uploads only
     assert calls[1][1]["launch_browser"] is True
+    assert main(["app", "--host", "0.0.0.0", "--allow-remote"]) == 0
+    assert calls[2][1]["allow_remote"] is True
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "example.org"])
+def test_binding_beyond_loopback_needs_allow_remote(host):
+    from dppca.app import check_host, run_app
+
+    with pytest.raises(DPPCAValueError, match="allow_remote=True.*reverse proxy"):
+        run_app(host=host, launch_browser=False)  # refused before anything is served
+    assert check_host(host, allow_remote=True) == host
+    for loopback in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        assert check_host(loopback) == loopback
 
 
 @pytest.mark.parametrize("module", ["dppca.app", "dppca.app.data", "dppca.app.session"])
