@@ -38,7 +38,12 @@ dp_budget <- function(name, store = NULL) {
 #' @rdname dp_budget
 #' @export
 dp_budget_log <- function(name, store = NULL) {
-  as.data.frame(.call(.budget_handle(name, store)$log()))
+  log <- .call(.budget_handle(name, store)$log())
+  # reticulate 1.28 cannot convert this pandas frame (mixed object columns) and leaves it a
+  # Python object: it comes to R as CSV text instead (the ledger column is quoted JSON).
+  if (!inherits(log, "python.builtin.object")) return(as.data.frame(log))
+  utils::read.csv(text = log$to_csv(index = FALSE),
+                  stringsAsFactors = FALSE, check.names = FALSE)
 }
 
 #' @rdname dp_budget
