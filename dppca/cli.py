@@ -144,6 +144,9 @@ def run_app_command(args) -> int:
     """Serve the interactive app (``dppca.app.run_app``) until interrupted."""
     from .app import run_app
 
+    if args.budget is not None and args.data is None:
+        raise DPPCAValueError("--budget NAME serves a registered dataset to analysts: give its file "
+                              "on this server with --data FILE")
     # Bundled data as the R package ships them (adult: numeric columns only). A CSV file is read
     # as text cells: its schema comes from the header, never from the cells (dppca.app.data).
     if args.data is not None and args.data not in BUNDLED and args.data.lower().endswith(".csv") \

@@ -394,7 +394,7 @@ def test_start_app_serves_in_a_child_process_and_stops():
         start_app(X.iloc[:1])
 
 
-def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
+def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch, capsys):
     import dppca.app
     from dppca.cli import main
 
@@ -410,6 +410,8 @@ def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
     assert calls[1][1]["launch_browser"] is True
     assert main(["app", "--host", "0.0.0.0", "--allow-remote"]) == 0
     assert calls[2][1]["allow_remote"] is True
+    assert main(["app", "--budget", "survey"]) == 2 and len(calls) == 3  # printed, not served
+    assert "--budget NAME serves a registered dataset" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "example.org"])
