@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import webbrowser
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from .._validation import DPPCATypeError, DPPCAValueError, float_arg, int_arg
 from ..privacy.spending import budget_arg
 from .data import MAX_UPLOAD_BYTES, AppData, AppDataError, prepare
 
-__all__ = ["MAX_UPLOAD_BYTES", "create_app", "run_app", "start_app"]
+__all__ = ["LOOPBACK", "MAX_UPLOAD_BYTES", "check_host", "create_app", "run_app", "start_app"]
 
 
 def _provided(X, group) -> AppData | None:
@@ -64,8 +65,9 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
     X : pandas.DataFrame or 2-D numpy array, optional
         Data offered as "Provided data" (the default source when given), n >= 2.
     group : str or array_like of length n, optional
-        A column name of X (a DataFrame) or one label per row. None: inferred from the
-        schema (a column named group, label, class, cluster, ... or the first non-numeric).
+        A column name of X (a DataFrame) or one label per row. None: the first column named
+        group, label, class, cluster, ... (the header only; cell values are never read).
+        Every other column is a variable; a cell that is not a finite number counts as 0.
     eps_total, delta_total : float, optional
         A fixed session total for every dataset (the page then cannot change it). None: set
         in the page before the first run (default eps 5, delta 10^-(ceil(log10 n) + 1)).
@@ -81,8 +83,8 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        X not a DataFrame or array, fewer than 2 rows, a bad group, fewer than 2 finite
-        numeric columns, or only one of eps_total / delta_total.
+        X not a DataFrame or array, fewer than 2 rows, a bad group, fewer than 2 variables
+        (columns other than the group column), or only one of eps_total / delta_total.
 
     Examples
     --------
@@ -98,19 +100,52 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
 
     provided = _provided(X, group)
     fixed = _fixed_total(eps_total, delta_total)
-    store = None
+    store, operator = None, None
     if budget is not None:
         if provided is None:
             raise DPPCAValueError("`budget` is the budget of the provided data: give X too")
+        if fixed is not None:
+            raise DPPCAValueError("`budget` brings its registered total: leave `eps_total` and "
+                                  "`delta_total` out")
         store = budget_arg(budget)
         status = store.status()
         fixed = (status["eps_total"], status["delta_total"])
-    return App(app_ui(provided=provided is not None, fixed=fixed),
+        provided = replace(provided, label=f"{store.name} (registered)")
+        operator = (provided.label, store.name)
+    return App(app_ui(provided=provided is not None, fixed=fixed, operator=operator),
                make_server(provided, fixed, store))
 
 
+#: Host names and addresses that serve this machine only.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def check_host(host, allow_remote=False) -> str:
+    """``host`` if it is a loopback interface or ``allow_remote`` is set; else a clear error.
+
+    Raises
+    ------
+    DPPCAValueError
+        A host beyond loopback (e.g. 0.0.0.0) without ``allow_remote=True`` (CLI:
+        ``--allow-remote``).
+
+    Examples
+    --------
+    >>> check_host("127.0.0.1")
+    '127.0.0.1'
+    >>> check_host("0.0.0.0", allow_remote=True)
+    '0.0.0.0'
+    """
+    host = str(host)
+    if allow_remote or host in LOOPBACK or host.startswith("127."):
+        return host
+    raise DPPCAValueError(f"host {host!r} would serve the app beyond this machine: pass "
+                          "allow_remote=True (dppca app --allow-remote) and put authentication in "
+                          "front of it (a reverse proxy; see docs/budget.md, 'The app')")
+
+
 def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0.0.1", port=8000,
-            launch_browser=True, budget=None):
+            launch_browser=True, budget=None, allow_remote=False):
     """Serve the app until interrupted (R: ``dppca_app(X = NULL, group = NULL)``).
 
     Parameters
@@ -123,6 +158,9 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
         TCP port (0 < port < 65536).
     launch_browser : bool
         Open the page in the default web browser.
+    allow_remote : bool
+        Needed to bind beyond loopback (e.g. ``host="0.0.0.0"``); put authentication in front
+        (a reverse proxy, docs/budget.md).
 
     Returns
     -------
@@ -132,7 +170,7 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        As :func:`create_app`, or a bad port.
+        As :func:`create_app`, a bad port, or a host beyond loopback without ``allow_remote``.
 
     Examples
     --------
@@ -143,6 +181,7 @@ def run_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0
     """
     import uvicorn
 
+    host = check_host(host, allow_remote)
     app = create_app(X, group, eps_total=eps_total, delta_total=delta_total, budget=budget)
     port = int_arg(port, "port", 1, 65535)
     if launch_browser:  # once the server below has had a moment to start

@@ -56,7 +56,7 @@ class BackgroundApp:
 
 
 def start_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127.0.0.1", port=0,
-              launch_browser=False, python=None) -> BackgroundApp:
+              launch_browser=False, python=None, allow_remote=False) -> BackgroundApp:
     """Start :func:`dppca.app.run_app` in a child process and wait until it serves.
 
     Parameters
@@ -69,6 +69,8 @@ def start_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127
         Open the page in the default web browser once it serves.
     python : str, optional
         Python executable of the child (default: this interpreter).
+    allow_remote : bool
+        Needed for a ``host`` beyond loopback (see :func:`dppca.app.run_app`).
 
     Returns
     -------
@@ -78,7 +80,7 @@ def start_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        As :func:`dppca.app.create_app`.
+        As :func:`dppca.app.create_app`, or a host beyond loopback without ``allow_remote``.
     RuntimeError
         If the server exits or does not listen within ``START_TIMEOUT`` seconds.
 
@@ -88,15 +90,16 @@ def start_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127
     >>> app = start_app()            # doctest: +SKIP
     >>> app.url, app.stop()          # doctest: +SKIP
     """
-    from . import create_app
+    from . import check_host, create_app
 
     create_app(X, group, eps_total=eps_total, delta_total=delta_total)  # the checks, now
+    check_host(host, allow_remote)
     port = int_arg(port, "port", 0, 65535) or _free_port(host)
     folder = Path(tempfile.mkdtemp(prefix="dppca-app-"))  # mode 0700
     payload = folder / "data.pickle"
     with open(os.open(payload, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as handle:
         pickle.dump(dict(X=X, group=group, eps_total=eps_total, delta_total=delta_total,
-                         host=host, port=port), handle)
+                         host=host, port=port, allow_remote=allow_remote), handle)
     log = folder / "server.log"  # the server's messages (a pipe could fill and block it)
     with open(log, "w") as sink:
         process = subprocess.Popen([python or sys.executable, "-m", "dppca.app.background",

@@ -3,18 +3,32 @@
 Everything here is plain Python (no Shiny), so it is tested without a browser. Every
 problem with the input raises :class:`AppDataError`, whose message the page shows as is.
 
-What is treated as public (like n in the privacy contract): the file's schema (column
-names and types), n and p. The group column is inferred from the schema only (R's
-``.infer_group_column`` rules 1 and 2); R's third rule, which reads the data's values
-(the last integer column with few distinct values), is not used: a choice that depends on
-private values would have to be a private release.
+The schema is public and never read from the cells (issue 23, finding 4). What is treated as
+public (like n in the privacy contract): the header (column names), n (the number of non-blank
+lines after the header) and the user's choice of the group column. The schema follows from them
+alone (:data:`SCHEMA_RULES`):
+
+* the group column is the one the user picks, or else the first column with a group-like name
+  (R's ``.infer_group_column`` rule 1); R's rules 2 and 3 read the values (the first
+  non-numeric column; the last integer column with few distinct values) and are not used;
+* every other column is a variable, so p = number of columns - (1 if a group column);
+* a variable's cell that is not a finite real number (text, an empty cell, NaN, +-inf,
+  1e400) counts as :data:`PUBLIC_FILL` (0); a missing group label is the label
+  :data:`MISSING_LABEL`.
+
+Each rule maps one cell (or one line) alone, so a replaced row still changes one row, n and p
+do not change, and no message, refusal or page text depends on a cell. A CSV upload is split
+into lines and fields without quote handling (a field's surrounding quotes are stripped), so
+that one cell cannot change the number of rows or columns either: a line with fewer fields
+than the header is padded with empty cells, one with more is cut to the header's width.
 """
 from __future__ import annotations
 
+import csv
 import hashlib
-import io
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +48,16 @@ EXAMPLES = {
 
 #: The label given to rows whose group label is missing (as in ``dppca report``).
 MISSING_LABEL = "(missing)"
+
+#: The value of a variable's cell that is not a finite real number (a public rule, see above).
+PUBLIC_FILL = 0.0
+
+#: The public rules of the schema, as the page states them.
+SCHEMA_RULES = ("every column except the group column is a variable; a cell that is not a finite "
+                f"number (text, empty, NaN, inf) counts as {PUBLIC_FILL:g}")
+
+#: Line breaks of a CSV upload (not str.splitlines, which also breaks at \x0b, \x1c, \u2028...).
+_LINES = re.compile(r"\r\n|\r|\n")
 
 #: Column names taken as group labels (case-insensitive), R's ``.infer_group_column`` rule 1.
 GROUP_COLUMN_NAMES = ("group", "groups", "label", "labels", "class", "cluster", "g", "color",
@@ -55,13 +79,11 @@ class AppData:
     label : str
         What the page calls the data.
     features : pandas.DataFrame, shape (n, p)
-        The finite numeric columns the PCA uses (never the group column).
+        The variables (every column but the group column), as floats by the public rule.
     labels : pandas.Series or None, shape (n,)
         Group labels for the grouped score plot, or None.
     group_name : str or None
         Name of the group column (or "provided labels").
-    unused : list of str
-        Non-numeric columns that are neither features nor the group column.
     """
 
     key: str
@@ -69,7 +91,6 @@ class AppData:
     features: pd.DataFrame
     labels: pd.Series | None = None
     group_name: str | None = None
-    unused: list = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -94,20 +115,26 @@ def default_delta(n: int) -> float:
     return 10.0 ** -(math.ceil(math.log10(max(n, 2))) + 1)
 
 
-def infer_group_column(frame: pd.DataFrame) -> str | None:
-    """The group column by R's rules 1-2 (schema only): a group-like name, else the first
-    non-numeric column; None if neither exists.
+def infer_group_column(columns) -> str | None:
+    """The group column from the header alone: the first group-like name (R's rule 1), or None.
+
+    Parameters
+    ----------
+    columns : iterable of str, or pandas.DataFrame (its columns)
+        The header. Cell values are never read: a column of labels with another name is
+        chosen by the user (the page's "Group column"), not guessed from its values.
 
     Examples
     --------
-    >>> infer_group_column(pd.DataFrame({"x": [1.0], "Cluster": [2], "kind": ["a"]}))
+    >>> infer_group_column(["x", "Cluster", "kind"])
     'Cluster'
+    >>> infer_group_column(["x", "y", "kind"]) is None
+    True
     """
-    for column in frame.columns:
+    for column in columns:
         if str(column).lower() in GROUP_COLUMN_NAMES:
             return column
-    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    return text[0] if text else None
+    return None
 
 
 def example_data(name: str) -> AppData:
@@ -126,7 +153,7 @@ def example_data(name: str) -> AppData:
 
 
 def read_upload(path, name: str, header: bool = True) -> pd.DataFrame:
-    """Read an uploaded CSV file, with a clear :class:`AppDataError` for every problem.
+    """Read an uploaded CSV file into a table of text cells, by public rules only.
 
     Parameters
     ----------
@@ -135,13 +162,30 @@ def read_upload(path, name: str, header: bool = True) -> pd.DataFrame:
     name : str
         The file name the user chose (checked for the ``.csv`` extension).
     header : bool
-        Whether the first row holds the column names (else V1..Vp).
+        Whether the first line holds the column names (else V1..Vp, p = the first line's
+        number of fields).
+
+    Returns
+    -------
+    pandas.DataFrame, shape (n, p)
+        Text cells (object dtype; an absent field is ""). n = the non-blank lines after the
+        header; p = the header's fields. Types are not inferred: :func:`prepare` turns the
+        variables into numbers by :data:`SCHEMA_RULES`.
 
     Raises
     ------
     AppDataError
-        Not a .csv name, larger than :data:`MAX_UPLOAD_BYTES`, empty, not text, or not
-        parseable as CSV.
+        Not a .csv name, larger than :data:`MAX_UPLOAD_BYTES`, or empty; each a fact about the
+        file's name or size, not its cells (bytes that are not UTF-8 become U+FFFD, i.e. a
+        cell that is not a number).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "d.csv")
+    >>> _ = open(path, "w").write('a,"b",g\\n1,2,x\\n3,abc\\n\\n4,5,y,extra\\n')
+    >>> read_upload(path, "d.csv").values.tolist()
+    [['1', '2', 'x'], ['3', 'abc', ''], ['4', '5', 'y']]
     """
     if not str(name).lower().endswith(".csv"):
         raise AppDataError(f"'{name}' is not a CSV file: upload a file whose name ends in .csv")
@@ -152,56 +196,100 @@ def read_upload(path, name: str, header: bool = True) -> pd.DataFrame:
                            f"{MAX_UPLOAD_BYTES // 2**20} MB = {MAX_UPLOAD_BYTES:,} bytes)")
     if size == 0:
         raise AppDataError(f"'{name}' is empty")
-    raw = Path(path).read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise AppDataError(f"'{name}' is not a UTF-8 text file; save it as CSV (UTF-8)") from None
-    try:
-        frame = pd.read_csv(io.StringIO(text), header=0 if header else None)
-    except pd.errors.EmptyDataError:
-        raise AppDataError(f"'{name}' has no rows or columns") from None
-    except (pd.errors.ParserError, ValueError) as err:
-        raise AppDataError(f"'{name}' could not be read as CSV: {err}".strip()) from None
-    if not header:
-        frame.columns = [f"V{i + 1}" for i in range(frame.shape[1])]
-    frame.attrs["sha256"] = hashlib.sha256(raw).hexdigest()[:16]
-    return frame
+    return read_csv_cells(Path(path).read_bytes(), header, name)
 
 
-def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppData:
-    """Split data into numeric features and group labels, and check both.
-
-    Parameters
-    ----------
-    X : pandas.DataFrame or 2-D array_like, shape (n, p)
-    group : None, str or array_like of length n
-        None: inferred from the schema (:func:`infer_group_column`) when ``infer``; a column
-        name of X; or one label per row.
-    key, label : str
-        See :class:`AppData`.
-    infer : bool
-        Whether to infer a group column when ``group`` is None.
+def read_csv_cells(raw: bytes, header: bool = True, name: str = "the file") -> pd.DataFrame:
+    """CSV bytes as a table of text cells (the public line and field rules of :func:`read_upload`).
 
     Raises
     ------
     AppDataError
-        Fewer than 2 rows, a group column that does not exist, labels of the wrong length or
-        with missing values, fewer than 2 numeric columns, or numeric columns with missing or
-        non-finite values.
+        No non-blank line.
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [0.5, 0.1, 0.2], "g": ["x", "y", "x"]})
-    >>> data = prepare(frame, None, key="mine", label="my data")
-    >>> list(data.features.columns), data.group_name
-    (['a', 'b'], 'g')
+    >>> read_csv_cells(b"x,y\\n1,\\n").values.tolist()
+    [['1', '']]
+    """
+    lines = [line for line in _LINES.split(raw.decode("utf-8-sig", errors="replace"))
+             if line.strip()]
+    if not lines:
+        raise AppDataError(f"'{name}' has no rows or columns")
+    first = next(csv.reader([lines[0]]))  # the header may quote its names (it is public)
+    columns = _unique([c.strip() or f"V{i + 1}" for i, c in enumerate(first)]) if header \
+        else [f"V{i + 1}" for i in range(len(first))]
+    width = len(columns)
+    rows = [(fields + [""] * width)[:width]
+            for fields in (line.split(",") for line in lines[1 if header else 0:])]
+    frame = pd.DataFrame(rows, columns=columns, dtype=object)
+    frame.attrs["sha256"] = hashlib.sha256(raw).hexdigest()[:16]
+    return frame
+
+
+def _unique(names: list) -> list:
+    """Header names made unique as pandas does (a, a.1, a.2)."""
+    seen: dict = {}
+    out = []
+    for name in names:
+        out.append(name if name not in seen else f"{name}.{seen[name]}")
+        seen[name] = seen.get(name, 0) + 1
+    return out
+
+
+def public_numbers(column: pd.Series) -> pd.Series:
+    """A variable's cells as floats by the public rule: not a finite real number -> PUBLIC_FILL.
+
+    Each cell is mapped alone (text and quotes stripped, then read as a number), so no cell
+    changes another's value, the number of rows, or any message.
+
+    Examples
+    --------
+    >>> public_numbers(pd.Series(["1.5", " 2", '"3"', "abc", "", "inf", "1e400"])).tolist()
+    [1.5, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0]
+    """
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        values = pd.Series(np.asarray(column, dtype=float), index=column.index)
+    else:
+        text = column.astype(str).str.strip().str.strip('"').str.strip()
+        values = pd.to_numeric(text, errors="coerce").astype(float)
+    return values.where(np.isfinite(values), PUBLIC_FILL)
+
+
+def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppData:
+    """Split data into variables and group labels by the header alone (:data:`SCHEMA_RULES`).
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or 2-D array_like, shape (n, p)
+        Numbers or text cells (an upload from :func:`read_upload`).
+    group : None, str or array_like of length n
+        None: the first group-like column name (:func:`infer_group_column`) when ``infer``;
+        a column name of X; or one label per row.
+    key, label : str
+        See :class:`AppData`.
+    infer : bool
+        Whether to infer a group column from the names when ``group`` is None.
+
+    Raises
+    ------
+    AppDataError
+        Fewer than 2 rows, a group column that does not exist, labels of the wrong length, or
+        fewer than 2 variables (columns other than the group column). Each depends on n, the
+        header and the arguments only: a cell never causes an error (see :func:`public_numbers`).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": ["0.5", "abc", ""], "g": ["x", "y", "x"]})
+    >>> data = prepare(frame, "g", key="mine", label="my data")
+    >>> list(data.features.columns), data.features["b"].tolist()
+    (['a', 'b'], [0.5, 0.0, 0.0])
     """
     frame = X if isinstance(X, pd.DataFrame) else _as_frame(X)
     if len(frame) < 2:
         raise AppDataError(f"the data must have at least 2 rows; got {len(frame)}")
     if group is None and infer:
-        group = infer_group_column(frame)
+        group = infer_group_column(frame.columns)
     labels, group_name = None, None
     if isinstance(group, str):
         if group not in frame.columns:
@@ -214,22 +302,14 @@ def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppDa
             raise AppDataError(f"`group` must have one label per row ({len(frame)}); got {len(labels)}")
     if labels is not None:
         # A missing label is a label like any other (no refusal: it would depend on the data).
-        labels = labels.astype(object).where(labels.notna(), MISSING_LABEL)
-    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
-               and not pd.api.types.is_bool_dtype(frame[c])]
-    unused = [str(c) for c in frame.columns if c not in numeric]
-    if len(numeric) < 2:
-        raise AppDataError(f"the data must have at least 2 numeric columns; found {len(numeric)}"
-                           + (f" (non-numeric: {unused})" if unused else ""))
-    features = frame[numeric].astype(float)
-    bad = [str(c) for c in numeric if not np.isfinite(features[c].to_numpy()).all()]
-    if bad:
-        raise AppDataError(f"numeric columns {bad} have missing (NaN) or infinite values; remove "
-                           "or impute them before uploading")
-    if labels is not None:
-        labels = labels.reset_index(drop=True)
+        labels = labels.astype(object).where(labels.notna() & (labels.astype(str).str.strip() != ""),
+                                             MISSING_LABEL).reset_index(drop=True)
+    if frame.shape[1] < 2:
+        raise AppDataError(f"the data must have at least 2 variables (columns other than the "
+                           f"group column); found {frame.shape[1]}: {list(map(str, frame.columns))}")
+    features = frame.apply(public_numbers).astype(float)
     return AppData(key=key, label=label, features=features.reset_index(drop=True), labels=labels,
-                   group_name=group_name, unused=unused)
+                   group_name=group_name)
 
 
 def _as_frame(X) -> pd.DataFrame:
@@ -238,5 +318,5 @@ def _as_frame(X) -> pd.DataFrame:
         raise AppDataError(f"the data must be a table (2-D); got {array.ndim} dimension(s)")
     return pd.DataFrame(array, columns=[f"V{i + 1}" for i in range(array.shape[1])])
 
-__all__ = ["AppData", "AppDataError", "default_delta", "example_data", "infer_group_column",
-           "prepare", "read_upload"]
+__all__ = ["AppData", "AppDataError", "PUBLIC_FILL", "SCHEMA_RULES", "default_delta", "example_data",
+           "infer_group_column", "prepare", "public_numbers", "read_csv_cells", "read_upload"]

@@ -3,18 +3,29 @@
 All the logic lives in :mod:`dppca.app.data`, :mod:`dppca.app.session` and
 :mod:`dppca.app.runs`; this module only wires it to Shiny. Every state is created inside
 :func:`make_server`'s ``server`` function, i.e. once per browser session: two sessions never
-share data, results or budgets. Errors are shown as messages in the page, never as tracebacks.
+share data, results or budgets (except a registered dataset's budget in the store). Errors are
+shown as messages in the page, never as tracebacks.
+
+Runs compute off Shiny's event loop: the inputs are read on the loop, then the run (its debit,
+its computation and its record, :meth:`SessionBudget.release`) goes to :data:`RUN_POOL` through
+a per-session :class:`shiny.reactive.ExtendedTask`, so one analyst's run does not freeze the
+other sessions' pages. A session's runs are queued one after the other by its task (its
+in-memory budget is never checked by two runs at once); the store's debit is one transaction.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import tempfile
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 
 from shiny import reactive, render, ui
 
 from .._validation import DPPCATypeError, DPPCAValueError
-from .data import AppData, AppDataError, default_delta, example_data, infer_group_column, prepare, read_upload
+from .data import (SCHEMA_RULES, AppData, AppDataError, default_delta, example_data, infer_group_column,
+                   prepare, read_upload)
 from .runs import (CONTROL_INPUTS, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
                    score_settings, scree_is_gaussian, scree_png, scree_settings)
 from .session import BudgetExceeded, SessionBudget, registered_budget
@@ -25,18 +36,21 @@ log = logging.getLogger("dppca.app")
 _download_renderer = getattr(render, "download_button", None) or render.download
 #: Errors whose message is written for the user (shown as they are).
 USER_ERRORS = (AppDataError, DPPCAValueError, DPPCATypeError)
+#: Threads that compute the runs of every session (numpy's kernels release the GIL).
+RUN_POOL = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 1)),
+                              thread_name_prefix="dppca-app-run")
 
 
 def _message(kind: str, text: str, id_: str):
     css = {"error": "alert-danger", "refused": "alert-warning", "info": "alert-info",
-           "ok": "alert-success"}[kind]
+           "ok": "alert-success", "running": "alert-secondary"}[kind]
     return ui.div(text, class_=f"alert {css} run-message", id=id_, **{"data-kind": kind})
 
 
 def _user_text(err: Exception) -> str:
     if isinstance(err, USER_ERRORS):
         return str(err)
-    log.error("unexpected error in the app:\n%s", traceback.format_exc())
+    log.error("unexpected error in the app:\n%s", "".join(traceback.format_exception(err)))
     # The error's text may depend on the data: it stays in the server's log.
     return (f"Unexpected error ({type(err).__name__}) during the run. The run was charged to the "
             "budget (its private steps may have run); no result is shown.")
@@ -46,8 +60,11 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
     """The Shiny server function, with the provided data and an optional fixed total.
 
     ``store`` (a :func:`dppca.budget` handle) holds the provided data's budget: every session's
-    runs on them are charged there, before they compute (see :class:`SessionBudget`).
+    runs on them are charged there, before they compute (see :class:`SessionBudget`). It is
+    operator mode: the provided data are the only source, whatever the client sends (the inputs
+    of the source, the upload and the totals are not read), and the total is the store's.
     """
+    operator = store is not None
 
     def server(input, output, session):
         budgets: dict[str, SessionBudget] = {}
@@ -73,12 +90,14 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 return
             choices = {"": "(none)"} | {str(c): str(c) for c in frame.columns}
             ui.update_select("upload_group_col", choices=choices,
-                             selected=str(infer_group_column(frame) or ""))
+                             selected=str(infer_group_column(frame.columns) or ""))
 
         @reactive.calc
         def loaded():
             """(AppData or None, message or None) for the chosen source."""
             try:
+                if operator:
+                    return provided, None
                 source = input.data_source()
                 if source == "provided" and provided is not None:
                     return provided, None
@@ -150,9 +169,9 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
             # The number of labels is not shown: the label set is private until released.
             group = f"; groups: {data_.group_name}" if data_.labels is not None \
                 else "; no group column"
-            unused = f". Not used (non-numeric): {', '.join(data_.unused)}" if data_.unused else ""
-            return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} numeric variables"
-                        f"{group}{unused}.", class_="small-help", id="data-summary")
+            return ui.p(f"{data_.label}: n = {data_.n} rows, p = {data_.p} variables{group}. The "
+                        f"schema comes from the header, never from the cells: {SCHEMA_RULES}.",
+                        class_="small-help", id="data-summary")
 
         @render.ui
         def scree_plan():
@@ -173,6 +192,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 input.eps_total(), input.delta_total()  # re-render while the total is being set
             (spent_eps, spent_delta), (left_eps, left_delta) = current.spent, current.remaining
             share = 100 * spent_eps / current.eps_total
+            delta_share = 100 * spent_delta / current.delta_total
             status = ("The total is fixed for these data." if current.fixed else
                       "The total is fixed at the first run on these data.")
             return ui.div(
@@ -184,9 +204,13 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 ui.div(ui.div(f"eps: {share:.0f}% spent", class_="progress-bar bg-danger",
                               style=f"width: {share:.2f}%", role="progressbar"),
                        class_="progress mt-1"),
+                ui.div(ui.div(f"delta: {delta_share:.0f}% spent", class_="progress-bar bg-warning",
+                              style=f"width: {delta_share:.2f}%", role="progressbar"),
+                       class_="progress mt-1"),
                 class_="budget-bar card p-2 mb-2", id="budget",
                 **{"data-eps-spent": repr(spent_eps), "data-eps-total": repr(current.eps_total),
-                   "data-delta-spent": repr(spent_delta), "data-runs": str(len(current.runs))})
+                   "data-delta-spent": repr(spent_delta), "data-delta-total": repr(current.delta_total),
+                   "data-runs": str(len(current.runs))})
 
         @render.ui
         def ledger_table():
@@ -200,7 +224,21 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
             return ui.div(ui.HTML(html), id="ledger")
 
         # ------------------------------------------------------------------ runs
+        @reactive.extended_task
+        async def run_task(kind, data_key, spending, settings, eps, delta, compute, gaussian):
+            """The run in :data:`RUN_POOL`: (kind, data key, eps, delta, Released or None, error)."""
+            def work():
+                try:
+                    released = spending.release(kind, settings, eps, delta, compute,
+                                                private=settings["g_dppca"], ledger_of=_ledger_of,
+                                                gaussian=gaussian, confirm=all_gaussian)
+                    return kind, data_key, eps, delta, released, None
+                except Exception as err:  # noqa: BLE001 - shown in the page
+                    return kind, data_key, eps, delta, None, err
+            return await asyncio.get_running_loop().run_in_executor(RUN_POOL, work)
+
         def run(kind, build, compute, gaussian=lambda settings: False):
+            """Read the inputs (on the loop), then hand the run to the pool."""
             data_ = data()
             try:
                 if data_ is None:
@@ -209,25 +247,36 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 if fixed is None and not spending.fixed:
                     spending.set_total(input.eps_total(), input.delta_total())
                 settings, eps, delta = build(data_), input.eps(), input.delta()
-                released = spending.release(
-                    kind, settings, eps, delta, lambda: compute(data_, settings, eps, delta),
-                    private=settings["g_dppca"], ledger_of=_ledger_of,
-                    gaussian=gaussian(settings), confirm=all_gaussian)
             except Exception as err:  # noqa: BLE001 - shown in the page
-                style, text = ("refused", str(err)) if isinstance(err, BudgetExceeded) else \
-                    ("error", _user_text(err))
-                if current_of(kind) is not None:
-                    text += " The plot shown is still the last one released."
-                notes[kind].set((style, text))
+                _show_failure(kind, err)
                 return
-            shown[kind].set((data_.key, released.result))
+            notes[kind].set(("running", f"Run of the {kind} plot in progress (eps = {eps:g}, "
+                                     f"delta = {delta:g}) ..."))
+            run_task.invoke(kind, data_.key, spending, settings, eps, delta,
+                            lambda: compute(data_, settings, eps, delta), gaussian(settings))
+
+        def _show_failure(kind, err):
+            style, text = ("refused", str(err)) if isinstance(err, BudgetExceeded) else \
+                ("error", _user_text(err))
+            if current_of(kind) is not None:
+                text += " The plot shown is still the last one released."
+            notes[kind].set((style, text))
+
+        @reactive.effect
+        def _run_done():
+            kind, key, eps, delta, released, err = run_task.result()
+            with reactive.isolate():
+                version.set(version() + 1)  # a failed run may have been charged too
+                if err is not None:
+                    _show_failure(kind, err)
+                    return
+                shown[kind].set((key, released.result))
             text = (f"Shown again from run {released.run}: no budget spent." if released.cached else
                     f"Run {released.run}: released with eps = {eps:g}, delta = {delta:g}; "
                     f"charged eps {released.charged:.4g} to the session budget"
                     + (" (Gaussian-DP composition with the earlier scree runs)."
                        if released.charged < eps else "."))
             notes[kind].set(("info" if released.cached else "ok", text))
-            version.set(version() + 1)
 
         def values(names):
             return {name: input[name]() for name in names}

@@ -52,11 +52,21 @@ def data_panel(provided: bool):
         ui.panel_conditional(
             "input.data_source === 'upload'",
             ui.input_file("csv_file", "CSV file", accept=[".csv", "text/csv"]),
-            ui.p(f"Numeric columns are the variables; at most {MAX_UPLOAD_BYTES // 2**20} MB, "
-                 "no missing values.", class_="small-help"),
+            ui.p(f"At most {MAX_UPLOAD_BYTES // 2**20} MB. Every column but the group column is a "
+                 "variable; a cell that is not a finite number counts as 0.", class_="small-help"),
             ui.input_checkbox("csv_header", "First row holds column names", True),
             ui.input_select("upload_group_col", "Group column (labels, not a variable)",
                             {"": "(none)"})),
+        ui.output_ui("data_summary"),
+    )
+
+
+def operator_panel(label: str, name: str):
+    """Operator mode: the registered dataset only (no other source, no upload, no preview)."""
+    return ui.TagList(
+        ui.h5("Data"),
+        ui.p(ui.strong(label), f": the registered dataset {name!r}, served by the operator. Its "
+             "rows are not shown; only private releases are.", class_="small-help"),
         ui.output_ui("data_summary"),
     )
 
@@ -153,9 +163,11 @@ def _card(title, output, downloads):
                    ui.card_footer(*downloads))
 
 
-def app_ui(provided: bool = False, fixed: tuple | None = None):
-    """The page; ``provided`` adds the "Provided data" source, ``fixed`` the fixed total."""
-    sidebar = ui.sidebar(data_panel(provided), budget_panel(fixed), common_panel(),
+def app_ui(provided: bool = False, fixed: tuple | None = None, operator: tuple | None = None):
+    """The page; ``provided`` adds the "Provided data" source, ``fixed`` the fixed total;
+    ``operator`` = (label, registered name): operator mode, the registered dataset only."""
+    data = data_panel(provided) if operator is None else operator_panel(*operator)
+    sidebar = ui.sidebar(data, budget_panel(fixed), common_panel(),
                          ui.navset_tab(scree_controls(), score_controls(), id="settings_tab"),
                          width="30%", open="always", bg="#ffffff")
     return ui.page_fluid(
@@ -177,5 +189,5 @@ def app_ui(provided: bool = False, fixed: tuple | None = None):
         title=TITLE,
     )
 
-__all__ = ["app_ui", "budget_panel", "common_panel", "data_panel", "score_controls",
+__all__ = ["app_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
            "scree_controls"]

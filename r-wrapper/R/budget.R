@@ -5,7 +5,8 @@
 #' before it computes, in one database transaction, across R and Python sessions, users and
 #' restarts (see the Python documentation page "Privacy budget"). `dp_budget()` shows the
 #' total, what was spent and what is left; its `handle` element is what [dp_pc_dir()] takes as
-#' `budget = ` (through `...`). `dp_budget_log()` returns the release log.
+#' `budget = ` (through `...`), as do [dp_scree()], [dp_score()] and their `_group` and `_plot`
+#' forms (`budget = b` or `budget = "name"`). `dp_budget_log()` returns the release log.
 #'
 #' @param name The dataset's name in the store (a string).
 #' @param store `NULL` (the default store: the environment variable `DPPCA_BUDGET_URL` of the
@@ -50,6 +51,18 @@ print.dppca_budget <- function(x, ...) {
               x$name, x$eps_spent, x$eps_total, x$eps_left, x$delta_spent, x$delta_total,
               x$delta_left, as.integer(x$runs)))
   invisible(x)
+}
+
+# The `budget` argument of the private calls, checked in R: NULL, a dp_budget() value (its
+# Python handle), one dataset name, or a Python handle.
+.budget_arg <- function(budget) {
+  if (is.null(budget) || inherits(budget, "python.builtin.object")) return(budget)
+  if (inherits(budget, "dppca_budget")) return(budget$handle)
+  if (!is.character(budget) || length(budget) != 1L || is.na(budget) || !nzchar(budget)) {
+    .abort("`budget` must be NULL, a dp_budget() value, or one dataset name (a string)",
+           class = "dppca_type_error")
+  }
+  budget
 }
 
 .budget_handle <- function(name, store) {

@@ -14,6 +14,10 @@
 #' @inheritParams dp_pc_dir
 #' @param X Numeric matrix or data frame (n x p), n >= 2, p >= 2.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
+#'   whose budget store is charged the call's (eps, delta) before it computes, in one
+#'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or
+#'   the dataset's name (a string) in the default store.
 #' @param g_dppca Logical. `TRUE` (the default here; 'dppca''s default is `FALSE`):
 #'   private g-DPPCA directions, so that the whole result is (eps, delta)-DP. `FALSE`:
 #'   NON-PRIVATE directions (sample covariance), said in the summary and on the plots.
@@ -45,9 +49,9 @@
 dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), center = TRUE,
                      standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE, axes = c(1, 2),
                      seed = NULL, calibration = "analytic", noise = "tight",
-                     nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
+                     nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL) {
   result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise)
+                      cpp.option, axes, seed, calibration, nonprivate, noise, budget)
   .score_value(result, X)
 }
 
@@ -81,15 +85,16 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                            center = TRUE, standardize = FALSE, g_dppca = TRUE,
                            cpp.option = FALSE, axes = c(1, 2), seed = NULL,
                            calibration = "analytic", noise = "tight",
-                           nonprivate = getOption("dppcapy.nonprivate", FALSE)) {
+                           nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL) {
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise)
+                      cpp.option, axes, seed, calibration, nonprivate, noise, budget)
   .score_value(result, X)
 }
 
 # The Python ScoreResult of dp_score (group = NULL) or dp_score_group.
 .py_score <- function(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise = "tight") {
+                      cpp.option, axes, seed, calibration, nonprivate, noise = "tight",
+                      budget = NULL) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, nonprivate = nonprivate)
   method <- .expand_choices(method, c("add", "sparse"))
@@ -97,6 +102,7 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                method = as.list(method), center = center, standardize = standardize,
                g_dppca = g_dppca, axes = .as_pair(.whole(axes, "axes", 2L, null_ok = FALSE)), calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
+  args$budget <- .budget_arg(budget)
   args <- c(args, .noise_arg(if (is.null(group)) .py()$dp_score else .py()$dp_score_group, noise))
   if (is.null(group)) {
     return(do.call(.invoke, c(list(.py()$dp_score, .as_py_data(X)), args)))

@@ -30,6 +30,10 @@
 #'   [pmwm_control()], [huber_control()]) for a single method, or a list of them named by
 #'   method.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
+#'   whose budget store is charged the call's (eps, delta) before it computes, in one
+#'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or
+#'   the dataset's name (a string) in the default store.
 #' @param g_dppca Logical. `TRUE` (the default here; 'dppca''s default is `FALSE`):
 #'   private g-DPPCA directions, so that the whole result is (eps, delta)-DP. `FALSE`:
 #'   NON-PRIVATE directions (sample covariance), said in the summary and on the plots.
@@ -60,18 +64,19 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                      center = TRUE, standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE,
                      mono = TRUE, seed = NULL, calibration = "analytic", noise = "tight",
                      nonprivate = getOption("dppcapy.nonprivate", FALSE),
-                     design = c("auto", "complete", "incomplete"), pairs_per_row = NULL) {
+                     design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
+                     budget = NULL) {
   method <- if (missing(method) || is.null(method)) "clipped" else method
   .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                      if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
-                     seed, calibration, nonprivate, noise, design, pairs_per_row))
+                     seed, calibration, nonprivate, noise, design, pairs_per_row, budget))
 }
 
 .scree_methods <- c("clipped", "pmwm", "huber")
 
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
                       cpp.option, mono, seed, calibration, nonprivate, noise = "tight",
-                      design = "auto", pairs_per_row = NULL) {
+                      design = "auto", pairs_per_row = NULL, budget = NULL) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
   if (!is.null(control) && !is.list(control)) {
@@ -84,6 +89,7 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                eps = eps, delta = delta, center = center, standardize = standardize,
                g_dppca = g_dppca, mono = mono, calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
+  args$budget <- .budget_arg(budget)
   do.call(.invoke, c(list(.py()$dp_scree), args, .noise_arg(.py()$dp_scree, noise),
                      .design_args(.py()$dp_scree, design, pairs_per_row)))
 }
@@ -110,7 +116,8 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                           cpp.option = FALSE, mono = TRUE, type = c("pve", "scree"),
                           plot_control = NULL, seed = NULL, calibration = "analytic",
                           noise = "tight", nonprivate = getOption("dppcapy.nonprivate", FALSE),
-                          design = c("auto", "complete", "incomplete"), pairs_per_row = NULL) {
+                          design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
+                          budget = NULL) {
   type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
                          "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
@@ -119,7 +126,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
   result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                                if (!missing(delta)) delta, center, standardize, g_dppca,
                                cpp.option, mono, seed, calibration, nonprivate, noise,
-                               design, pairs_per_row))
+                               design, pairs_per_row, budget))
   .draw_scree(result, type, style)
   invisible(result)
 }

@@ -192,14 +192,13 @@ def test_default_delta_is_below_one_over_ten_n():
 @pytest.mark.parametrize("columns, expected", [
     (["x", "y", "Group"], "Group"),            # rule 1: a group-like name (any case)
     (["x", "colour", "kind"], "colour"),
-    (["x", "y", "kind"], "kind"),              # rule 2: the first non-numeric column
-    (["x", "y", "z"], None),                   # numeric only: no group (values are never read)
+    (["x", "y", "kind"], None),                # a text column is not guessed: values are never read
+    (["x", "y", "z"], None),
 ])
-def test_group_column_inferred_from_the_schema(columns, expected):
-    frame = pd.DataFrame({c: [1.0, 2.0, 3.0] for c in columns})
-    if expected == "kind":
-        frame["kind"] = ["a", "b", "a"]
-    assert infer_group_column(frame) == expected
+def test_group_column_inferred_from_the_header_only(columns, expected):
+    frame = pd.DataFrame({c: ["a", "b", "c"] for c in columns})
+    assert infer_group_column(frame.columns) == expected
+    assert prepare(frame, None, key="k", label="l").group_name == expected
 
 
 def test_integer_columns_with_few_values_are_not_taken_as_groups():
@@ -237,7 +236,6 @@ def test_upload_reads_a_csv_with_or_without_header(tmp_path):
     ("data.txt", "a,b\n1,2\n", "not a CSV file"),
     ("data.csv", "", "is empty"),
     ("data.csv", "\n\n", "no rows or columns"),
-    ("data.csv", b"\xff\xfe\x00\x81binary", "not a UTF-8 text file"),
 ])
 def test_bad_uploads_get_a_clear_message(tmp_path, name, content, message):
     with pytest.raises(AppDataError, match=message):
@@ -253,14 +251,19 @@ def test_uploads_larger_than_the_limit_are_refused(tmp_path):
 
 
 @pytest.mark.parametrize("frame, message", [
-    (pd.DataFrame({"a": [1.0, np.nan, 2.0], "b": [1.0, 2.0, 3.0]}), r"\['a'\] have missing"),
-    (pd.DataFrame({"a": [1.0, np.inf, 2.0], "b": [1.0, 2.0, 3.0]}), "infinite"),
-    (pd.DataFrame({"a": ["x", "y", "z"], "b": ["u", "v", "w"]}), "at least 2 numeric columns"),
+    (pd.DataFrame({"a": [1.0, 2.0], "g": ["x", "y"]}), "at least 2 variables"),
     (pd.DataFrame({"a": [1.0], "b": [2.0]}), "at least 2 rows"),
 ])
 def test_bad_data_get_a_clear_message(frame, message):
     with pytest.raises(AppDataError, match=message):
-        prepare(frame, None, key="k", label="l", infer=False)
+        prepare(frame, None, key="k", label="l", infer=True)
+
+
+def test_cells_that_are_not_finite_numbers_count_as_zero():
+    # Each cell is mapped alone (public rule): no refusal, no column dropped, no message.
+    frame = pd.DataFrame({"a": [1.0, np.nan, np.inf], "b": ["2", "x", ""], "c": [-np.inf, 3, 4]})
+    data = prepare(frame, None, key="k", label="l")
+    assert data.features.to_numpy().tolist() == [[1, 2, 0], [0, 0, 3], [0, 0, 4]]
 
 
 def test_group_problems_get_a_clear_message():
@@ -273,10 +276,10 @@ def test_group_problems_get_a_clear_message():
         prepare(frame[["a", "b"]], ["x", "y"], key="k", label="l")
 
 
-def test_unused_non_numeric_columns_are_named():
+def test_every_column_but_the_group_column_is_a_variable():
     frame = pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 2], "note": ["x", "y", "z"]})
     data = prepare(frame, None, key="k", label="l", infer=False)
-    assert data.unused == ["note"] and data.labels is None
+    assert list(data.features.columns) == ["a", "b", "note"] and data.labels is None
 
 
 # --------------------------------------------------------------------------- entry points
@@ -391,7 +394,7 @@ def test_start_app_serves_in_a_child_process_and_stops():
         start_app(X.iloc[:1])
 
 
-def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
+def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch, capsys):
     import dppca.app
     from dppca.cli import main
 
@@ -402,9 +405,24 @@ def test_the_app_subcommand_passes_its_options_to_run_app(monkeypatch):
     (X, group), options = calls[0]
     assert X.shape == (5000, 21) and group == "group"
     assert options == dict(eps_total=3.0, delta_total=1e-6, host="127.0.0.1", port=8050,
-                           launch_browser=False)
+                           launch_browser=False, allow_remote=False)
     assert main(["app"]) == 0 and calls[1][0] == (None, None)  # example data and uploads only
     assert calls[1][1]["launch_browser"] is True
+    assert main(["app", "--host", "0.0.0.0", "--allow-remote"]) == 0
+    assert calls[2][1]["allow_remote"] is True
+    assert main(["app", "--budget", "survey"]) == 2 and len(calls) == 3  # printed, not served
+    assert "--budget NAME serves a registered dataset" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "example.org"])
+def test_binding_beyond_loopback_needs_allow_remote(host):
+    from dppca.app import check_host, run_app
+
+    with pytest.raises(DPPCAValueError, match="allow_remote=True.*reverse proxy"):
+        run_app(host=host, launch_browser=False)  # refused before anything is served
+    assert check_host(host, allow_remote=True) == host
+    for loopback in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        assert check_host(loopback) == loopback
 
 
 @pytest.mark.parametrize("module", ["dppca.app", "dppca.app.data", "dppca.app.session"])
