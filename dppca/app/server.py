@@ -36,9 +36,10 @@ log = logging.getLogger("dppca.app")
 _download_renderer = getattr(render, "download_button", None) or render.download
 #: Errors whose message is written for the user (shown as they are).
 USER_ERRORS = (AppDataError, DPPCAValueError, DPPCATypeError)
-#: Threads that compute the runs of every session (numpy's kernels release the GIL).
-RUN_POOL = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 1)),
-                              thread_name_prefix="dppca-app-run")
+#: The thread that computes the runs of every session, one run at a time: off the event loop
+#: (pages stay responsive), and never two at once, since the figures go through pyplot, whose
+#: figure registry and rcParams (``plt.rc_context``) are process-wide and not thread-safe.
+RUN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dppca-app-run")
 
 
 def _message(kind: str, text: str, id_: str):
