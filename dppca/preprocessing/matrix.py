@@ -5,6 +5,10 @@ scikit-learn's ``check_array``). :func:`column_scales` is the one standardizatio
 scales are public (``scale=`` given by the user), the sample standard deviation
 (non-private calls only), or estimated privately, once per call, by
 :func:`dppca.preprocessing.scales.private_column_scales` with its releases on the ledger.
+
+The one row-cleaning rule (issue 23, finding 3): every finite value is clamped to the public
+range [-VALUE_BOUND, VALUE_BOUND] (:func:`clamp_values`), at input and again after division by
+the column scales, so no statistic downstream meets a value whose square or sum overflows.
 """
 from __future__ import annotations
 
@@ -46,7 +50,48 @@ class Matrix:
     def scaled(self, scales) -> np.ndarray:
         """The values divided column-wise by ``scales`` (shape (p,), any array-like), or as they
         are when ``scales`` is None (not standardized)."""
-        return self.values if scales is None else self.values / np.asarray(scales, dtype=float)
+        if scales is None:
+            return self.values
+        with np.errstate(over="ignore"):  # an overflow is inf, clamped to VALUE_BOUND
+            return clamp_values(self.values / np.asarray(scales, dtype=float))
+
+
+#: The public range of every value a statistic sees: 2^400 (about 2.6e120). Squares (2^800)
+#: and sums of up to 2^200 of them stay finite, so norms, covariances, Kendall pair sums and
+#: scores never overflow; a value beyond it is clamped, never refused or warned about.
+VALUE_BOUND = 2.0 ** 400
+
+
+def clamp_values(values: np.ndarray) -> np.ndarray:
+    """Clamp each value to [-VALUE_BOUND, VALUE_BOUND] (the one row-cleaning rule).
+
+    Parameters
+    ----------
+    values : ndarray, any shape, float64
+        Values (finite, or +-inf from an overflowing division).
+
+    Returns
+    -------
+    ndarray, same shape: ``values`` itself when nothing exceeds the bound, else a clamped copy.
+
+    Notes
+    -----
+    Privacy: the clamp is a fixed map of each value alone (it depends on no other value and on
+    nothing private), so a replaced row stays one replaced row and every sensitivity proved
+    for rows of real numbers holds for the clamped rows. It is exact (no rounding) and changes
+    nothing for data within +-2.6e120. Without it, one row of 1e154 or 1.7e308 made a private
+    call overflow (inf, NaN, LinAlgError, "overflow encountered" warnings) where its
+    neighbour did not: a data-dependent message (issue 23, finding 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> clamp_values(np.array([1.0, -1.7e308, 5e-324])) == [1.0, -VALUE_BOUND, 5e-324]
+    array([ True,  True,  True])
+    """
+    if np.max(np.abs(values), initial=0.0) <= VALUE_BOUND:
+        return values
+    return np.clip(values, -VALUE_BOUND, VALUE_BOUND)
 
 
 def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
@@ -67,6 +112,11 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
         If ``X`` is not numeric (names the offending columns) or not array-like.
     DPPCAValueError
         If ``X`` has NaN or inf (names the column), fewer than ``min_rows`` rows, or no columns.
+
+    Notes
+    -----
+    Finite values beyond +-VALUE_BOUND (2^400) are clamped to it (:func:`clamp_values`, a
+    public map of each value alone), so extreme rows reach no data-dependent refusal or warning.
     """
     if isinstance(X, pd.Series):
         X = X.to_frame()
@@ -77,7 +127,7 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
         values = _array_values(X, name)
         columns = [f"V{j + 1}" for j in range(values.shape[1])] if values.ndim == 2 else []
     _check_shape_and_finite(values, columns, name, min_rows)
-    return Matrix(np.ascontiguousarray(values), columns)
+    return Matrix(np.ascontiguousarray(clamp_values(values)), columns)
 
 
 def check_frame_columns(X: pd.DataFrame, name: str = "X", min_rows: int = 2) -> list:
@@ -326,5 +376,5 @@ def fully_declared(scale, columns) -> bool:
     declared = declared_scale_vector(scale, columns)
     return declared is not None and bool(np.isfinite(declared).all())
 
-__all__ = ["ColumnScales", "Matrix", "as_matrix", "check_frame_columns", "column_scales", "declared_scale_vector",
+__all__ = ["VALUE_BOUND", "ColumnScales", "Matrix", "as_matrix", "clamp_values", "check_frame_columns", "column_scales", "declared_scale_vector",
            "fully_declared", "public_scale", "random_pairs", "sample_scale"]
