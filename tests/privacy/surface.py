@@ -100,7 +100,34 @@ def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
         calls["dp_score_plot_group"] = lambda X, g: dp_score_plot_group(X, g, EPS, DELTA, rng=1)
     if tmp is not None:
         calls["cli report"] = lambda X, g: cli_report(X, g, tmp)
+    calls["app run_scree"] = lambda X, g: app_run("scree", X, g)
+    calls["app run_score[groups]"] = lambda X, g: app_run("score", X, g)
     return calls
+
+
+#: The page's values of an app run (dppca/app/runs.py): defaults, clipped scree, grouped score.
+APP_VALUES = dict(k=2, scree_method=["clipped"], scree_mono=True, center=True, standardize=False,
+                  g_dppca=True, axis_x=1, axis_y=2, score_method=["add", "sparse"], bins_x=None,
+                  bins_y=None, use_group=True, group_levels="")
+
+
+def app_run(kind: str, X, labels):
+    """The app's run function on (X, labels), its package calls seeded (rng=1): the app draws
+    fresh entropy, and a shared seed is what makes neighbours comparable."""
+    import functools
+    from unittest import mock
+
+    from dppca.app import runs
+    from dppca.app.data import AppData
+
+    data = AppData(key="surface", label="surface", features=pd.DataFrame(X, columns=["x1", "x2", "x3"]),
+                   labels=pd.Series(labels, name="g"), group_name="g")
+    seeded = {name: functools.partial(getattr(runs, name), rng=1)
+              for name in ("dp_scree", "dp_score_plot", "dp_score_plot_group")}
+    with mock.patch.multiple(runs, **seeded):
+        if kind == "scree":
+            return runs.run_scree(data, runs.scree_settings(APP_VALUES, data), EPS, DELTA)
+        return runs.run_score(data, runs.score_settings(APP_VALUES, data), EPS, DELTA)
 
 
 def cli_report(X, labels, tmp: Path):
