@@ -164,8 +164,9 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 
 #: Messages computed from released (noisy) values only, so they may differ between neighbours
 #: like those values (both outcomes are possible on both sides): a sparse histogram whose
-#: noisy counts all fall below its public threshold (estimators/histograms.py).
-NOISY_MESSAGES = ("histogram kept no mass",)
+#: noisy counts all fall below its public threshold (estimators/histograms.py), and the
+#: synthetic points of a private plot drawn from such a histogram (estimators/sampling.py).
+NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass")
 
 
 def _public_messages(messages) -> list:
