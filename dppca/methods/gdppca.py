@@ -186,7 +186,7 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma). In floating point the
     computed K_g carries the engine's rounding, so the tight constant is released as
     2 sqrt(2) (1 + rho) with rho from :func:`dppca.stats.pair_design.block_sum_slack` (the
-    engine's :func:`dppca.stats.kendall.rounding_slack`, 1.7e-6 at n = 5000, p = 20, plus the
+    engine's :func:`dppca.stats.kendall.rounding_slack`, 1.6e-3 at n = 5000, p = 20, plus the
     rounding of the sum over blocks of an incomplete design).
     """
     n, p = values.shape
