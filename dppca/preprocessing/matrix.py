@@ -247,13 +247,16 @@ def public_scale(scale, columns) -> np.ndarray:
 
 
 def sample_scale(mat: Matrix) -> np.ndarray:
-    """Column sample standard deviations (n - 1), NON-PRIVATE; constant columns are an error."""
+    """Column sample standard deviations (n - 1), NON-PRIVATE; constant columns, and columns
+    whose SD overflows or that hold a value at +-VALUE_BOUND (clamped input), are an error."""
     with np.errstate(over="ignore", invalid="ignore"):
         sd = mat.values.std(axis=0, ddof=1)
-    huge = [c for c, s in zip(mat.columns, sd) if not np.isfinite(s)]
+    at_bound = np.max(np.abs(mat.values), axis=0, initial=0.0) >= VALUE_BOUND  # input clamped
+    huge = [c for c, s, b in zip(mat.columns, sd, at_bound) if b or not np.isfinite(s)]
     if huge:
         raise DPPCAValueError(f"cannot standardize columns {huge}: their sample SD overflows "
-                              "float64; divide the data by a public constant first")
+                              "float64 (or they hold values at the bound +-2^400 beyond which "
+                              "input is clamped); divide the data by a public constant first")
     constant = [c for c, s in zip(mat.columns, sd) if not s > 0]
     if constant:
         raise DPPCAValueError(f"cannot standardize constant columns: {constant}")
