@@ -67,7 +67,7 @@ def clamp_values(values: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    values : ndarray, any shape, float64
+    values : ndarray or dask array, any shape, float64
         Values (finite, or +-inf from an overflowing division).
 
     Returns
@@ -89,6 +89,8 @@ def clamp_values(values: np.ndarray) -> np.ndarray:
     >>> clamp_values(np.array([1.0, -1.7e308, 5e-324])) == [1.0, -VALUE_BOUND, 5e-324]
     array([ True,  True,  True])
     """
+    if not isinstance(values, np.ndarray):  # a dask array: clamped lazily, chunk by chunk
+        return np.clip(values, -VALUE_BOUND, VALUE_BOUND)
     if np.max(np.abs(values), initial=0.0) <= VALUE_BOUND:
         return values
     return np.clip(values, -VALUE_BOUND, VALUE_BOUND)
