@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: every file of tests/privacy, named one by one (a folder argument would reorder them).
 TEST_FILES = ("tests/test_samplers.py", "tests/test_privacy.py", "tests/privacy/test_ledger_noise.py",
               "tests/privacy/test_neighbour_outputs.py", "tests/privacy/test_pair_statistics_fp.py",
-              "tests/privacy/test_smooth_release.py", "tests/privacy/test_audit.py")
+              "tests/privacy/test_smooth_release.py", "tests/privacy/test_audit.py",
+              "tests/privacy/test_surface.py")
 
 
 @dataclass(frozen=True)

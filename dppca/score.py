@@ -305,7 +305,8 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
     if directions.ledger is not None:
         ledger.extend(directions.ledger)
     values = mat.scaled(directions.scale)
-    scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
+    with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
+        scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
 
     frame = private_frame(scores, *parts["frame"], generator, ledger=ledger)
     if labels is not None and domain is None:

@@ -7,6 +7,7 @@ import textwrap
 
 import numpy as np
 
+from ..preprocessing import VALUE_BOUND
 from ..stats.kendall import sign_bound
 from ..stats.pair_design import block_sum_slack, kendall_statistic, resolve_design
 from .._validation import DPPCAValueError
@@ -85,16 +86,18 @@ def nonprivate_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
     Raises
     ------
     DPPCAValueError
-        The sample covariance overflows float64 (entries near 1e154 or above): its
-        eigenvectors would be the coordinate axes, a silently wrong answer.
+        The sample covariance overflows float64, or an entry is at the public bound
+        ``VALUE_BOUND`` = 2^400 (input beyond it was clamped by
+        :func:`dppca.preprocessing.clamp_values`): a silently wrong answer otherwise.
     """
     with np.errstate(over="ignore", invalid="ignore"):
         covariance = np.cov(values, rowvar=False, ddof=1).reshape(values.shape[1], -1)
-    if not np.isfinite(covariance).all():
-        largest = float(np.max(np.abs(values)))
+    largest = float(np.max(np.abs(values), initial=0.0))
+    if not np.isfinite(covariance).all() or largest >= VALUE_BOUND:
         raise DPPCAValueError(f"`X` is too large for the NON-PRIVATE sample covariance: it "
-                              f"overflows float64 (largest |entry| {largest:.3g}); divide the "
-                              "data by a public constant first")
+                              f"overflows float64 or holds values at the bound +-2^400 beyond "
+                              f"which input is clamped (largest |entry| {largest:.3g}); divide "
+                              "the data by a public constant first")
     eigenvalues, vectors = top_eigen(covariance, k)
     return DirectionFit(vectors, eigenvalues, notes=["Eigenvalues are those of the sample covariance "
                                                      "(denominator n - 1)."])
@@ -186,7 +189,7 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     the calibrated one times 1 + p gamma / Delta, gamma <= 2^-46 sigma). In floating point the
     computed K_g carries the engine's rounding, so the tight constant is released as
     2 sqrt(2) (1 + rho) with rho from :func:`dppca.stats.pair_design.block_sum_slack` (the
-    engine's :func:`dppca.stats.kendall.rounding_slack`, 1.7e-6 at n = 5000, p = 20, plus the
+    engine's :func:`dppca.stats.kendall.rounding_slack`, 1.6e-3 at n = 5000, p = 20, plus the
     rounding of the sum over blocks of an incomplete design).
     """
     n, p = values.shape

@@ -5,6 +5,10 @@ scikit-learn's ``check_array``). :func:`column_scales` is the one standardizatio
 scales are public (``scale=`` given by the user), the sample standard deviation
 (non-private calls only), or estimated privately, once per call, by
 :func:`dppca.preprocessing.scales.private_column_scales` with its releases on the ledger.
+
+The one row-cleaning rule (issue 23, finding 3): every finite value is clamped to the public
+range [-VALUE_BOUND, VALUE_BOUND] (:func:`clamp_values`), at input and again after division by
+the column scales, so no statistic downstream meets a value whose square or sum overflows.
 """
 from __future__ import annotations
 
@@ -46,7 +50,50 @@ class Matrix:
     def scaled(self, scales) -> np.ndarray:
         """The values divided column-wise by ``scales`` (shape (p,), any array-like), or as they
         are when ``scales`` is None (not standardized)."""
-        return self.values if scales is None else self.values / np.asarray(scales, dtype=float)
+        if scales is None:
+            return self.values
+        with np.errstate(over="ignore"):  # an overflow is inf, clamped to VALUE_BOUND
+            return clamp_values(self.values / np.asarray(scales, dtype=float))
+
+
+#: The public range of every value a statistic sees: 2^400 (about 2.6e120). Squares (2^800)
+#: and sums of up to 2^200 of them stay finite, so norms, covariances, Kendall pair sums and
+#: scores never overflow; a value beyond it is clamped, never refused or warned about.
+VALUE_BOUND = 2.0 ** 400
+
+
+def clamp_values(values: np.ndarray) -> np.ndarray:
+    """Clamp each value to [-VALUE_BOUND, VALUE_BOUND] (the one row-cleaning rule).
+
+    Parameters
+    ----------
+    values : ndarray or dask array, any shape, float64
+        Values (finite, or +-inf from an overflowing division).
+
+    Returns
+    -------
+    ndarray, same shape: ``values`` itself when nothing exceeds the bound, else a clamped copy.
+
+    Notes
+    -----
+    Privacy: the clamp is a fixed map of each value alone (it depends on no other value and on
+    nothing private), so a replaced row stays one replaced row and every sensitivity proved
+    for rows of real numbers holds for the clamped rows. It is exact (no rounding) and changes
+    nothing for data within +-2.6e120. Without it, one row of 1e154 or 1.7e308 made a private
+    call overflow (inf, NaN, LinAlgError, "overflow encountered" warnings) where its
+    neighbour did not: a data-dependent message (issue 23, finding 3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> clamp_values(np.array([1.0, -1.7e308, 5e-324])) == [1.0, -VALUE_BOUND, 5e-324]
+    array([ True,  True,  True])
+    """
+    if not isinstance(values, np.ndarray):  # a dask array: clamped lazily, chunk by chunk
+        return np.clip(values, -VALUE_BOUND, VALUE_BOUND)
+    if np.max(np.abs(values), initial=0.0) <= VALUE_BOUND:
+        return values
+    return np.clip(values, -VALUE_BOUND, VALUE_BOUND)
 
 
 def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
@@ -67,6 +114,11 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
         If ``X`` is not numeric (names the offending columns) or not array-like.
     DPPCAValueError
         If ``X`` has NaN or inf (names the column), fewer than ``min_rows`` rows, or no columns.
+
+    Notes
+    -----
+    Finite values beyond +-VALUE_BOUND (2^400) are clamped to it (:func:`clamp_values`, a
+    public map of each value alone), so extreme rows reach no data-dependent refusal or warning.
     """
     if isinstance(X, pd.Series):
         X = X.to_frame()
@@ -77,7 +129,7 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
         values = _array_values(X, name)
         columns = [f"V{j + 1}" for j in range(values.shape[1])] if values.ndim == 2 else []
     _check_shape_and_finite(values, columns, name, min_rows)
-    return Matrix(np.ascontiguousarray(values), columns)
+    return Matrix(np.ascontiguousarray(clamp_values(values)), columns)
 
 
 def check_frame_columns(X: pd.DataFrame, name: str = "X", min_rows: int = 2) -> list:
@@ -197,13 +249,16 @@ def public_scale(scale, columns) -> np.ndarray:
 
 
 def sample_scale(mat: Matrix) -> np.ndarray:
-    """Column sample standard deviations (n - 1), NON-PRIVATE; constant columns are an error."""
+    """Column sample standard deviations (n - 1), NON-PRIVATE; constant columns, and columns
+    whose SD overflows or that hold a value at +-VALUE_BOUND (clamped input), are an error."""
     with np.errstate(over="ignore", invalid="ignore"):
         sd = mat.values.std(axis=0, ddof=1)
-    huge = [c for c, s in zip(mat.columns, sd) if not np.isfinite(s)]
+    at_bound = np.max(np.abs(mat.values), axis=0, initial=0.0) >= VALUE_BOUND  # input clamped
+    huge = [c for c, s, b in zip(mat.columns, sd, at_bound) if b or not np.isfinite(s)]
     if huge:
         raise DPPCAValueError(f"cannot standardize columns {huge}: their sample SD overflows "
-                              "float64; divide the data by a public constant first")
+                              "float64 (or they hold values at the bound +-2^400 beyond which "
+                              "input is clamped); divide the data by a public constant first")
     constant = [c for c, s in zip(mat.columns, sd) if not s > 0]
     if constant:
         raise DPPCAValueError(f"cannot standardize constant columns: {constant}")
@@ -326,5 +381,5 @@ def fully_declared(scale, columns) -> bool:
     declared = declared_scale_vector(scale, columns)
     return declared is not None and bool(np.isfinite(declared).all())
 
-__all__ = ["ColumnScales", "Matrix", "as_matrix", "check_frame_columns", "column_scales", "declared_scale_vector",
+__all__ = ["VALUE_BOUND", "ColumnScales", "Matrix", "as_matrix", "clamp_values", "check_frame_columns", "column_scales", "declared_scale_vector",
            "fully_declared", "public_scale", "random_pairs", "sample_scale"]

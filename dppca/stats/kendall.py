@@ -70,15 +70,22 @@ _STRIP_ELEMENTS = 2**17
 def rounding_slack(rows: int, d: int) -> float:
     """Relative slack to add to the sensitivity of K_g for the engine's rounding.
 
-    A pair's term is computed to a relative error of at most (d + 2) u / 1e-4 = e (the
-    near-duplicate rule above), in each of its d^2 entries, so the computed K over ``rows``
-    rows is within d e G^2 of the exact one in Frobenius norm, and two neighbouring data
-    sets' computed K differ by at most their exact difference plus 2 d e G^2 times the
-    weight of the block that holds the changed row (|B| / n; 1 for the complete statistic).
-    Against the sensitivity 2 sqrt(2) G^2 / n that is a relative slack of
-    d e |B| / sqrt(2) (|B| = n for the complete statistic): 1e-7 at n = 5000, p = 20.
-    Both engines (BLAS strips and :mod:`dppca.stats.fused_pairs`) compute each pair's term
-    by the same formulas and flag the same pairs, so the bound covers either.
+    u = 2^-53, TOL = 1e-4 (near-duplicate rule above), G = sup ||g|| (pair terms' entries
+    <= G^2). (i) Each pair's term has a relative error <= (d + 2) u / TOL per entry.
+    (ii) Summing (issue 23, part B): the engine sums the Laplacian pieces w_ij z_i z_i^T,
+    w_ij z_j z_j^T, -w_ij z_i z_j^T, -w_ij z_j z_i^T, up to 1/TOL times the term they add up
+    to. In one entry a non-flagged pair's pieces sum in absolute value to <= 2 w_ij
+    (||z_i||^2 + ||z_j||^2) <= 2 G^2 / TOL (||z_i - z_j||^2 > TOL (||z_i||^2 + ||z_j||^2) and
+    w_ij ||z_i - z_j||^2 = xi^2 <= G^2); flagged pairs add explicit terms <= G^2. Each piece
+    passes through at most L = 2 rows + 16 additions (partners j of row i: <= rows; rows i:
+    <= rows; tiles, strips, threads, products: 16), so (Higham 2002, Lemma 3.1, eq. (4.4),
+    any order) the sum's rounding is <= gamma_L = L u / (1 - L u) times the pieces' absolute
+    sum: <= 2 gamma_L G^2 / TOL per entry of the normalised K. So each entry is within
+    e G^2, e = ((d + 2) u + 2 gamma_L) / TOL, K within d e G^2 (Frobenius), and neighbours'
+    computed K differ by at most the exact difference plus 2 d e G^2 |B| / n (|B|: the
+    changed row's block, n if complete): against 2 sqrt(2) G^2 / n, a relative slack
+    d e |B| / sqrt(2): 1.6e-3 at n = 5000, p = 20 ((i) alone 1.7e-6; (ii) grows as |B|^2).
+    Both engines (BLAS, :mod:`~dppca.stats.fused_pairs`) do this arithmetic: it covers either.
 
     Parameters
     ----------
@@ -94,11 +101,13 @@ def rounding_slack(rows: int, d: int) -> float:
 
     Examples
     --------
-    >>> bool(rounding_slack(5000, 20) < 1e-5)
+    >>> bool(1e-3 < rounding_slack(5000, 20) < 2e-3)
     True
     """
     unit = np.finfo(np.float64).eps / 2
-    return d * (d + 2) * unit / _NEAR_DUPLICATE_TOL * rows / np.sqrt(2.0)
+    depth = 2 * int(rows) + 16
+    gamma = depth * unit / (1.0 - depth * unit)
+    return d * ((d + 2) * unit + 2.0 * gamma) / _NEAR_DUPLICATE_TOL * rows / np.sqrt(2.0)
 
 
 def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, engine=None):

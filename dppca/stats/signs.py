@@ -237,9 +237,12 @@ def pair_weights(sqdist, spec, scale, out):
 
 def unit_scaled(rows: np.ndarray):
     """(rows / s, s, ||rows / s||) with s a power of two near each row's largest entry: the
-    scaled rows have entries in [-2, 2], so their norms neither overflow nor underflow."""
+    scaled rows have entries in [-2, 2], so their norms neither overflow nor underflow.
+
+    s is :func:`power_of_two_scale` (its exponent clipped to the finite range: an entry
+    >= 2^1023 gives s = 2^1023, not inf; issue 23, finding 3)."""
     big = np.max(np.abs(rows), axis=1, initial=0.0)
-    scale = np.where(big > 0, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
+    scale = power_of_two_scale(big)
     unit = rows / scale[:, None]
     return unit, scale, np.sqrt(np.einsum("ij,ij->i", unit, unit))
 

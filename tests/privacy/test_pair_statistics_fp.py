@@ -107,3 +107,52 @@ def test_kendall_matrix_finite_near_dbl_max():
     Y = X.copy()
     Y[0] = 0.0
     assert np.linalg.norm(kendall_tau_matrix(X) - kendall_tau_matrix(Y)) <= 2 * math.sqrt(2) / 7
+
+
+def _exact_spherical_kendall(X) -> np.ndarray:
+    """K = 2/(n(n-1)) sum_{i<j} d d^T / ||d||^2 (spherical sign) in exact rationals."""
+    from fractions import Fraction
+
+    rows = [[Fraction(float(v)) for v in row] for row in X]
+    n, p = len(rows), len(rows[0])
+    K = [[Fraction(0)] * p for _ in range(p)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            diff = [a - b for a, b in zip(rows[i], rows[j])]
+            norm = sum(v * v for v in diff)
+            for a in range(p):
+                for b in range(p):
+                    K[a][b] += diff[a] * diff[b] / norm
+    scale = Fraction(2, n * (n - 1))
+    return np.array([[float(v * scale) for v in row] for row in K])
+
+
+@pytest.mark.parametrize("engine", ["blas", "fused"])
+def test_kendall_rounding_slack_covers_the_summed_laplacian_pieces(engine):
+    # Issue 23 part B: adversarial magnitudes for the Laplacian form. Two tight clusters far
+    # from the centre: within a cluster, pairs sit just outside the near-duplicate band
+    # (||z_i - z_j||^2 slightly above 1e-4 (||z_i||^2 + ||z_j||^2)), so their pieces
+    # w_ij z_i z_j^T are ~1e4 times the pair's term and cancel in the sum. The computed K of
+    # each data set must be within rho sqrt(2) / n of the exact-rational K in Frobenius norm
+    # (G = 1): half the slack rho = rounding_slack(n, p) of the sensitivity 2 sqrt(2) / n, so
+    # that two neighbours' computed K differ by at most (1 + rho) times the sensitivity.
+    from dppca.stats.fused_pairs import fused_available
+    from dppca.stats.kendall import rounding_slack
+
+    if engine == "fused" and not fused_available():
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(7)
+    n, p = 40, 3
+    centre = np.array([1e3, -7e2, 5e2])
+    X = np.where(np.arange(n)[:, None] % 2 == 0, centre, -centre) \
+        + 0.016 * np.linalg.norm(centre) * rng.standard_normal((n, p)) / math.sqrt(p)
+    X_prime = X.copy()
+    X_prime[0] = -centre * (1 + 3e-3)  # the replaced row joins the other cluster
+    allowance = rounding_slack(n, p) * math.sqrt(2) / n
+    for data in (X, X_prime):
+        error = np.linalg.norm(kendall_tau_matrix(data, engine=engine) - _exact_spherical_kendall(data))
+        assert error <= allowance
+    exact_change = np.linalg.norm(_exact_spherical_kendall(X) - _exact_spherical_kendall(X_prime))
+    computed_change = np.linalg.norm(kendall_tau_matrix(X, engine=engine)
+                                     - kendall_tau_matrix(X_prime, engine=engine))
+    assert computed_change <= exact_change + 2 * allowance

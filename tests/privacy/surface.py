@@ -1,0 +1,240 @@
+"""The public surface of dppca as (name, call) pairs, and the neighbour pairs of issue 23.
+
+Shared by tests/privacy/test_surface.py (fast mode, in CI) and
+benchmarks/differential_surface.py (full mode). A *call* maps (X, labels) to a result with
+the same seed every time; :func:`observe` runs it and returns everything that is not a noisy
+value: the result's type, ledger rows (mechanism, sensitivity, noise scale, eps, delta),
+released thresholds and histogram shapes, output shapes, groups, and the sets of warnings
+and exceptions. Replace-one neighbours must give equal observations (issue 23: "finite reals
+in, a release out, the same messages for every neighbour").
+"""
+import contextlib
+import io
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dppca import (DPPCA, dp_pc_dir, dp_score, dp_score_group, dp_score_plot,
+                   dp_score_plot_group, dp_scree, dp_scree_plot)
+from dppca.methods import METHODS
+
+EPS, DELTA = 1.0, 1e-5
+
+#: The audit's extreme rows (issue 23, finding 3) for p = 3 columns.
+EXTREME_ROWS = {
+    "1e154": [1e154, 1e154, 1e154],
+    "1.7e308": [1.7e308, 0.0, 0.0],
+    "-1.7e308": [-1.7e308, 1.0, 1.0],
+    "2^1023": [2.0 ** 1023, 1.0, -1.0],
+    "5e-324": [5e-324, 5e-324, 5e-324],
+    "mixed": [1.7e308, -1.7e308, 5e-324],
+}
+
+#: Label edge cases (issue 23, finding 2 and the brief): the first row's label replaced.
+LABEL_EDGES = {"-0.0": -0.0, "nan string": "nan", "NaN string": "NaN", "None string": "None",
+               "one-row group": "lonely"}
+
+
+def base_data(n: int, seed: int = 0):
+    """(X, labels): n rows of a 3-variable Gaussian with unequal variances below 1, labels 'a'/'b'."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) * [1.0, 0.5, 0.25]  # scales < 1: X / scales can overflow
+    return X, np.array(["a", "b"] * (n // 2) + ["a"] * (n % 2), dtype=object)
+
+
+def neighbours(X, labels, extremes=EXTREME_ROWS, labels_too=True):
+    """(name, X', labels') replace-one neighbours of (X, labels): a random row, each extreme
+    row, and (when ``labels_too``) each label edge case; row 0 is the one replaced."""
+    rng = np.random.default_rng(1)
+    out = []
+    random_row = X.copy()
+    random_row[0] = rng.normal(size=X.shape[1]) * 10
+    out.append(("random row", random_row, labels))
+    for name, row in extremes.items():
+        Xp = X.copy()
+        Xp[0] = row
+        out.append((name, Xp, labels))
+    if labels_too:
+        for name, label in LABEL_EDGES.items():
+            lp = labels.copy()
+            lp[0] = label
+            out.append((name, X, lp))
+    return out
+
+
+def numeric_zero_labels(n: int):
+    """A numeric label column of 0.0 and 1.0, and its neighbour with one -0.0 (finding 2)."""
+    labels = np.array([0.0, 1.0] * (n // 2) + [0.0] * (n % 2))
+    signed = labels.copy()
+    signed[0] = -0.0
+    return labels, signed
+
+
+def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
+    """name -> call(X, labels). ``full`` adds standardize=True for every method and plots."""
+    calls = {}
+    # "nonprivate" is excluded: it promises no privacy, and refuses data at the clamp bound
+    # (a data-dependent error on purpose: no silently clamped non-private answer).
+    for method in (m for m in METHODS if m != "nonprivate"):
+        calls[f"dp_pc_dir[{method}]"] = lambda X, g, m=method: dp_pc_dir(
+            X, 2, eps=EPS, delta=DELTA, method=m, rng=1)
+        if full or method == "gdppca":
+            calls[f"dp_pc_dir[{method}, standardize]"] = lambda X, g, m=method: dp_pc_dir(
+                X, 2, standardize=True, eps=EPS, delta=DELTA, method=m, rng=1)
+    calls["dp_scree"] = lambda X, g: dp_scree(X, 2, eps=EPS, delta=DELTA, rng=1)
+    calls["dp_scree[standardize]"] = lambda X, g: dp_scree(X, 2, standardize=True, eps=EPS,
+                                                           delta=DELTA, rng=1)
+    calls["dp_score"] = lambda X, g: dp_score(X, EPS, DELTA, rng=1)
+    calls["dp_score[standardize]"] = lambda X, g: dp_score(X, EPS, DELTA, standardize=True, rng=1)
+    calls["dp_score_group"] = lambda X, g: dp_score_group(X, g, EPS, DELTA, rng=1)
+    calls["dp_score_group[levels]"] = lambda X, g: dp_score_group(X, g, EPS, DELTA, rng=1,
+                                                                  levels=["a", "b"])
+    calls["DPPCA.fit"] = lambda X, g: DPPCA(n_components=2, eps=EPS, delta=DELTA,
+                                            random_state=1).fit(X)
+    calls["DPPCA.fit[standardize]"] = lambda X, g: DPPCA(
+        n_components=2, eps=EPS, delta=DELTA, random_state=1, standardize=True).fit(X)
+    if full:
+        calls["dp_scree_plot"] = lambda X, g: dp_scree_plot(X, 2, eps=EPS, delta=DELTA, rng=1)
+        calls["dp_score_plot"] = lambda X, g: dp_score_plot(X, EPS, DELTA, rng=1)
+        calls["dp_score_plot_group"] = lambda X, g: dp_score_plot_group(X, g, EPS, DELTA, rng=1)
+    if tmp is not None:
+        calls["cli report"] = lambda X, g: cli_report(X, g, tmp)
+    calls["app run_scree"] = lambda X, g: app_run("scree", X, g)
+    calls["app run_score[groups]"] = lambda X, g: app_run("score", X, g)
+    return calls
+
+
+#: The page's values of an app run (dppca/app/runs.py): defaults, clipped scree, grouped score.
+APP_VALUES = dict(k=2, scree_method=["clipped"], scree_mono=True, center=True, standardize=False,
+                  g_dppca=True, axis_x=1, axis_y=2, score_method=["add", "sparse"], bins_x=None,
+                  bins_y=None, use_group=True, group_levels="")
+
+
+def app_run(kind: str, X, labels):
+    """The app's run function on (X, labels), its package calls seeded (rng=1): the app draws
+    fresh entropy, and a shared seed is what makes neighbours comparable."""
+    import functools
+    from unittest import mock
+
+    from dppca.app import runs
+    from dppca.app.data import AppData
+
+    data = AppData(key="surface", label="surface", features=pd.DataFrame(X, columns=["x1", "x2", "x3"]),
+                   labels=pd.Series(labels, name="g"), group_name="g")
+    seeded = {name: functools.partial(getattr(runs, name), rng=1)
+              for name in ("dp_scree", "dp_score_plot", "dp_score_plot_group")}
+    with mock.patch.multiple(runs, **seeded):
+        if kind == "scree":
+            return runs.run_scree(data, runs.scree_settings(APP_VALUES, data), EPS, DELTA)
+        return runs.run_score(data, runs.score_settings(APP_VALUES, data), EPS, DELTA)
+
+
+def cli_report(X, labels, tmp: Path):
+    """``dppca report`` on X (with a group column) written to a CSV: (stdout with every number
+    masked, output file names, ledger.json with its numbers: public facts)."""
+    from dppca.cli import main
+
+    data = pd.DataFrame(X, columns=["x1", "x2", "x3"]).assign(g=labels)
+    path, out = tmp / "data.csv", tmp / "out"
+    data.to_csv(path, index=False, float_format="%.17g")
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = main(["report", "--data", str(path), "--columns", "x1,x2,x3", "--group", "g",
+                     "--eps", str(EPS), "--delta", str(DELTA), "--seed", "1",
+                     "--out", str(out)])
+    ledger = (out / "ledger.json").read_text() if (out / "ledger.json").exists() else None
+    files = sorted(p.name for p in out.rglob("*"))
+    import shutil
+
+    shutil.rmtree(out, ignore_errors=True)
+    return code, _mask_numbers(stdout.getvalue()), files, ledger
+
+
+def _mask_numbers(text: str) -> str:
+    return re.sub(r"[-+]?\d[\d.,]*(e[-+]?\d+)?%?", "#", text)
+
+
+#: Ledger steps whose sensitivity (and so noise scale) is post-processing of an earlier noisy
+#: release of the same call, so it may differ between neighbours like any noisy value:
+#: cai_xia_zha's projector sensitivity is computed from the model parameters estimated from
+#: its Analyze Gauss release (methods/cai_xia_zha.py, Notes). Everything else must be equal.
+DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
+
+
+#: Messages computed from released (noisy) values only, so they may differ between neighbours
+#: like those values (both outcomes are possible on both sides): a sparse histogram whose
+#: noisy counts all fall below its public threshold (estimators/histograms.py), and the
+#: synthetic points of a private plot drawn from such a histogram (estimators/sampling.py).
+NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass")
+
+
+def _public_messages(messages) -> list:
+    return [m for m in messages if not any(noisy in m for noisy in NOISY_MESSAGES)]
+
+
+def _frame(frame) -> str:
+    if frame is None:
+        return "None"
+    frame = frame.copy()
+    if "step" in frame:
+        derived = frame["step"].astype(str).map(lambda s: any(d in s for d in DERIVED_STEPS))
+        for column in ("sensitivity", "noise_scale"):
+            if column in frame:
+                frame[column] = frame[column].astype(object).where(~derived, "released")
+    return repr(frame.to_dict("split"))
+
+
+def facts(result) -> dict:
+    """Everything in a result that is not a noisy value (exact floats, NaN-safe)."""
+    if isinstance(result, tuple):  # the CLI report
+        return {"cli": result}
+    out = {"type": type(result).__name__}
+    for attr in ("ledger", "combined_ledger", "ledger_"):
+        ledger = getattr(result, attr, None)
+        if ledger is not None and hasattr(ledger, "to_frame"):
+            out[attr] = _frame(ledger.to_frame())
+    for attr in ("directions", "pve", "scree", "components_", "mean_", "scale_"):
+        value = getattr(result, attr, None)
+        if value is not None and hasattr(np.asarray(value), "shape"):
+            out[f"{attr}.shape"] = np.shape(np.asarray(value, dtype=object))
+    releases = getattr(result, "_releases", None)
+    if releases:
+        out["releases"] = {m: (r.noise_scale, r.threshold, r.prob.shape) for m, r in releases.items()}
+    if getattr(result, "groups", None) is not None:
+        out["groups"] = list(result.groups)
+    figure = getattr(result, "figure", None)
+    if figure is not None and hasattr(figure, "axes"):
+        out["axes"] = len(figure.axes)
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+    return out
+
+
+def observe(call, X, labels) -> dict:
+    """Run ``call`` and return its public observation: facts, warnings, exception."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            seen, error = facts(call(X, labels)), None
+        except Exception as err:  # a refusal is an observation too
+            seen, error = None, f"{type(err).__name__}: {err}"
+    messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    return {"facts": seen, "error": error, "warnings": messages}
+
+
+def differences(a: dict, b: dict) -> dict:
+    """The keys of two observations that differ, with both values (for the failure message)."""
+    diff = {"error": (a["error"], b["error"])} if a["error"] != b["error"] else {}
+    if _public_messages(a["warnings"]) != _public_messages(b["warnings"]):
+        diff["warnings"] = (a["warnings"], b["warnings"])
+    fa, fb = a["facts"] or {}, b["facts"] or {}
+    diff.update({k: (fa.get(k), fb.get(k)) for k in set(fa) | set(fb) if fa.get(k) != fb.get(k)})
+    return diff
+
+
+__all__ = ["DERIVED_STEPS", "EXTREME_ROWS", "NOISY_MESSAGES", "LABEL_EDGES", "base_data", "cli_report", "differences",
+           "entry_points", "facts", "neighbours", "numeric_zero_labels", "observe"]
