@@ -32,8 +32,8 @@ dp_plan <- function(n, p, k = 2L, eps, delta, method = "clipped", standardize = 
                               method = as.list(method), standardize = standardize,
                               g_dppca = g_dppca))
   structure(list(table = .r_frame(planned$to_frame()),
-                 reliable = isTRUE(reticulate::py_to_r(planned$reliable)),
-                 text = as.character(reticulate::py_to_r(planned$as_text()))), class = "dppca_plan")
+                 reliable = isTRUE(planned$reliable),
+                 text = as.character(planned$as_text())), class = "dppca_plan")
 }
 
 #' @rdname dp_plan
