@@ -126,20 +126,17 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
     tile : int, default 2048
         Rows per tile of the pair matrix. Memory is O(tile * strip + n d),
         never O(n^2); the result does not depend on `tile` beyond rounding.
-    engine : {None, "blas", "fused"}, optional
-        None: the public rule :func:`dppca.stats.fused_pairs.use_fused` (the fused numba
-        kernel for p <= 24 and a built-in sign, else BLAS). Both do the same per-pair
-        arithmetic, so they agree to rounding and share :func:`rounding_slack`.
-        "array_api" (also chosen by None for a CuPy, PyTorch or other array-API array):
-        :func:`dppca.stats.array_api_kendall.array_api_kendall_tau_matrix`, on the array's
-        library and device, built-in signs only; same arithmetic, same slack.
+    engine : {None, "blas", "fused", "array_api"}, optional
+        None: the public rule :func:`dppca.stats.fused_pairs.use_fused` (fused numba kernel
+        or BLAS), or "array_api" for a CuPy, PyTorch or other array-API array
+        (:mod:`dppca.stats.array_api_kendall`, built-in signs). All do the same per-pair
+        arithmetic: they agree to rounding and share :func:`rounding_slack`.
 
     Returns
     -------
     K : ndarray, shape (d, d)
-        Symmetric, positive semi-definite. Deterministic: no randomness, and
-        a static split of the work over the cores, so repeated calls on one
-        machine agree bitwise.
+        Symmetric, positive semi-definite; deterministic (a static split of the work over
+        the cores: repeated calls on one machine agree bitwise).
 
     Raises
     ------
@@ -156,8 +153,7 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
         K_g = 2/(n(n-1)) sum_{i<j} g(t_ij) g(t_ij)^T,  t_ij = (x_j - x_i)/sqrt2,
 
     whose noisy version is released by Proposition 2.1. With
-    ``d_ij = ||x_i - x_j||`` and ``r_ij = d_ij / sqrt2``,
-    ``g(t_ij) g(t_ij)^T = w_ij (x_i - x_j)(x_i - x_j)^T`` with
+    ``d_ij = ||x_i - x_j||``, ``r_ij = d_ij / sqrt2``, ``g(t_ij) g(t_ij)^T = w_ij (x_i - x_j)(x_i - x_j)^T`` with
     ``w_ij = xi(r_ij)^2 / d_ij^2`` (spherical: ``1/d_ij^2``; winsorized:
     ``min(radius^2/d_ij^2, 1/2)``). The Laplacian identity
 
@@ -176,8 +172,7 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
     ``d_ij^2 <= 1e-4 (||x_i||^2 + ||x_j||^2)`` are removed from W and summed
     as ``g(t_ij) g(t_ij)^T`` from ``x_j - x_i`` of the original rows, as in
     :func:`kendall_tau_matrix_naive`; exact duplicates contribute 0
-    (``g(0) = 0``). Other pairs lose at most ~4 of 16 digits to the Gram
-    trick; in practice the result matches the pair sum to ~1e-15.
+    (``g(0) = 0``). Other pairs lose at most ~4 of 16 digits to the Gram trick.
     """
     if engine == "array_api" or (engine is None and is_foreign_array(X)):
         return array_api_kendall_tau_matrix(X, sign, radius, xi, tile=tile, tol=_NEAR_DUPLICATE_TOL,
@@ -190,10 +185,8 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
     if engine not in (None, "fused", "blas") or (fused and not use_fused(n, 2, spec.kind)):
         raise ValueError(f"`engine` must be None, 'blas', 'fused' (built-in signs, numba "
                          f"installed) or 'array_api'; got {engine!r}")
-    X, spec = without_overflow(X, spec)
-    # Data near DBL_MAX turn the sign into a Python xi (signs.without_overflow): BLAS form then.
-    # Which engine runs changes the rounding only (one slack covers both), nothing observable.
-    fused = fused and spec.kind != "custom"
+    X, spec = without_overflow(X, spec)  # near DBL_MAX: a Python xi, so the BLAS form (the
+    fused = fused and spec.kind != "custom"  # engine changes only rounding, covered by the slack)
     prep = _prepare(X)
     if fused:
         parts = [_Accumulator(*part) for part in fused_parts(
