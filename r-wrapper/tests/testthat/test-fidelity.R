@@ -81,8 +81,11 @@ test_that("11.5 noise = 'r_dppca' gives the R package's sigma; the default is ti
   expect_equal(ledger$noise_scale, 4 * sqrt(2 * log(1.25 / 1e-5)) / (300 * 1), tolerance = 1e-12)
   expect_identical(ledger$mechanism, "Gaussian (classic)")
   tight <- dp_pc_dir(X, k = 2, eps = 1, delta = 1e-5, calibration = "classic", seed = 1)
-  # sqrt(2) up to the tight constant's floating-point slack (dppca.stats.kendall.rounding_slack: 1e-7 here)
-  expect_equal(ledger$noise_scale / dp_ledger(tight)$noise_scale, sqrt(2), tolerance = 1e-6)
+  # sqrt(2) up to the tight constant's floating-point slack rho (the tight sigma carries 1 + rho):
+  # dppca.stats.kendall.rounding_slack(n, p), 5.9e-6 at n = 300, p = 20 (pair terms and their sum)
+  rho <- reticulate::import("dppca.stats.kendall")$rounding_slack(nrow(X), ncol(X))
+  expect_equal(ledger$noise_scale / dp_ledger(tight)$noise_scale, sqrt(2) / (1 + rho), tolerance = 1e-9)
+  expect_true(rho > 0 && rho < 1e-4)
   expect_error(dp_pc_dir(X, k = 2, eps = 1, delta = 1e-5, noise = "loud"), "`noise`",
                class = "dppca_error")
   expect_identical(formals(dp_scree)$noise, "tight")
