@@ -117,7 +117,11 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
       released mean (0 at the first step).
     - PrivMean mean, (eps/4, delta/4): coordinates clipped to [c_j - h, c_j + h],
       h = 3 sqrt(Lambda) ln(B p / tau_t); one replaced row moves the mean by at most
-      2 h sqrt(p) / B in L2; Gaussian noise with sigma = gaussian_sigma(2 h sqrt(p)/B, ...).
+      2 h sqrt(p) / B in L2; Gaussian noise with sigma = gaussian_sigma(2 h sqrt(p)/B, ...)
+      (:func:`priv_mean`). Sensitivity and sigma are sqrt(Lambda) times their values at
+      Lambda = 1, 6 sqrt(p) ln(B p / tau_t) / B and its sigma, which the ledger row and the
+      fit's ``sensitivity`` and ``noise_sd`` record (public: B, p, tau_t, eps, delta; their
+      ratio is every step's). No public bound on Lambda exists, so no worst-case sd is shown.
 
     Stable histogram under replace-one: Laplace(2/eps) noise on the non-empty bins (two
     counts change by 1: L1 sensitivity 2) and only a bin whose noisy count exceeds
@@ -196,10 +200,10 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     chunks = split_chunks(rows, k)
     plan = batch_plan(min(len(c) for c in chunks), rows.shape[1], k, eps, delta, batch_size,
                  learning_rate, failure_prob, range_constant)
-    outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
+    outcome = {"failed": 0, "steps": 0, "zero_centres": 0}
     U = deflate(chunks, rng, lambda chunk, U: modified_dp_pca(chunk, U, plan, rng, calibration,
                                                                  outcome))
-    sigma, sensitivity = _record_k_dp_pca(ledger, plan, outcome, calibration)
+    sigma, sensitivity = _record_k_dp_pca(ledger, plan, calibration)
     return DirectionFit(orient(U), np.full(k, np.nan), f"Gaussian ({calibration}) + stable histograms",
                         sensitivity, sigma,
                         notes=[f"k-DP-PCA: {k} chunk(s), {plan['T']} steps of {plan['B']} paired "
@@ -207,7 +211,9 @@ def k_dp_pca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                "returned 'bottom' (no PrivRange bin passed) and were skipped; "
                                f"{outcome['zero_centres']} coordinate centre(s) taken from the "
                                "previous step's mean. "
-                               "Sensitivity and noise sd are medians over steps (adaptive noise)."])
+                               "PrivMean's noise is adaptive: sensitivity and noise sd are shown "
+                               "per unit sqrt(Lambda); each step's are sqrt(Lambda) times these, "
+                               "Lambda its PrivRange release."])
 
 
 def split_chunks(rows: np.ndarray, k: int) -> list:
@@ -281,7 +287,7 @@ def batch_plan(chunk_len, p, k, eps, delta, batch_size, learning_rate, failure_p
     tau = tau / (2 * T)
     eps_r, delta_r = eps / 2, delta / 2
     groups = _groups(c1, eps_r, delta_r)
-    return {"B": B, "T": T, "tau": tau, "groups": groups, "range": (eps_r, delta_r),
+    return {"B": B, "T": T, "p": p, "tau": tau, "groups": groups, "range": (eps_r, delta_r),
             "centre": _per_coordinate_budget(eps / 4, delta / 4, p), "centre_total": (eps / 4, delta / 4),
             "mean": (eps / 4, delta / 4),
             "eta0": float_arg(learning_rate, "learning_rate", positive=True)}
@@ -343,17 +349,79 @@ def _private_gradient_mean(G, plan, rng, calibration, outcome, fallback):
     B, p = G.shape
     root = math.sqrt(level)
     width = 2 ** 0.25 * root * math.log(25) ** 2
-    half = 3 * root * math.log(B * p / plan["tau"])
     centres = np.empty(p)
     for j in range(p):
         key = _stable_mode(np.floor(G[:, j] / width), *plan["centre"], rng)
         outcome["zero_centres"] += key is None
         centres[j] = fallback[j] if key is None else key * width
+    return centres + priv_mean(G, centres, mean_half_width(level, plan), *plan["mean"], rng, calibration)
+
+
+def mean_half_width(level: float, plan: dict) -> float:
+    """PrivMean's clipping half-width h = 3 sqrt(Lambda) ln(B p / tau_t) (Algorithm 7, K = a = 1).
+
+    ``level`` is Lambda, PrivRange's release (1 for the public calibration on the ledger).
+    """
+    return 3 * math.sqrt(level) * math.log(plan["B"] * plan["p"] / plan["tau"])
+
+
+def priv_mean_calibration(half: float, B: int, p: int, eps: float, delta: float,
+                          calibration: str) -> tuple[float, float]:
+    """(sensitivity, sigma) of PrivMean's Gaussian release: 2 h sqrt(p) / B and its sigma.
+
+    Both are linear in h (:func:`dppca.privacy.gaussian_sigma` is Delta times a unit sigma),
+    so their ratio, the mechanism's Gaussian-DP parameter, is a function of (eps, delta) alone.
+    """
     sensitivity = 2 * half * math.sqrt(p) / B
-    sigma = gaussian_sigma(sensitivity, *plan["mean"], calibration)
-    outcome["sigmas"].append(sigma)
-    outcome["sensitivities"].append(sensitivity)
-    return centres + add_gaussian_noise(clipped_mean(G, centres, half), sigma, sensitivity, rng)[0]
+    return sensitivity, gaussian_sigma(sensitivity, eps, delta, calibration)
+
+
+def priv_mean(G: np.ndarray, centres: np.ndarray, half: float, eps: float, delta: float,
+              rng: np.random.Generator, calibration: str = "analytic") -> np.ndarray:
+    """PrivMean's Gaussian step (Algorithm 7): the clipped, centred mean of G plus Gaussian noise.
+
+    The method's own noise line, public by signature so that the privacy audit runs it
+    (dppca/audit/releases_methods.py): a noise weakened here is seen there.
+
+    Parameters
+    ----------
+    G : ndarray, shape (B, p)
+        The batch's gradients, one row per paired difference.
+    centres : ndarray, shape (p,)
+        Public coordinate centres c (earlier releases).
+    half : float, > 0
+        Public clipping half-width h (:func:`mean_half_width` of PrivRange's release).
+    eps, delta : float
+        Budget of this release.
+    rng : numpy.random.Generator
+    calibration : {"analytic", "classic"}
+
+    Returns
+    -------
+    ndarray, shape (p,)
+        The noisy clipped mean of G - c (add ``centres`` back to estimate the mean of G).
+
+    Notes
+    -----
+    Privacy (replace-one, B public): :func:`clipped_mean` moves each of its p coordinates by at
+    most 2 h / B when one row is replaced, so by at most Delta = 2 h sqrt(p) / B in L2; the
+    Gaussian noise N(0, sigma^2 I) with sigma = gaussian_sigma(Delta, eps, delta) is added by
+    the floating-point-safe sampler :func:`dppca.privacy.samplers.add_gaussian_noise`, so the
+    release is (eps, delta)-DP (Balle & Wang 2018, Thm 8, for ``"analytic"``). Duengler &
+    Sanyal (2025), Algorithm 7; Liu, Kong, Jain & Oh (2022), Algorithm 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods.k_dp_pca import priv_mean
+    >>> G = np.ones((100, 3))
+    >>> noisy = priv_mean(G, np.zeros(3), 0.5, 1.0, 1e-5, np.random.default_rng(0))
+    >>> noisy.shape, bool(np.all(np.abs(noisy - 0.5) < 0.2))
+    ((3,), True)
+    """
+    B, p = G.shape
+    sensitivity, sigma = priv_mean_calibration(half, B, p, eps, delta, calibration)
+    return add_gaussian_noise(clipped_mean(G, centres, half), sigma, sensitivity, rng)[0]
 
 
 def clipped_mean(G: np.ndarray, centres: np.ndarray, half: float) -> np.ndarray:
@@ -396,16 +464,25 @@ def _stable_mode(keys: np.ndarray, eps: float, delta: float, rng):
     return float(values[best])
 
 
-def _record_k_dp_pca(ledger, plan, outcome, calibration):
-    sigma = float(np.median(outcome["sigmas"])) if outcome["sigmas"] else float("nan")
-    sensitivity = float(np.median(outcome["sensitivities"])) if outcome["sensitivities"] else float("nan")
+def _record_k_dp_pca(ledger, plan, calibration):
+    """The three ledger rows of k-DP-PCA: public facts only (plan, budget, calibration).
+
+    PrivMean's noise adapts to the data: each batch's sensitivity and sd are sqrt(Lambda)
+    times the row's, Lambda that batch's PrivRange release. The row records the calibration
+    at Lambda = 1 (:func:`mean_half_width`), whose ratio sigma / sensitivity is every batch's,
+    not a summary of the released Lambdas (which would differ between neighbours).
+    """
+    sensitivity, sigma = priv_mean_calibration(mean_half_width(1.0, plan), plan["B"], plan["p"],
+                                               *plan["mean"], calibration)
     e_c = plan["centre"][0]
     ledger.record("directions: PrivRange stable histograms, one per batch (disjoint batches)",
                   "Laplace + threshold", 2.0, "L1", 2.0 / plan["range"][0], *plan["range"])
     ledger.record(f"directions: PrivMean centre histograms, eps {e_c:.3g} per coordinate",
                   "Laplace + threshold", 2.0, "L1", 2.0 / e_c, *plan["centre_total"])
-    ledger.record("directions: PrivMean clipped gradient mean per batch (median sd shown)",
+    ledger.record("directions: PrivMean clipped gradient mean per batch (adaptive noise: "
+                  "sensitivity and sd per unit sqrt(Lambda), Lambda the batch's PrivRange release)",
                   f"Gaussian ({calibration})", sensitivity, "L2", sigma, *plan["mean"])
     return sigma, sensitivity
 
-__all__ = ["clipped_mean", "k_dp_pca_directions", "k_dp_pca_minimum_batch"]
+__all__ = ["clipped_mean", "k_dp_pca_directions", "k_dp_pca_minimum_batch", "mean_half_width",
+           "priv_mean", "priv_mean_calibration"]
