@@ -3,9 +3,12 @@
 Each method works on paired differences w_i = (x_a - x_b)/sqrt(2) of a pairing drawn
 independently of the data (fixed here by the context's seed, the same for both neighbours).
 The statistics are the methods' own step functions (``clip_rows``, ``oja_gradient``,
-``clipped_mean``, ``descent_direction``); public parameters (norm bounds, current iterates,
-PrivMean centres) come from the base dataset. Mechanisms run the whole method with k = p and
-a public ``norm_bound``, so their output is the released subspace (post-processing).
+``clipped_mean``, ``descent_direction``) and so are the step mechanisms (``priv_mean``,
+``noisy_descent``); public parameters (norm bounds, current iterates, PrivMean centres) come
+from the base dataset. Mechanisms run the whole method with k = 1 and a public ``norm_bound``
+(their output is the released subspace, post-processing), or the method's own noisy step
+(k-DP-PCA, which needs n in the thousands, and a DP-SGGD step, whose release is linear in its
+noise: canary families of :mod:`dppca.audit.canary`).
 """
 from __future__ import annotations
 
@@ -17,12 +20,11 @@ from ..methods._base import top_eigen
 from ..methods._shared import clip_rows, paired_differences, second_moment_sensitivity, spherise
 from ..methods.analyze_gauss import analyze_gauss_directions
 from ..methods.cai_xia_zha import cai_xia_zha_directions
-from ..methods.dp_sggd import descent_direction, dp_sggd_directions
+from ..methods.dp_sggd import descent_direction, dp_sggd_directions, noisy_descent
 from ..methods.k_dp_ojas import k_dp_ojas_directions, oja_gradient
-from ..methods.k_dp_pca import clipped_mean
+from ..methods.k_dp_pca import clipped_mean, priv_mean
 from ..methods.noisy_power import noisy_power_directions
 from ..privacy import Ledger, gaussian_sigma
-from ..privacy.samplers import add_gaussian_noise
 from .registry import AuditedRelease, register
 
 EPS, DELTA = 1.0, 1e-5
@@ -63,23 +65,6 @@ def _method_mechanism(directions, bounded, options):
         fit = directions(X, 1, eps=EPS, delta=DELTA, rng=rng, ledger=Ledger(EPS, DELTA),
                          calibration="analytic", **extra)
         return _subspace(fit)
-    return mechanism
-
-
-def _gaussian_step(statistic, sensitivity):
-    """One Gaussian release of ``statistic`` at (EPS, DELTA), as the method's step line does it.
-
-    For k-DP-PCA's PrivMean step, which the whole method cannot be audited through at n <= 50
-    (it needs n of several thousand, and its noise line sits in a private helper of
-    :mod:`dppca.methods.k_dp_pca`): the public inputs of the step (centres, clip width) are
-    fixed by the context, and the step's own statistic and ``add_gaussian_noise`` run. This
-    is still the audit's copy of the step's noise, not the method's (issue 23, left open): a
-    sigma weakened inside k_dp_pca.py is not seen here.
-    """
-    def mechanism(X, c, rng):
-        delta_f = sensitivity(X.shape[0], X.shape[1], c)
-        value = statistic(X, c)
-        return add_gaussian_noise(value, gaussian_sigma(delta_f, EPS, DELTA, "analytic"), delta_f, rng)[0]
     return mechanism
 
 
@@ -130,12 +115,31 @@ def _descent_sensitivity(n, p, c):
     return 2.0 / (n // 2)
 
 
+def _priv_mean_step(X, c, rng):
+    """k-DP-PCA's own PrivMean step (:func:`dppca.methods.k_dp_pca.priv_mean`) on the batch X.
+
+    The whole method cannot be audited at n <= 50 (it needs n of several thousand); its step
+    function runs with the public inputs (centres, half-width) fixed by the context, so a noise
+    weakened inside k_dp_pca.py is seen here (benchmarks/mutations.py, M10).
+    """
+    return priv_mean(X, c["centres"], c["half"], EPS, DELTA, rng)
+
+
+def _descent_step(X, c, rng):
+    """DP-SGGD's own step (:func:`dppca.methods.dp_sggd.noisy_descent`) on all m pairs at once."""
+    m = X.shape[0] // 2
+    return noisy_descent(spherise(_rows(X, c)), c["V"], gaussian_sigma(2.0 / m, EPS, DELTA), rng)
+
+
 _method_entry("k_dp_pca: PrivMean clipped gradient mean", "2 half sqrt(p)/B", _priv_mean,
-              _priv_mean_sensitivity, mechanism=_gaussian_step(_priv_mean, _priv_mean_sensitivity))
+              _priv_mean_sensitivity, mechanism=_priv_mean_step)
 # The whole method with one descent step on one batch of all m pairs: the method's own noise
 # (Analyze Gauss start, then the step's Gaussian release), no dilution over 50 steps.
 _method_entry("dp_sggd: descent direction", "2/B (Frob.)", _descent, _descent_sensitivity,
               dp_sggd_directions, bounded=False, iterations=1)
+# The step alone, released linearly in its noise (a canary family; M11 halves its sigma).
+_method_entry("dp_sggd: noisy descent step", "2/B (Frob.)", _descent, _descent_sensitivity,
+              mechanism=_descent_step)
 
 
 def _cxz_statistic(X, c):

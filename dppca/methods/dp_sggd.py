@@ -139,7 +139,7 @@ def dp_sggd_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     V = top_eigen(start, k)[1]
     for t, batch in enumerate(batches):
         step = eta0 / 2 ** (t // halving)
-        direction = add_gaussian_noise(descent_direction(signs[batch], V, B), sigma, 2.0 / B, rng)[0]
+        direction = noisy_descent(signs[batch], V, sigma, rng)
         V = _polar(V + step * direction)
     eigenvalues, rotation = top_eigen(V.T @ start @ V, k)
     return DirectionFit(orient(V @ rotation), eigenvalues, f"Gaussian ({calibration})",
@@ -161,6 +161,46 @@ def _batches(m: int, B: int, T: int, rng):
     return batches, epochs
 
 
+def noisy_descent(points: np.ndarray, V: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """One DP-SGGD step's release: :func:`descent_direction` of a batch plus Gaussian noise.
+
+    The method's own noise line, public by signature so that the privacy audit runs it
+    (dppca/audit/releases_methods.py): a noise weakened here is seen there.
+
+    Parameters
+    ----------
+    points : ndarray, shape (B, p)
+        The batch: spatial signs (rows of norm <= 1).
+    V : ndarray, shape (p, k)
+        The current iterate (orthonormal columns; public: a function of earlier releases).
+    sigma : float, > 0
+        Noise sd, calibrated by the caller for the step's Frobenius sensitivity 2/B (composed
+        over the steps a row enters).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (p, k)
+        The noisy descent direction.
+
+    Notes
+    -----
+    Privacy: replacing one point moves the direction by at most 2/B in Frobenius norm
+    (:func:`descent_direction`); N(0, sigma^2) noise on each of the p k entries through the
+    floating-point-safe sampler :func:`dppca.privacy.samplers.add_gaussian_noise` makes the step
+    a Gaussian mechanism of parameter mu = (2/B) / sigma (Maunu, Yu & Lerman 2022, Algorithm 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods.dp_sggd import noisy_descent
+    >>> noisy_descent(np.eye(3), np.eye(3)[:, :1], 0.1, np.random.default_rng(0)).shape
+    (3, 1)
+    """
+    B = points.shape[0]
+    return add_gaussian_noise(descent_direction(points, V, B), sigma, 2.0 / B, rng)[0]
+
+
 def descent_direction(points: np.ndarray, V: np.ndarray, B: int) -> np.ndarray:
     """(1/B) sum_z Q z (z^T V) / ||Q z||: minus the gradient of F, zero residuals skipped.
 
@@ -179,4 +219,4 @@ def _polar(A: np.ndarray) -> np.ndarray:
     U, _, Wt = np.linalg.svd(A, full_matrices=False)
     return U @ Wt
 
-__all__ = ["descent_direction", "dp_sggd_directions"]
+__all__ = ["descent_direction", "dp_sggd_directions", "noisy_descent"]

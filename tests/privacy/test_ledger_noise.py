@@ -95,9 +95,7 @@ def _quiet(call, *args, **kwargs):
         return call(*args, **kwargs)
 
 
-# k_dp_pca is left out: its PrivMean row records the median of per-batch sds (nan when no batch
-# reached the mean step), so no single (sensitivity, scale) describes its noise; its step is
-# audited through the method's own noise in dppca/audit/releases_methods.py.
+# k_dp_pca needs more rows and budget: its own test below.
 @pytest.mark.parametrize("method", ["gdppca", "analyze_gauss", "noisy_power", "k_dp_ojas",
                                     "dp_sggd"])
 @pytest.mark.parametrize("standardize", [False, True])
@@ -106,6 +104,54 @@ def test_directions_ledger_matches_the_noise_drawn(data, method, standardize):
                     method=method)
     parts = check_ledger_against_noise(result.ledger)
     assert parts["gaussian rows"] >= 1
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_k_dp_pca_ledger_matches_the_noise_drawn(standardize):
+    # n = 1,200 >= n_min = 2 k B_min = 352 at (8, 0.01), k = 1. The PrivMean row is the
+    # calibration per unit sqrt(Lambda) (every step's ratio sigma / sensitivity).
+    result = _quiet(dp_pc_dir, _sample(1200), 1, standardize=standardize, eps=8.0, delta=0.01,
+                    rng=1, method="k_dp_pca")
+    parts = check_ledger_against_noise(result.ledger)
+    assert parts["gaussian rows"] >= 1 and parts["laplace rows"] == 2
+
+
+def _noise_sd(noise, expected):
+    # 5,000 independent draws: the sample sd has relative sd 1/sqrt(2 x 5,000) = 1%; 8% is 8 of
+    # those, and half the noise is 50% off.
+    assert noise.size == 5000
+    assert noise.std() == pytest.approx(expected, rel=0.08)
+
+
+def test_k_dp_pca_priv_mean_draws_sqrt_lambda_times_the_ledger_sd():
+    # The method's own PrivMean step on a batch of zeros (the clipped mean is 0, so the release
+    # is the noise) at Lambda = 4: sd 2 x the ledger row's sigma, and that row's ratio
+    # sensitivity / sigma is Balle & Wang's mu at the step's (eps, delta).
+    from dppca.methods.k_dp_pca import _record_k_dp_pca, batch_plan, mean_half_width, priv_mean
+    from dppca.privacy import Ledger
+
+    p, eps, delta = 5000, 8.0, 0.01
+    plan = batch_plan(400, p, 1, eps, delta, None, 1.0, 0.01, 2.0)
+    ledger = Ledger(eps, delta)
+    _record_k_dp_pca(ledger, plan, "analytic")
+    row = ledger.to_frame().iloc[2]
+    check_ledger_against_noise(ledger)
+    B = plan["B"]
+    assert row["sensitivity"] == pytest.approx(6 * math.sqrt(p) * math.log(B * p / plan["tau"]) / B,
+                                               rel=1e-12)
+    assert row["noise_scale"] == pytest.approx(row["sensitivity"] / unit_mu(*plan["mean"]), rel=1e-5)
+    noise = priv_mean(np.zeros((B, p)), np.zeros(p), mean_half_width(4.0, plan), *plan["mean"],
+                      np.random.default_rng(7))
+    _noise_sd(noise, 2 * row["noise_scale"])
+
+
+def test_dp_sggd_step_draws_the_ledger_sd():
+    # The method's own step on points with zero residuals (the descent direction is 0): the
+    # release, p k = 5,000 entries, is the noise; its sd is the sigma the ledger records.
+    from dppca.methods.dp_sggd import noisy_descent
+
+    V = np.eye(100)[:, :50]
+    _noise_sd(noisy_descent(np.zeros((10, 100)), V, 0.7, np.random.default_rng(8)), 0.7)
 
 
 @pytest.mark.parametrize("method", ["clipped", "pmwm", "huber"])
