@@ -137,21 +137,22 @@ def test_distinguishing_audit_rejects_the_half_noise_canary(name, searches):
     # Families whose release is linear in its Gaussian noise (the shift test is exact there)
     # and drawn by the exact samplers, which scaled_noise weakens (dppca/audit/canary.py).
     # The family's real mechanism on its worst pair with every exact-sampler draw at half its
-    # scale (ledger unchanged). The Gaussian shift test with CANARY_RUNS = 800 releases per
-    # side has power 0.96 against half noise on a pair that shows the whole sensitivity
-    # (dppca/audit/canary.py); the seeds are fixed, so a pass here is reproducible.
+    # scale (ledger unchanged). The Gaussian shift test with CANARY_RUNS = 2,000 releases per
+    # side, at level 2.5% split over the families (Bonferroni), has power 0.999 per family
+    # against half noise on a pair that shows the whole sensitivity, 0.98 on one that shows 90%
+    # of it along the estimated direction (dppca/audit/canary.py).
     from dppca.audit.canary import CANARY_FACTOR, CANARY_RUNS, gaussian_shift_audit, scaled_noise
 
-    # The real mechanism must pass the same test (it rejects a correct one with probability
-    # <= 2.5%), so the test sees a mechanism that draws half its noise whatever its ledger says.
-    # Seed 3: seed 2 gave that 2.5% false alarm on the trace (mu_hat 0.428 at 800 runs; 0.250
-    # at 4,000 runs, claim 0.268, on a pair of ratio 1).
+    # The real mechanism must pass the same test: all families together flag a correct
+    # mechanism with probability <= 2.5%, so the seed is the benchmark's (audit_privacy.py's
+    # quick mode: search seed 0, releases seed 2), not one picked to pass. A mechanism that
+    # draws half its noise whatever its ledger says is seen (benchmarks/mutations.py M10, M11).
     release = REGISTRY[name]
     worst = _search(name, searches)
     args = (release.mechanism, worst.D, worst.D_prime, worst.ctx, CANARY_RUNS, release.eps,
             release.delta)
-    real = gaussian_shift_audit(*args, seed=3)
+    real = gaussian_shift_audit(*args, seed=2)
     assert not real.rejects, f"{name}: mu_lb {real.mu_lb:.3f} > claimed mu {real.mu_claim:.3f}"
     with scaled_noise(CANARY_FACTOR):
-        canary = gaussian_shift_audit(*args, seed=3)
+        canary = gaussian_shift_audit(*args, seed=2)
     assert canary.rejects, f"{name}: half noise not seen (mu_lb {canary.mu_lb:.3f} <= {canary.mu_claim:.3f})"
