@@ -1,9 +1,13 @@
 """Generate the "Privacy contract" tables (docs/_generated/privacy_table.md) at build time.
 
 Table 1 lists every release the privacy audit checks (``dppca.audit.registry.REGISTRY``:
-name, claimed sensitivity, norm). Table 2 lists the ledger steps that real calls of the
-public functions record (on a small simulated data set, default options), with their
-mechanism, norm and sensitivity. Both come from the code, so the page cannot drift.
+name, claimed sensitivity, norm) with the measured results of the last full audit
+(``benchmarks/results/audit_privacy_full.txt``, written by ``benchmarks/audit_privacy.py``:
+max observed sensitivity ratio, eps lower bound, status; "not in the last full audit" for a
+release added since). Table 2 is that run's half-noise canary table. Table 3 lists the ledger
+steps that real calls of the public functions record (on a small simulated data set, default
+options), with their mechanism, norm and sensitivity. The names and claims come from the code,
+the measurements from the results file, so the page cannot drift from either.
 """
 import warnings
 from pathlib import Path
@@ -15,6 +19,8 @@ from dppca import dp_pc_dir, dp_score, dp_score_group, dp_scree
 from dppca.audit.registry import REGISTRY
 
 EPS, DELTA = 1.0, 1e-5
+#: The full audit's table (benchmarks/audit_privacy.py, full mode).
+AUDIT_RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "audit_privacy_full.txt"
 
 
 def _calls():
@@ -38,10 +44,44 @@ def _markdown(frame):
     return "\n".join([header, rule, *rows])
 
 
-def registry_frame():
-    """One row per audited release: name, claimed sensitivity, norm."""
-    return pd.DataFrame([(entry.name, entry.claim, entry.norm) for entry in REGISTRY.values()],
-                        columns=["release", "sensitivity (claimed, audited)", "norm"])
+def audit_tables(path=AUDIT_RESULTS) -> list:
+    """The markdown tables of the results file, each a list of rows (lists of cells)."""
+    tables, current = [], None
+    text = Path(path).read_text() if Path(path).exists() else ""
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split(" | ")]
+        if len(cells) > 1 and current is None:
+            current = [cells]
+            tables.append(current)
+        elif len(cells) > 1:
+            current.append(cells)
+        else:
+            current = None
+    return [[row for row in table if set("".join(row)) != {"-"}] for table in tables]
+
+
+def registry_frame(path=AUDIT_RESULTS):
+    """One row per audited release: name, claimed sensitivity, norm, last full audit's results."""
+    tables = audit_tables(path)
+    measured = {}
+    if tables:
+        header, *rows = tables[0]
+        measured = {row[0]: dict(zip(header, row)) for row in rows}
+    missing = {"max ratio": "-", "eps_lb": "-", "runs": "-", "status": "not in the last full audit"}
+    return pd.DataFrame([(entry.name, entry.claim, entry.norm,
+                          *(measured.get(entry.name, missing)[c] for c in ("max ratio", "eps_lb", "runs", "status")))
+                         for entry in REGISTRY.values()],
+                        columns=["release", "sensitivity (claimed, audited)", "norm", "max ratio",
+                                 "eps_lb (claimed 1)", "releases per side", "status"])
+
+
+def canary_frame(path=AUDIT_RESULTS):
+    """The last full audit's half-noise canary table (empty when absent)."""
+    tables = [t for t in audit_tables(path) if t and t[0][0] == "canary family"]
+    if not tables:
+        return pd.DataFrame(columns=["canary family"])
+    header, *rows = tables[0]
+    return pd.DataFrame(rows, columns=header)
 
 
 def ledger_frame():
@@ -62,7 +102,8 @@ def write(path):
     """Write both tables as MyST markdown to ``path`` (only if the text changed)."""
     path = Path(path)
     path.parent.mkdir(exist_ok=True)
-    text = "\n\n".join(["## Audited releases", _markdown(registry_frame()),
+    text = "\n\n".join(["## Audited releases (last full audit)", _markdown(registry_frame()),
+                        "## Half-noise canaries (last full audit)", _markdown(canary_frame()),
                         "## Ledger steps of the public functions", _markdown(ledger_frame())])
     if not path.exists() or path.read_text() != text + "\n":
         path.write_text(text + "\n")
