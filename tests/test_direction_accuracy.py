@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dppca import DPAccuracyWarning, dp_pc_dir
+from dppca import DPAccuracyWarning, dp_pc_dir, plan
 from dppca.methods import top_eigen
 from dppca.methods.gdppca import (RANDOM_LEVEL, released_direction_accuracy,
                                   released_direction_bound)
@@ -112,3 +112,9 @@ def test_other_methods_say_they_have_no_accuracy_model():
     assert res.accuracy is None and said == []
     assert "no accuracy model for this method (noisy_power)" in " ".join(
         str(res.summary()).split())
+
+
+def test_plan_says_a_post_release_prediction_follows():
+    words = " ".join(str(plan(150, 4, 2, 1.0, 1e-5)).split())
+    assert "post-release prediction from the released eigenvalues" in words
+    assert "post-release" not in " ".join(str(plan(150, 4, 2, 1.0, 1e-5, g_dppca=False)).split())
