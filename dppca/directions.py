@@ -138,6 +138,16 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         calibration, options that do not belong to the method, constant columns when
         standardizing.
 
+    Warns
+    -----
+    DPAccuracyWarning
+        g-DPPCA only: when the post-release accuracy model
+        (:func:`dppca.methods.gdppca.released_direction_accuracy`, from the released
+        eigenvalues and the public noise sd) predicts a sin-theta of at least 0.9 (random
+        level). Post-processing of the release: only noisy values decide it. The summary's
+        "Expected accuracy" block shows it beside the pre-release prediction; other methods'
+        summaries say they have no accuracy model.
+
     See Also
     --------
     dp_scree : Private variances along the directions.

@@ -1,6 +1,7 @@
 """The directions' accuracy model: g-DPPCA's pre- and post-release predictions (issue 20, item 1)."""
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -67,6 +68,7 @@ def test_first_order_formula_and_the_edge_cases():
     # k = p: the subspace is all of R^p, sin-theta 0 by definition; the bound too.
     full = released_direction_accuracy([0.5, 0.3, 0.2], 3, sigma)
     assert full.predicted == 0.0 and full.reliable
+    assert not replace(full, predicted=RANDOM_LEVEL).reliable  # random level: >= 0.9 warns
     assert released_direction_bound([0.5, 0.3, 0.2], 3, sigma) == 0.0
     # Tied released eigenvalues: the subspace is not determined (random level).
     assert released_direction_accuracy([0.5, 0.3, 0.3], 2, sigma).predicted == 1.0

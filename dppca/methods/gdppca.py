@@ -345,7 +345,9 @@ def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
                         "typical sin-theta of the top-k subspace to the Kendall directions, from "
                         f"the released eigenvalues ({BOUND_LEVEL:.0%} Davis-Kahan bound "
                         f"{bound:.3g})", _first_order_sin_theta(spectrum, k, sigma), "sin-theta",
-                        RANDOM_LEVEL, "first-order perturbation, the released gaps in place of "
+                        # unreliable from RANDOM_LEVEL on (reliable means <= threshold)
+                        math.nextafter(RANDOM_LEVEL, 0.0),
+                        "first-order perturbation, the released gaps in place of "
                         "the Kendall ones", "more eps, more rows, fewer columns or a smaller k "
                         "(the released gaps say where they end)")
 
