@@ -7,11 +7,14 @@ budget is given. ``method=`` selects any registered method (``dppca.methods.METH
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, rng_arg, seed_of)
 from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS
-from .methods.gdppca import NOISES, direction_noise_accuracy, states_gdppca_sensitivity
+from .methods.gdppca import (NOISES, direction_noise_accuracy, released_direction_accuracy,
+                             states_gdppca_sensitivity)
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
 from .preprocessing.schema import clip_to_bounds, declared_schema, is_named_scale, record_declared
@@ -134,6 +137,16 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         delta outside (0, 1), eps/delta missing for a private method, unknown method, sign or
         calibration, options that do not belong to the method, constant columns when
         standardizing.
+
+    Warns
+    -----
+    DPAccuracyWarning
+        g-DPPCA only: when the post-release accuracy model
+        (:func:`dppca.methods.gdppca.released_direction_accuracy`, from the released
+        eigenvalues and the public noise sd) predicts a sin-theta of at least 0.9 (random
+        level). Post-processing of the release: only noisy values decide it. The summary's
+        "Expected accuracy" block shows it beside the pre-release prediction; other methods'
+        summaries say they have no accuracy model.
 
     See Also
     --------
@@ -272,10 +285,22 @@ def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirec
 def _result(fit, mat, scales, **facts) -> PCDirections:
     values, label = (None, "none") if scales is None else (scales.values, scales.label)
     result = PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
-    if result.method == "gdppca" and fit.noise_sd < float("inf"):  # the model: public numbers
-        result.accuracy = AccuracyReport([direction_noise_accuracy(
-            result.n_obs, result.n_features, result.k, fit.sensitivity, fit.noise_sd)])
+    if result.method == "gdppca" and fit.noise_sd < float("inf"):
+        result.accuracy = _gdppca_accuracy(result, fit)
+        AccuracyReport(result.accuracy.steps[1:]).warn(stacklevel=5, basis="released values only")
     return result
+
+
+def _gdppca_accuracy(result, fit) -> AccuracyReport:
+    """g-DPPCA's directions: the pre-release model (public n, p, eps, delta and an assumed gap)
+    and, when the fit carries the released spectrum, the post-release one (its released gaps)."""
+    before = direction_noise_accuracy(result.n_obs, result.n_features, result.k,
+                                      fit.sensitivity, fit.noise_sd)
+    steps = [replace(before, step="directions (pre-release)",
+                     quantity=before.quantity + ", from public n, p, eps, delta and an assumed gap")]
+    if fit.spectrum is not None:
+        steps.append(released_direction_accuracy(fit.spectrum, result.k, fit.noise_sd))
+    return AccuracyReport(steps)
 
 
 def _public_part(scale):

@@ -19,6 +19,12 @@ from .privacy.composition import GaussianGroup
 from .results.base import frame_table, notes_text
 from .scree_plan import scree_plan
 
+#: What the plan cannot know before the release: the directions' real eigengaps.
+POST_RELEASE_NOTE = (
+    "The directions' prediction assumes a Kendall eigengap of trace / p. After the release the "
+    "directions' summary adds a post-release prediction from the released eigenvalues "
+    "(post-processing: it costs nothing) and warns when it reaches random level (sin-theta 0.9).")
+
 #: Predictors of further steps, called as f(n, p, k, eps, delta, *, standardize, calibration)
 #: and returning a StepAccuracy or None (the private column scales of standardize=True are
 #: predicted by :func:`dppca.preprocessing.scale_accuracy.scale_accuracy`, first in the plan).
@@ -67,7 +73,9 @@ class Plan:
         verdict = ("Every step is predicted reliable." if self.reliable else
                    f"{len(self.accuracy.unreliable)} step(s) predicted UNRELIABLE: the call will "
                    "issue a DPAccuracyWarning and mark the numbers resting on them.")
-        return "\n".join([str(table), *notes_text([verdict, *self.accuracy.notes()])])
+        after = [POST_RELEASE_NOTE] if any(s.step == "directions" for s in self.accuracy.steps) \
+            else []
+        return "\n".join([str(table), *notes_text([verdict, *self.accuracy.notes(), *after])])
 
     def __str__(self) -> str:
         return self.as_text()
@@ -153,4 +161,4 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
 
 
 
-__all__ = ["Plan", "STEP_PREDICTORS", "plan"]
+__all__ = ["POST_RELEASE_NOTE", "Plan", "STEP_PREDICTORS", "plan"]

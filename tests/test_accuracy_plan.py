@@ -143,7 +143,8 @@ def test_summaries_show_the_expected_accuracy_block():
     assert "reliable" in res.to_frame() and "reliable" in res.to_dict()["clipped"]
     dirs = dp_pc_dir(small_data(), 2, eps=1.0, delta=1e-5, g_dppca=True, rng=0)
     assert "Expected accuracy" in str(dirs.summary())
-    assert [s.step for s in dirs.accuracy.steps] == ["directions"]
+    assert [s.step for s in dirs.accuracy.steps] == ["directions (pre-release)",
+                                                 "directions (post-release)"]
 
 
 def test_cli_plan(capsys):

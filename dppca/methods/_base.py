@@ -32,6 +32,9 @@ class DirectionFit:
         as the covariance directions for elliptical data) or ``"LAD subspace"`` (the robust
         least-absolute-deviation subspace of the spatial signs). Set from
         :data:`dppca.methods.TARGETS` by the registry.
+    spectrum : ndarray, shape (p,), or None
+        All eigenvalues of the released matrix, decreasing (post-processing of the release; the
+        post-release accuracy model reads its gaps), or None when the method releases no matrix.
 
     See Also
     --------
@@ -55,6 +58,7 @@ class DirectionFit:
     noise_sd: float = float("nan")
     notes: list = field(default_factory=list)
     target: str = ""
+    spectrum: np.ndarray | None = None
 
 
 def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

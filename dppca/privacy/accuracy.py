@@ -158,10 +158,12 @@ class AccuracyReport:
         return [f"Expected accuracy, {s.step}: {s.quantity} (assumes {s.assumptions})."
                 + ("" if s.reliable else f" UNRELIABLE; fix: {s.fix}.") for s in self.steps]
 
-    def warn(self, stacklevel: int = 3) -> None:
+    def warn(self, stacklevel: int = 3, basis: str = "public numbers only") -> None:
         """Issue one :class:`DPAccuracyWarning` naming every unreliable step and its fix.
 
-        Public arithmetic only: the same warning for every pair of neighbouring data sets.
+        Public arithmetic only: the same warning for every pair of neighbouring data sets, or,
+        for a post-release step (``basis="released values only"``), a function of released values
+        (post-processing: only noisy values decide it).
 
         Examples
         --------
@@ -178,6 +180,6 @@ class AccuracyReport:
         if bad:
             steps = "; ".join(f"{s.step} (predicted {s.predicted:.3g} {s.unit} > {s.threshold:g}; "
                               f"fix: {s.fix})" for s in bad)
-            warnings.warn("the accuracy model (public numbers only) predicts that these steps are "
+            warnings.warn(f"the accuracy model ({basis}) predicts that these steps are "
                           f"dominated by their noise: {steps}. Their numbers are marked unreliable.",
                           DPAccuracyWarning, stacklevel=stacklevel)

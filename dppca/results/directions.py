@@ -183,6 +183,9 @@ class PCDirections(DPResult):
         if np.isfinite(self.eigenvalues.to_numpy()).all() and not said:
             notes.append("Eigenvalues are those of the released (noisy) matrix; they are not variances.")
         notes.append("Another release on the same data costs its own budget (basic composition).")
+        if self.accuracy is None:
+            notes.append(f"Expected accuracy: no accuracy model for this method ({self.method}); "
+                         "dppca.plan and the g-DPPCA summaries predict g-DPPCA's.")
         return notes
 
 __all__ = ["PCDirections", "pc_names"]

@@ -167,8 +167,11 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 #: Messages computed from released (noisy) values only, so they may differ between neighbours
 #: like those values (both outcomes are possible on both sides): a sparse histogram whose
 #: noisy counts all fall below its public threshold (estimators/histograms.py), and the
-#: synthetic points of a private plot drawn from such a histogram (estimators/sampling.py).
-NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass")
+#: synthetic points of a private plot drawn from such a histogram (estimators/sampling.py), and
+#: g-DPPCA's post-release accuracy warning, computed from the released eigenvalues
+#: (methods/gdppca.py, released_direction_accuracy).
+NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass",
+                  "directions (post-release)")
 
 
 def _public_messages(messages) -> list:
