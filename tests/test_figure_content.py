@@ -57,6 +57,17 @@ def test_additive_noise_floor_is_drawn_and_the_scale_labelled(gau):
     assert "power scale, gamma 0.5" in bar.get_ylabel()
     lines = [line.get_ydata()[0] for line in bar.lines]
     assert lines == [pytest.approx(floor, rel=1e-12)]
+    # its label is a tick at the floor, as large as the value ticks, overlapping none of them
+    # (it was a 6-point "noise\nfloor" inside the bar, unreadable)
+    res.figure.canvas.draw()
+    ticks = dict(zip((t.get_text() for t in bar.get_yticklabels()), bar.get_yticks()))
+    assert ticks["noise floor"] == pytest.approx(floor, rel=1e-12)
+    labels = {t.get_text(): t for t in bar.get_yticklabels()}
+    label = labels.pop("noise floor")
+    assert len(labels) >= 2 and {t.get_fontsize() for t in labels.values()} == {label.get_fontsize()}
+    assert label.get_fontsize() >= 0.75 * matplotlib.rcParams["font.size"]
+    box = label.get_window_extent()
+    assert not any(box.overlaps(t.get_window_extent()) for t in labels.values())
     # cells: the image's grey cells are exactly the non-empty cells below the floor
     prob = res.histogram("add")["prob"].to_numpy()
     rgba = hist_ax.images[0].get_array().reshape(-1, 4)
