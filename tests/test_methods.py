@@ -236,8 +236,13 @@ def test_cai_xia_zha_summary_says_privacy_is_model_conditional(gaussian_frame):
 
 def test_ledgers_list_each_release(gaussian_frame):
     ag = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
-                   calibration="classic").ledger.to_frame()
+                   calibration="classic", bound_quantile=0.5).ledger.to_frame()
     assert list(ag["eps"]) == pytest.approx([0.1, 0.9]) and list(ag["delta"]) == pytest.approx([0, 1e-5])
+    # The default at n = 400, p = 4 (noise dominates): the spatial signs, one release, all eps.
+    signs = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5,
+                      rng=0).ledger.to_frame()
+    assert list(signs["eps"]) == [1.0] and signs["sensitivity"].iloc[0] == pytest.approx(
+        math.sqrt(2) / 200)
     assert ag["noise_scale"].iloc[1] == pytest.approx(
         ag["sensitivity"].iloc[1] * math.sqrt(2 * math.log(1.25e5)) / 0.9)
     # The private centre: bound, reach quantile, two clipped means, matrix; all n rows.

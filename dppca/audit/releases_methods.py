@@ -81,6 +81,18 @@ _moment_sensitivity = lambda n, p, c: second_moment_sensitivity(c["bound"], n //
 
 _method_entry("analyze_gauss: clipped second moment", "sqrt(2) C^2/m (Frob.)", _moment,
               _moment_sensitivity, analyze_gauss_directions)
+
+
+def _sign_moment(X, c):
+    rows = spherise(_rows(X, c))
+    return rows.T @ rows / rows.shape[0]
+
+
+# The default where the noise dominates (every audited size: n <= 50): the spatial signs,
+# norm <= 1, no bound released; the whole method runs (bounded=False).
+_method_entry("analyze_gauss (default, spatial signs): second moment", "sqrt(2)/m (Frob.)",
+              _sign_moment, lambda n, p, c: second_moment_sensitivity(1.0, n // 2),
+              analyze_gauss_directions, bounded=False)
 _method_entry("noisy_power: A X per iteration", "sqrt(2) C^2/m (Frob.)",
               lambda X, c: _moment(X, c) @ c["V"], _moment_sensitivity, noisy_power_directions)
 

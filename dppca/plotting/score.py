@@ -17,8 +17,9 @@ NONPRIVATE_LABEL = "NON-PRIVATE"
 #: Label of each histogram target in sample-panel titles.
 TARGET_LABELS = {"nonprivate": NONPRIVATE_LABEL, "add": "Add", "sparse": "Sparse"}
 #: Layout in inches at base_size 10 (margins scale with the font): square panels, a left margin
-#: for the y label, a gap right of each panel for its colour bar, a strip for the group legend.
-PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.35, 1.4
+#: for the y label, a gap right of each panel for its colour bar (its ticks, the two-line
+#: "noise floor" tick and its title), a strip for the group legend.
+PANEL_INCHES, LEFT_INCHES, GAP_INCHES, LEGEND_INCHES = 3.0, 0.85, 1.5, 1.4
 #: Legend strip: colour patch and padding, plus the width of one character of a label (both at
 #: base_size 10; DejaVu Sans averages about 0.6 em per character).
 LEGEND_PATCH_INCHES, LEGEND_CHARACTER_INCHES = 0.75, 0.6 * 10 / 72
@@ -227,9 +228,7 @@ class _Panels:
         bar.set_label(label, fontsize=self.control.base_size * 0.85)
         bar.ax.tick_params(labelsize=self.control.base_size * 0.75)
         if floor is not None and floor < top:
-            bar.ax.axhline(floor, color=BELOW_FLOOR_COLOUR, linewidth=2)
-            bar.ax.text(0.5, floor, "noise\nfloor", transform=bar.ax.get_yaxis_transform(),
-                        ha="center", va="bottom", fontsize=self.control.base_size * 0.6, color="0.3")
+            _mark_noise_floor(bar, floor, self.control.base_size * 0.75)
 
     def _finish(self, ax, title, private):
         ax.set_xlim(self.result.frame["xlim"])
@@ -244,6 +243,26 @@ class _Panels:
         if title:
             ax.set_title(title, fontweight="bold")
 
+
+
+#: Smallest gap, in the colour bar's normalised height, between the noise-floor label and a
+#: value tick (closer ticks are dropped: the two labels would overlap at the tick font size).
+FLOOR_TICK_GAP = 0.1
+
+
+def _mark_noise_floor(bar, floor, size):
+    """The noise floor on a colour bar: the part below it grey (the colour of the cells below
+    it), a line at it, and a tick labelled "noise floor" (two lines) at the size of the value
+    ticks."""
+    bar.ax.axhspan(0.0, floor, color=BELOW_FLOOR_COLOUR, alpha=0.8, linewidth=0)
+    bar.ax.axhline(floor, color="0.25", linewidth=1.5)
+    at, top = float(bar.norm(floor)), bar.norm.vmax
+    ticks = [t for t in bar.get_ticks()
+             if 0 <= t <= top and abs(float(bar.norm(t)) - at) >= FLOOR_TICK_GAP]
+    labels = list(bar.ax.yaxis.get_major_formatter().format_ticks(ticks))
+    # two short lines: a wide label would push the bar's title into the next panel
+    bar.set_ticks(ticks + [floor], labels=labels + ["noise\nfloor"])
+    bar.ax.tick_params(labelsize=size)
 
 def _outer_labels(axes):
     """Every panel shares the frame: keep the y label of the leftmost and the x label of the
