@@ -30,8 +30,8 @@ Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this ke
   ``cross += z_i c_i^T`` multiplies a row's sum once per row (two products per piece).
 * numba's ``error_model="numpy"`` drops Python's zero-division check (which blocks
   vectorisation); no division by zero occurs: a pair outside the band is not flagged
-  (:func:`_bands`), and a non-flagged pair has distance
-  > tol (s_i + s_j) + floor > 0, and a flagged one is given distance +inf (weight 0).
+  (:func:`_bands`), a non-flagged pair has distance > tol (s_i + s_j) + floor > 0, and a flagged one is given distance +inf (weight 0).
+"""
 from __future__ import annotations
 
 import functools
