@@ -52,16 +52,20 @@ __all__ = ["FUSED_MAX_P", "fused_available", "fused_pair_sums", "fused_parts", "
 
 #: The public rule: the fused kernel runs when p <= FUSED_MAX_P (and numba is installed and the
 #: scale function is built in); above it the BLAS form wins (its two GEMMs reach the flop
-#: rate of the machine, the fused loop does not). Measured here (2 cores, n = 5000, BLAS time
-#: over fused time, median of 5): p = 3: 1.77, 5: 1.55, 8: 0.93, 12: 1.00, 20: 0.82.
-FUSED_MAX_P = 6
+#: rate of the machine, the fused loops, one pass per group of 8 coordinates, do not).
+#: Measured here with the kernel generated per d (2 shared cores, Gaussian rows, BLAS time
+#: over fused time, median of 5): n = 5000: p = 8: 3.5, 12: 2.4, 16: 2.1, 24: 1.2, 32: 1.0,
+#: 40: 0.8; n = 20000: p = 16: 1.65, 24: 1.4, 32: 1.2. Each d compiles once per machine
+#: (seconds; numba's cache keeps it).
+FUSED_MAX_P = 24
 
 #: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
-#: a tile (its d coordinates, squared norms and degrees) that should fit in the L1 cache:
-#: :func:`block_cols`.
-BLOCK_ROWS = 32
-BLOCK_COLS = 512
-TILE_DOUBLES = 4096
+#: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
+#: :func:`block_cols`. Measured (one core, CPU time, ns per pair, adult p = 5 / gau p = 20):
+#: 32 rows, 512 columns, 4096 doubles: 1.27 / 5.21; 64, 1024, 8192: 1.13 / 4.37 (noise ~10%).
+BLOCK_ROWS = 64
+BLOCK_COLS = 1024
+TILE_DOUBLES = 8192
 
 #: Below this many rows one thread does the work (starting threads costs more).
 PARALLEL_MIN_ROWS = 1024
@@ -183,8 +187,7 @@ def fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker=0, w
 
 
 def block_cols(d):
-    """Columns per tile: the tile's d coordinates plus the squared norms and degrees stay in
-    the L1 cache (``(d + 2) cols`` doubles <= ``TILE_DOUBLES``)."""
+    """Columns per tile: ``(d + 2) cols <= TILE_DOUBLES``, at most ``BLOCK_COLS``, at least 8."""
     return max(8, min(BLOCK_COLS, TILE_DOUBLES // (d + 2)))
 
 
