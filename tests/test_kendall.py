@@ -193,6 +193,21 @@ def test_fused_kernel_matches_blas_within_the_slack(p, sign, blocks, monkeypatch
     assert rel_err(K, kendall_tau_matrix_naive(X, sign)) < MATCH_RTOL
 
 
+def test_fused_kernel_compiles_in_memory_without_a_writable_folder(tmp_path, monkeypatch):
+    # A read-only install and no user cache: the generated source cannot be written, so the
+    # kernel is compiled in memory (no error, the same arithmetic: the same result bitwise).
+    X = gaussian()[:, :2]
+    K = kendall_tau_matrix(X, engine="fused")
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("")
+    monkeypatch.setattr(fused_pairs, "_source_folders", lambda: [blocker / "sub"])
+    fused_pairs._kernel.cache_clear()
+    try:
+        assert np.array_equal(kendall_tau_matrix(X, engine="fused"), K)
+    finally:
+        fused_pairs._kernel.cache_clear()
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     X=st.integers(2, 25).flatmap(

@@ -30,7 +30,8 @@ Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this ke
   ``cross += z_i c_i^T`` multiplies a row's sum once per row (two products per piece).
 * numba's ``error_model="numpy"`` drops Python's zero-division check (which blocks
   vectorisation); no division by zero occurs: a pair outside the band is not flagged
-  (:func:`_bands`), a non-flagged pair has distance > tol (s_i + s_j) + floor > 0, and a flagged one is given distance +inf (weight 0).
+  (:func:`_bands`), a non-flagged pair has distance > tol (s_i + s_j) + floor > 0, and a
+  flagged one is given distance +inf (weight 0).
 """
 from __future__ import annotations
 
@@ -127,16 +128,14 @@ def fused_parts(left, X, order, kind, radius, scale, tol, floor):
 
 
 def _bands(sq, tol, floor):
-    """(sq, lo, hi): the columns [lo_i, hi_i) that may hold near duplicates of row i.
+    """(sq, hi): the columns i < j < hi_i that may hold near duplicates of row i.
 
     The engine's argument (kendall._near_duplicates): a flagged pair has s_j in
-    [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless a norm is below floor / tol.
+    [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless a norm is below floor / tol. Rows are
+    sorted by s, so for j > i only the upper end matters.
     """
     q = (1.0 - math.sqrt(3.0 * tol)) ** -2
-    tiny = floor / tol
-    lo = np.searchsorted(sq, np.where(sq >= tiny, sq / q, 0.0), "left")
-    hi = np.searchsorted(sq, np.maximum(sq * q, tiny), "right")
-    return sq, lo, hi
+    return sq, np.searchsorted(sq, np.maximum(sq * q, floor / tol), "right")
 
 
 def fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker=0, workers=1,
@@ -174,7 +173,7 @@ def fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker=0, w
         ``sum g(t_ij) g(t_ij)^T`` of the flagged pairs, from the original rows.
     """
     n, d = left.shape[0], left.shape[1] - 2
-    sq, _, hi = _bands(np.ascontiguousarray(left[:, -1]), tol, floor) if bands is None else bands
+    sq, hi = _bands(np.ascontiguousarray(left[:, -1]), tol, floor) if bands is None else bands
     if kind == "spherical":  # xi = 1: xi_radius 0 marks it for the flagged pairs
         numerator, least, xi_radius = 1.0, 0.0, 0.0
     else:  # min(r^2, scale^2 s / 2) / s = (scale rho)^2 / max(s, 2 rho^2), as in signs.pair_weights
@@ -330,13 +329,18 @@ def _kernel_source(d):
     cuts = [d * g // -(-d // GROUP) for g in range(-(-d // GROUP) + 1)]  # balanced groups
     groups = [range(a, b) for a, b in zip(cuts, cuts[1:])]
     return _KERNEL_TEMPLATE.format(
-        d=d, direct=inspect.getsource(_direct_pair), load_row=_lines("m{a} = -2.0 * left[i, {a}]", range(d)),
+        d=d, direct=inspect.getsource(_direct_pair),
+        load_row=_indented(_each("m{a} = -2.0 * left[i, {a}]", range(d))),
         band_span=_span_source("start", "band", groups, True),
         fast_span=_span_source("band", "c1", groups, False))
 
 
-def _lines(text, coords, indent=16):
-    return "\n".join(" " * indent + text.format(a=a) for a in coords)
+def _each(text, coords):
+    return [text.format(a=a) for a in coords]
+
+
+def _indented(lines):
+    return "\n".join(" " * 16 + line for line in lines)
 
 
 def _dot(coords):
@@ -347,24 +351,21 @@ def _span_source(lo, hi, groups, flagged):
     """The loops over the columns [lo, hi) of a tile for row i (``flagged``: the near-duplicate
     test too, its outcome kept in ``flags`` for the explicit pass)."""
     *first, last = groups
-    code = [f"                sqs, degs = sq[{lo}:{hi}], degree[{lo}:{hi}]",
-            _lines(f"v{{a}} = T[{{a}}, {lo} - c0:{hi} - c0]", range(groups[-1][-1] + 1))]
-    loop = f"                for k in range({hi} - {lo}):"
+    loop = f"for k in range({hi} - {lo}):"
+    body = [f"sqs, degs = sq[{lo}:{hi}], degree[{lo}:{hi}]",
+            *_each(f"v{{a}} = T[{{a}}, {lo} - c0:{hi} - c0]", range(last[-1] + 1))]
     for number, group in enumerate(first):  # distances, a group of coordinates per pass
-        code += [loop, f"                    buf[k] = (sqi + sqs[k]) + ({_dot(group)})" if number == 0
-                 else f"                    buf[k] += {_dot(group)}"]
-    code += [_lines("s{a} = 0.0", last), loop,
-             f"                    dist = {'buf[k]' if first else '(sqi + sqs[k])'} + ({_dot(last)})"]
+        body += [loop, f"    buf[k] = (sqi + sqs[k]) + ({_dot(group)})" if number == 0
+                 else f"    buf[k] += {_dot(group)}"]
+    body += [*_each("s{a} = 0.0", last), loop,
+             f"    dist = {'buf[k]' if first else '(sqi + sqs[k])'} + ({_dot(last)})"]
     if flagged:
-        code += ["                    if dist <= limit + (tol * sqs[k] + half_floor):",
-                 "                        dist = math.inf",
-                 "                    flags[k] = dist"]
-    code += ["                    w = numerator / (dist if dist > least else least)",
-             "                    degi += w",
-             "                    degs[k] += w"]
-    code += ["                    buf[k] = w"] if first else []
-    code += [_lines("s{a} += w * v{a}[k]", last, 20), _lines("row[{a}] += s{a}", last)]
+        body += ["    if dist <= limit + (tol * sqs[k] + half_floor):", "        dist = math.inf",
+                 "    flags[k] = dist"]
+    body += ["    w = numerator / (dist if dist > least else least)", "    degi += w",
+             "    degs[k] += w", *(["    buf[k] = w"] if first else []),
+             *_each("    s{a} += w * v{a}[k]", last), *_each("row[{a}] += s{a}", last)]
     for group in first:  # the sums of the other groups, from the weights in buf
-        code += [_lines("s{a} = 0.0", group), loop, "                    w = buf[k]",
-                 _lines("s{a} += w * v{a}[k]", group, 20), _lines("row[{a}] += s{a}", group)]
-    return "\n".join(code)
+        body += [*_each("s{a} = 0.0", group), loop, "    w = buf[k]",
+                 *_each("    s{a} += w * v{a}[k]", group), *_each("row[{a}] += s{a}", group)]
+    return _indented(body)
