@@ -201,11 +201,11 @@ def test_fused_kernel_compiles_in_memory_without_a_writable_folder(tmp_path, mon
     blocker = tmp_path / "a file, not a folder"
     blocker.write_text("")
     monkeypatch.setattr(fused_pairs, "_source_folders", lambda: [blocker / "sub"])
-    fused_pairs._kernel.cache_clear()
+    fused_pairs._compiled_kernel.cache_clear()
     try:
         assert np.array_equal(kendall_tau_matrix(X, engine="fused"), K)
     finally:
-        fused_pairs._kernel.cache_clear()
+        fused_pairs._compiled_kernel.cache_clear()
 
 
 @settings(max_examples=60, deadline=None)

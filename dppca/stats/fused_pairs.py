@@ -42,6 +42,7 @@ import inspect
 import math
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -63,8 +64,10 @@ FUSED_MAX_P = 24
 #: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
 #: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
 #: :func:`block_cols`. Measured (one core, CPU time, ns per pair, adult p = 5 / gau p = 20):
-#: 32 rows, 512 columns, 4096 doubles: 1.27 / 5.21; 64, 1024, 8192: 1.13 / 4.37 (noise ~10%).
-BLOCK_ROWS = 64
+#: 32 rows, 512 columns, 4096 doubles: 1.27 / 5.21; 64, 1024, 8192: 1.13 / 4.37; 128 rows,
+#: 8192 doubles: 0.97 / 4.27; 128 rows, 2048 doubles: 0.97 / 5.72 (noise ~10%). At p = 5 the
+#: loop is bound by its one division per pair (vdivpd), not by the cache.
+BLOCK_ROWS = 128
 BLOCK_COLS = 1024
 TILE_DOUBLES = 8192
 
@@ -190,9 +193,18 @@ def block_cols(d):
     return max(8, min(BLOCK_COLS, TILE_DOUBLES // (d + 2)))
 
 
-@functools.lru_cache(maxsize=None)
 def _kernel(d):
-    """The compiled kernel for dimension d: generated, then compiled on the first call only.
+    """The compiled kernel for dimension d (threads asking at once: one compiles, the others wait)."""
+    with _COMPILING:
+        return _compiled_kernel(d)
+
+
+_COMPILING = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_kernel(d):
+    """The kernel for dimension d: generated, then compiled on the first call only.
 
     The source goes to a file in the first writable folder of :func:`_source_folders`, named
     by its hash, so that numba's cache (``cache=True``) keeps the machine code between
@@ -235,11 +247,10 @@ def _load_source(path, source):
     return module
 
 
-def _direct_pair(X, order, i, j, xi_radius, direct):
+def _direct_pair(X, order, i, j, xi_radius, g, direct):
     """Add g(t) g(t)^T of one flagged pair, t = (x_j - x_i)/sqrt2 from the original rows,
-    as signs.apply_sign computes it (a power-of-two rescaling); g(0) = 0."""
+    as signs.apply_sign computes it (a power-of-two rescaling); g(0) = 0. ``g``: scratch (d,)."""
     d = X.shape[1]
-    g = np.empty(d)
     big = 0.0
     for a in range(d):
         g[a] = (X[order[j], a] - X[order[i], a]) / math.sqrt(2.0)
@@ -286,6 +297,7 @@ def kernel(left, sq, hi, X, order, numerator, least, xi_radius, tol, half_floor,
     T = np.empty(({d}, block_cols))
     buf = np.empty(block_cols)
     flags = np.empty(block_cols)
+    g = np.empty({d})
     sums = np.empty((block_rows, {d}))
     blocks = (n + block_rows - 1) // block_rows
     for block in range(worker, blocks, workers):
@@ -308,7 +320,7 @@ def kernel(left, sq, hi, X, order, numerator, least, xi_radius, tol, half_floor,
 {band_span}
                 for k in range(band - start):
                     if flags[k] == math.inf:
-                        _direct_pair(X, order, i, start + k, xi_radius, direct)
+                        _direct_pair(X, order, i, start + k, xi_radius, g, direct)
 {fast_span}
                 degree[i] += degi
         for r in range(r1 - r0):
