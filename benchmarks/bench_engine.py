@@ -75,7 +75,7 @@ def kendall_rows(workloads, runs):
         kendall_tau_matrix(X[:64], engine="fused")  # compile or load the kernel
         # far above the rule's p the fused loop is slow: not timed there
         fused = (median_seconds(lambda: kendall_tau_matrix(X, engine="fused"), runs)
-                 if p <= 4 * FUSED_MAX_P else None)
+                 if p <= 2 * FUSED_MAX_P else None)
         blas = median_seconds(lambda: kendall_tau_matrix(X, engine="blas"), runs)
         api = median_seconds(lambda: kendall_tau_matrix(X, engine="array_api"), runs)
         target = TARGETS.get(name)

@@ -157,6 +157,57 @@ def test_default_engine_follows_the_public_rule():
     assert rel_err(K, kendall_tau_matrix_naive(big, "winsorized", radius=1e150)) < MATCH_RTOL
 
 
+#: Dimensions with their own generated fused kernel to test: each one-pass kernel (d <= GROUP,
+#: its coordinates unrolled), the two- and three-group kernels at their edges, the rule's p.
+SPECIALISED_P = sorted({*range(1, fused_pairs.GROUP + 1), fused_pairs.GROUP + 1,
+                        2 * fused_pairs.GROUP, 2 * fused_pairs.GROUP + 1, fused_pairs.FUSED_MAX_P})
+
+
+def hard_rows(p, seed=7):
+    """Gaussian rows plus exact duplicates, near duplicates (moved by 1e-9), integer rows (ties
+    in every coordinate), outliers 1e12 away and rows within 1e-12 of the centre."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((160, p))
+    return np.vstack([X, X[:30], X[30:60] + 1e-9 * rng.standard_normal((30, p)),
+                      np.round(X[60:90]), 1e12 * X[90:93], 1e-12 * X[93:96]])
+
+
+@pytest.mark.parametrize("blocks", [None, (7, 13)], ids=["default tiles", "small tiles"])
+@pytest.mark.parametrize("sign", SIGNS)
+@pytest.mark.parametrize("p", SPECIALISED_P)
+def test_fused_kernel_matches_blas_within_the_slack(p, sign, blocks, monkeypatch):
+    # Each engine's normalised K is within e G^2 of the exact one in every entry, e the
+    # per-entry error of kendall.rounding_slack (slack = d e n / sqrt2), so the two differ by
+    # <= 2 e G^2; against the explicit pair sum they also agree to MATCH_RTOL (a wrong pair,
+    # tile edge or flag shows up at 1e-3 or worse, far above both).
+    if blocks:
+        monkeypatch.setattr(fused_pairs, "BLOCK_ROWS", blocks[0])
+        monkeypatch.setattr(fused_pairs, "BLOCK_COLS", blocks[1])
+        monkeypatch.setattr(fused_pairs, "PARALLEL_MIN_ROWS", 2)
+    X = hard_rows(p)
+    n = X.shape[0]
+    K = kendall_tau_matrix(X, sign, engine="fused")
+    per_entry = kendall.rounding_slack(n, p) * np.sqrt(2.0) / (p * n)
+    assert np.max(np.abs(K - kendall_tau_matrix(X, sign, engine="blas"))) <= \
+        2 * per_entry * sign_bound(p, sign) ** 2
+    assert rel_err(K, kendall_tau_matrix_naive(X, sign)) < MATCH_RTOL
+
+
+def test_fused_kernel_compiles_in_memory_without_a_writable_folder(tmp_path, monkeypatch):
+    # A read-only install and no user cache: the generated source cannot be written, so the
+    # kernel is compiled in memory (no error, the same arithmetic: the same result bitwise).
+    X = gaussian()[:, :2]
+    K = kendall_tau_matrix(X, engine="fused")
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("")
+    monkeypatch.setattr(fused_pairs, "_source_folders", lambda: [blocker / "sub"])
+    fused_pairs._compiled_kernel.cache_clear()
+    try:
+        assert np.array_equal(kendall_tau_matrix(X, engine="fused"), K)
+    finally:
+        fused_pairs._compiled_kernel.cache_clear()
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     X=st.integers(2, 25).flatmap(

@@ -6,17 +6,45 @@ through memory). This kernel visits each pair once, while its rows are in cache,
 the same arithmetic: the Gram distance ``s_i + s_j - 2 z_i.z_j``, the near-duplicate test of
 the engine (pairs in the norm band only), the weight ``w_ij``, and the Laplacian pieces
 ``deg_i += w_ij``, ``deg_j += w_ij``, ``c_i += w_ij z_j``. Flagged pairs are summed from their
-explicit differences of the original rows, as in the BLAS form. So every pair's term carries
-the same rounding as there and :func:`dppca.stats.kendall.rounding_slack` covers both engines.
+explicit differences of the original rows, as in the BLAS form.
 
-The kernel is compiled on first use (``cache=True``: once per machine), never at import.
+Specialised on d. The kernel's source is generated per dimension d (:func:`_kernel_source`):
+the loops over the coordinates are unrolled, so a row's ``-2 z_i`` and its sums ``c_i`` live
+in registers and the loop over a tile's columns vectorises (4 pairs per AVX2 instruction);
+above ``GROUP`` coordinates it runs one pass per group of coordinates through an L1 buffer.
+The source is written to a file named by its hash and compiled with ``cache=True``, so numba
+compiles it once per machine and d (seconds), never at import.
+
+Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this kernel):
+
+* each pair's distance is one inner product of length d + 2 (``s_i``, ``s_j``, d products),
+  whose error is <= gamma_{d+2} (s_i + s_j + 2 |z_i.z_j|) in any order and with or without
+  fused multiply-adds (Higham 2002, Section 3.1): the per-pair term (i) of the slack;
+* the weight is one correctly rounded division (no reciprocal approximation: numba's
+  ``fastmath`` is limited to ``reassoc`` and ``contract``, which reorder sums and fuse a
+  multiply into an add, each fused operation rounding once);
+* every sum (``deg_i``, ``c_i`` over a row's partners, in vector lanes, spans and tiles;
+  ``cross`` over rows and threads; ``direct`` over flagged pairs) is a summation tree over at
+  most ``rows`` nonzero terms (adding 0.0 is exact), so each term passes through at most
+  ``rows`` additions in whatever order the compiler picks: within the depth L of the slack.
+  ``cross += z_i c_i^T`` multiplies a row's sum once per row (two products per piece).
+* numba's ``error_model="numpy"`` drops Python's zero-division check (which blocks
+  vectorisation); no division by zero occurs: a pair outside the band is not flagged
+  (:func:`_bands`), a non-flagged pair has distance > tol (s_i + s_j) + floor > 0, and a
+  flagged one is given distance +inf (weight 0).
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
+import inspect
 import math
-
+import os
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -26,16 +54,22 @@ __all__ = ["FUSED_MAX_P", "fused_available", "fused_pair_sums", "fused_parts", "
 
 #: The public rule: the fused kernel runs when p <= FUSED_MAX_P (and numba is installed and the
 #: scale function is built in); above it the BLAS form wins (its two GEMMs reach the flop
-#: rate of the machine, the fused loop does not). Measured here (2 cores, n = 5000, BLAS time
-#: over fused time, median of 5): p = 3: 1.77, 5: 1.55, 8: 0.93, 12: 1.00, 20: 0.82.
-FUSED_MAX_P = 6
+#: rate of the machine, the fused loops, one pass per group of 8 coordinates, do not).
+#: Measured here with the kernel generated per d (2 shared cores, Gaussian rows, BLAS time
+#: over fused time, median of 5): n = 5000: p = 8: 3.5, 12: 2.4, 16: 2.1, 24: 1.2, 32: 1.0,
+#: 40: 0.8; n = 20000: p = 16: 1.65, 24: 1.4, 32: 1.2. Each d compiles once per machine
+#: (seconds; numba's cache keeps it).
+FUSED_MAX_P = 24
 
-#: Rows per block (a unit of work of a thread) and the most columns per tile. A tile's
-#: columns (cols x p doubles) should stay in the L1/L2 cache: ``block_cols`` takes
-#: min(BLOCK_COLS, 4096 // p) columns (512 at p = 5, 204 at p = 20; measured 1.6x faster at
-#: p = 20 than 512 columns).
-BLOCK_ROWS = 32
-BLOCK_COLS = 512
+#: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
+#: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
+#: :func:`block_cols`. Measured (one core, CPU time, ns per pair, adult p = 5 / gau p = 20):
+#: 32 rows, 512 columns, 4096 doubles: 1.27 / 5.21; 64, 1024, 8192: 1.13 / 4.37; 128 rows,
+#: 8192 doubles: 0.97 / 4.27; 128 rows, 2048 doubles: 0.97 / 5.72 (noise ~10%). At p = 5 the
+#: loop is bound by its one division per pair (vdivpd), not by the cache.
+BLOCK_ROWS = 128
+BLOCK_COLS = 1024
+TILE_DOUBLES = 8192
 
 #: Below this many rows one thread does the work (starting threads costs more).
 PARALLEL_MIN_ROWS = 1024
@@ -84,7 +118,7 @@ def fused_parts(left, X, order, kind, radius, scale, tol, floor):
     n = left.shape[0]
     workers = min(available_cores(), -(-n // BLOCK_ROWS)) if n >= PARALLEL_MIN_ROWS else 1
     bands = _bands(np.ascontiguousarray(left[:, -1]), tol, floor)
-    _kernel()  # compiled (or loaded) once, before the threads start
+    _kernel(left.shape[1] - 2)  # compiled (or loaded) once, before the threads start
 
     def share(worker):
         return fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker, workers,
@@ -97,16 +131,14 @@ def fused_parts(left, X, order, kind, radius, scale, tol, floor):
 
 
 def _bands(sq, tol, floor):
-    """(sq, lo, hi): the columns [lo_i, hi_i) that may hold near duplicates of row i.
+    """(sq, hi): the columns i < j < hi_i that may hold near duplicates of row i.
 
     The engine's argument (kendall._near_duplicates): a flagged pair has s_j in
-    [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless a norm is below floor / tol.
+    [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless a norm is below floor / tol. Rows are
+    sorted by s, so for j > i only the upper end matters.
     """
     q = (1.0 - math.sqrt(3.0 * tol)) ** -2
-    tiny = floor / tol
-    lo = np.searchsorted(sq, np.where(sq >= tiny, sq / q, 0.0), "left")
-    hi = np.searchsorted(sq, np.maximum(sq * q, tiny), "right")
-    return sq, lo, hi
+    return sq, np.searchsorted(sq, np.maximum(sq * q, floor / tol), "right")
 
 
 def fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker=0, workers=1,
@@ -144,124 +176,208 @@ def fused_pair_sums(left, X, order, kind, radius, scale, tol, floor, worker=0, w
         ``sum g(t_ij) g(t_ij)^T`` of the flagged pairs, from the original rows.
     """
     n, d = left.shape[0], left.shape[1] - 2
-    sq, lo, hi = _bands(np.ascontiguousarray(left[:, -1]), tol, floor) if bands is None else bands
+    sq, hi = _bands(np.ascontiguousarray(left[:, -1]), tol, floor) if bands is None else bands
     if kind == "spherical":  # xi = 1: xi_radius 0 marks it for the flagged pairs
         numerator, least, xi_radius = 1.0, 0.0, 0.0
     else:  # min(r^2, scale^2 s / 2) / s = (scale rho)^2 / max(s, 2 rho^2), as in signs.pair_weights
         rho = min(radius / scale, 1e150)
         numerator, least, xi_radius = (scale * rho) * (scale * rho), 2.0 * rho * rho, radius
     degree, cross, direct = np.zeros(n), np.zeros((d, d)), np.zeros((d, d))
-    _kernel()(left, sq, lo, hi, X, order, numerator, least, xi_radius, tol, 0.5 * floor,
-              worker, workers, BLOCK_ROWS, max(8, min(BLOCK_COLS, 4096 // d)), degree, cross, direct)
+    _kernel(d)(left, sq, hi, X, order, numerator, least, xi_radius, tol, 0.5 * floor,
+               worker, workers, BLOCK_ROWS, block_cols(d), degree, cross, direct)
     return degree, cross, direct
 
 
+def block_cols(d):
+    """Columns per tile: ``(d + 2) cols <= TILE_DOUBLES``, at most ``BLOCK_COLS``, at least 8."""
+    return max(8, min(BLOCK_COLS, TILE_DOUBLES // (d + 2)))
+
+
+def _kernel(d):
+    """The compiled kernel for dimension d (threads asking at once: one compiles, the others wait)."""
+    with _COMPILING:
+        return _compiled_kernel(d)
+
+
+_COMPILING = threading.Lock()
+
+
 @functools.lru_cache(maxsize=None)
-def _kernel():
-    """The compiled kernel (numba imported and the function compiled, or loaded from the cache,
-    on the first call only)."""
+def _compiled_kernel(d):
+    """The kernel for dimension d: generated, then compiled on the first call only.
+
+    The source goes to a file in the first writable folder of :func:`_source_folders`, named
+    by its hash, so that numba's cache (``cache=True``) keeps the machine code between
+    processes; with no writable folder it is compiled in memory.
+    """
     import numba
 
-    options = dict(nogil=True, fastmath={"reassoc", "contract"})
-    try:
-        return numba.njit(cache=True, **options)(_pair_kernel)
-    except RuntimeError:  # no writable cache folder (a read-only install): compile in memory
-        return numba.njit(**options)(_pair_kernel)
+    source = _kernel_source(d)
+    options = dict(nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+    digest = hashlib.sha256((source + numba.__version__).encode()).hexdigest()[:16]
+    for folder in _source_folders():
+        try:
+            module = _load_source(folder / f"fused_d{d}_{digest}.py", source)
+            return numba.njit(cache=True, **options)(module.kernel)
+        except (OSError, RuntimeError):  # not writable (no source file or no numba cache)
+            continue
+    namespace = {}
+    exec(compile(source, f"<dppca fused kernel d={d}>", "exec"), namespace)  # noqa: S102
+    return numba.njit(**options)(namespace["kernel"])
 
 
-def _pair_kernel(left, sq, lo, hi, X, order, numerator, least, xi_radius, tol, half_floor,
-                 worker, workers, block_rows, block_cols, degree, cross, direct):
-    """Plain-Python body of the kernel (compiled by numba; runs as Python only for debugging).
+def _source_folders():
+    """Folders for the generated sources: the package's ``__pycache__`` (next to numba's own
+    cache of this module), then the user's cache folder."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [Path(__file__).parent / "__pycache__" / "dppca_fused", Path(home) / "dppca" / "fused"]
 
-    Each column tile is copied once per row block into ``T`` (d, tile), one coordinate per
-    row, so that the loops over a tile's columns run over contiguous memory and vectorise
-    (no n x d copy of the data). Reassociation is allowed: it reorders sums, whose rounding
-    bounds do not depend on the order.
-    """
-    n, d = left.shape[0], left.shape[1] - 2
+
+def _load_source(path, source):
+    """Import ``source`` as a module from ``path`` (written first, atomically, if absent)."""
+    if not path.exists() or path.read_text() != source:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(source)
+        os.replace(temporary, path)
+    spec = importlib.util.spec_from_file_location(f"dppca_fused_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # numba's cache finds the module by name when it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def _direct_pair(X, order, i, j, xi_radius, g, direct):
+    """Add g(t) g(t)^T of one flagged pair, t = (x_j - x_i)/sqrt2 from the original rows,
+    as signs.apply_sign computes it (a power-of-two rescaling); g(0) = 0. ``g``: scratch (d,)."""
+    d = X.shape[1]
+    big = 0.0
+    for a in range(d):
+        g[a] = (X[order[j], a] - X[order[i], a]) / math.sqrt(2.0)
+        big = max(big, abs(g[a]))
+    if big == 0.0:
+        return
+    unit = math.ldexp(1.0, min(max(math.frexp(big)[1], -1021), 1023))
+    length = 0.0
+    for a in range(d):
+        g[a] = g[a] / unit
+        length += g[a] * g[a]
+    length = math.sqrt(length)
+    xi = min(length * unit, xi_radius) if xi_radius > 0.0 else 1.0
+    for a in range(d):
+        for b in range(d):
+            direct[a, b] += (g[a] * (xi / length)) * (g[b] * (xi / length))
+
+
+# ---------------------------------------------------------------------------
+# The kernel, generated per dimension d
+# ---------------------------------------------------------------------------
+
+#: Coordinates per pass over a span of columns: each pass keeps its coordinates' ``-2 z_i``
+#: and sums in registers (16 vector registers on AVX2), so larger d takes several passes that
+#: hand the distances, then the weights, on through a buffer in the L1 cache.
+GROUP = 8
+
+_KERNEL_TEMPLATE = """\
+\"\"\"The fused pair kernel of dppca.stats.fused_pairs for d = {d} (generated; do not edit).\"\"\"
+import math
+
+import numba
+import numpy as np
+
+
+{direct}
+
+_direct_pair = numba.njit(nogil=True)(_direct_pair)
+
+
+def kernel(left, sq, hi, X, order, numerator, least, xi_radius, tol, half_floor,
+           worker, workers, block_rows, block_cols, degree, cross, direct):
+    n = left.shape[0]
+    T = np.empty(({d}, block_cols))
     buf = np.empty(block_cols)
-    T = np.empty((d, block_cols))
-    zi = np.empty(d)
-    ci = np.empty(d)
-    g = np.empty(d)
-    sqrt2 = math.sqrt(2.0)
+    flags = np.empty(block_cols)
+    g = np.empty({d})
+    sums = np.empty((block_rows, {d}))
     blocks = (n + block_rows - 1) // block_rows
     for block in range(worker, blocks, workers):
         r0 = block * block_rows
         r1 = min(r0 + block_rows, n)
+        sums[:] = 0.0
         for c0 in range(r0, n, block_cols):
             c1 = min(c0 + block_cols, n)
             for k in range(c1 - c0):
-                for a in range(d):
+                for a in range({d}):
                     T[a, k] = left[c0 + k, a]
             for i in range(r0, min(r1, c1 - 1)):
-                j0 = max(c0, i + 1)
+                start = max(c0, i + 1)
+                band = min(max(hi[i], start), c1)
                 sqi = sq[i]
-                for a in range(d):
-                    zi[a] = left[i, a]
-                    ci[a] = 0.0
+                limit = tol * sqi + half_floor
+                row = sums[i - r0]
                 degi = 0.0
-                m = c1 - j0
-                t0 = j0 - c0
-                # Slices: indices from range(m) are provably >= 0, so the loops vectorise
-                # (an index j0 + k would carry numba's negative-index wrap-around test).
-                sqs, degs = sq[j0:c1], degree[j0:c1]
-                for k in range(m):
-                    buf[k] = sqi + sqs[k]
-                # Squared distances s_i + s_j - 2 z_i.z_j, coordinates two at a time (half
-                # the trips of buf through the cache).
-                for a in range(0, d - 1, 2):
-                    ca, cb = -2.0 * zi[a], -2.0 * zi[a + 1]
-                    ra, rb = T[a, t0:t0 + m], T[a + 1, t0:t0 + m]
-                    for k in range(m):
-                        buf[k] += ca * ra[k] + cb * rb[k]
-                if d % 2:
-                    ca, ra = -2.0 * zi[d - 1], T[d - 1, t0:t0 + m]
-                    for k in range(m):
-                        buf[k] += ca * ra[k]
-                # The band [lo_i, hi_i), the only columns that can hold near duplicates of
-                # row i: the engine's test on the distance just computed; a flagged pair is
-                # summed from its explicit difference and gets weight 0 (distance +inf).
-                for j in range(min(max(lo[i], j0), c1), min(max(hi[i], j0), c1)):
-                    if buf[j - j0] <= (tol * sqi + half_floor) + (tol * sq[j] + half_floor):
-                        buf[j - j0] = math.inf
-                        # g(t) g(t)^T from t = (x_j - x_i)/sqrt2 of the original rows, as
-                        # signs.apply_sign computes it (a power-of-two rescaling); g(0) = 0.
-                        big = 0.0
-                        for a in range(d):
-                            g[a] = (X[order[j], a] - X[order[i], a]) / sqrt2
-                            big = max(big, abs(g[a]))
-                        if big == 0.0:
-                            continue
-                        unit = math.ldexp(1.0, min(max(math.frexp(big)[1], -1021), 1023))
-                        length = 0.0
-                        for a in range(d):
-                            g[a] = g[a] / unit
-                            length += g[a] * g[a]
-                        length = math.sqrt(length)
-                        xi = min(length * unit, xi_radius) if xi_radius > 0.0 else 1.0
-                        for a in range(d):
-                            for b in range(d):
-                                direct[a, b] += (g[a] * (xi / length)) * (g[b] * (xi / length))
-                for k in range(m):
-                    w = numerator / max(buf[k], least)  # exactly 0 at +inf
-                    buf[k] = w
-                    degi += w
-                    degs[k] += w
-                for a in range(0, d - 1, 2):
-                    acc_a, acc_b = 0.0, 0.0
-                    ra, rb = T[a, t0:t0 + m], T[a + 1, t0:t0 + m]
-                    for k in range(m):
-                        acc_a += buf[k] * ra[k]
-                        acc_b += buf[k] * rb[k]
-                    ci[a] += acc_a
-                    ci[a + 1] += acc_b
-                if d % 2:
-                    acc_a, ra = 0.0, T[d - 1, t0:t0 + m]
-                    for k in range(m):
-                        acc_a += buf[k] * ra[k]
-                    ci[d - 1] += acc_a
+{load_row}
+{band_span}
+                for k in range(band - start):
+                    if flags[k] == math.inf:
+                        _direct_pair(X, order, i, start + k, xi_radius, g, direct)
+{fast_span}
                 degree[i] += degi
-                for a in range(d):  # cross += z_i c_i^T: d^2 work per row and tile
-                    for b in range(d):
-                        cross[a, b] += zi[a] * ci[b]
+        for r in range(r1 - r0):
+            for a in range({d}):
+                za = left[r0 + r, a]
+                for b in range({d}):
+                    cross[a, b] += za * sums[r, b]
+"""
+
+
+def _kernel_source(d):
+    """Python source of the kernel for dimension d.
+
+    The coordinates' loops are unrolled, so a row's ``-2 z_i`` and its sums ``c_i`` stay in
+    registers and one loop over a span of columns does the whole pair (distance, test,
+    weight, accumulation) when d <= GROUP; larger d takes one pass per group of coordinates.
+    """
+    cuts = [d * g // -(-d // GROUP) for g in range(-(-d // GROUP) + 1)]  # balanced groups
+    groups = [range(a, b) for a, b in zip(cuts, cuts[1:])]
+    return _KERNEL_TEMPLATE.format(
+        d=d, direct=inspect.getsource(_direct_pair),
+        load_row=_indented(_each("m{a} = -2.0 * left[i, {a}]", range(d))),
+        band_span=_span_source("start", "band", groups, True),
+        fast_span=_span_source("band", "c1", groups, False))
+
+
+def _each(text, coords):
+    return [text.format(a=a) for a in coords]
+
+
+def _indented(lines):
+    return "\n".join(" " * 16 + line for line in lines)
+
+
+def _dot(coords):
+    return " + ".join(f"m{a} * v{a}[k]" for a in coords)
+
+
+def _span_source(lo, hi, groups, flagged):
+    """The loops over the columns [lo, hi) of a tile for row i (``flagged``: the near-duplicate
+    test too, its outcome kept in ``flags`` for the explicit pass)."""
+    *first, last = groups
+    loop = f"for k in range({hi} - {lo}):"
+    body = [f"sqs, degs = sq[{lo}:{hi}], degree[{lo}:{hi}]",
+            *_each(f"v{{a}} = T[{{a}}, {lo} - c0:{hi} - c0]", range(last[-1] + 1))]
+    for number, group in enumerate(first):  # distances, a group of coordinates per pass
+        body += [loop, f"    buf[k] = (sqi + sqs[k]) + ({_dot(group)})" if number == 0
+                 else f"    buf[k] += {_dot(group)}"]
+    body += [*_each("s{a} = 0.0", last), loop,
+             f"    dist = {'buf[k]' if first else '(sqi + sqs[k])'} + ({_dot(last)})"]
+    if flagged:
+        body += ["    if dist <= limit + (tol * sqs[k] + half_floor):", "        dist = math.inf",
+                 "    flags[k] = dist"]
+    body += ["    w = numerator / (dist if dist > least else least)", "    degi += w",
+             "    degs[k] += w", *(["    buf[k] = w"] if first else []),
+             *_each("    s{a} += w * v{a}[k]", last), *_each("row[{a}] += s{a}", last)]
+    for group in first:  # the sums of the other groups, from the weights in buf
+        body += [*_each("s{a} = 0.0", group), loop, "    w = buf[k]",
+                 *_each("    s{a} += w * v{a}[k]", group), *_each("row[{a}] += s{a}", group)]
+    return _indented(body)
