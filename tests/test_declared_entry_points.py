@@ -5,6 +5,7 @@ declared scales cost nothing (no scale release, a "public (declared)" ledger row
 values before anything else, cut the score frame to the declared box and bound the scree trace,
 and a bad codebook is an error that names the argument.
 """
+import re
 import warnings
 
 import matplotlib.pyplot as plt
@@ -182,3 +183,30 @@ def test_a_codebook_file_feeds_bounds_and_scales(tmp_path):
     steps = [r.step for r in result.ledger.releases if r.mechanism == DECLARED]
     assert steps == ["declared bounds: a, b, c", "declared scales: a, b, c"]
     assert result.scale_source == "public"
+
+
+def test_cli_schema_feeds_every_section_and_prints_the_declared_section(tmp_path, capsys):
+    from dppca.cli import main
+
+    _data().to_csv(tmp_path / "d.csv", index=False)
+    pd.DataFrame({"column": ["a", "b", "c"], "lower": [-4, -40, -1200], "upper": [4, 40, 1200],
+                  "scale": [1.0, 10.0, 300.0], "units": ["cm", "kg", "usd"]}).to_csv(
+        tmp_path / "s.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        main(["report", "--data", str(tmp_path / "d.csv"), "--eps", "3", "--delta", "1e-5",
+              "--seed", "1", "--k", "2", "--standardize", "--schema", str(tmp_path / "s.csv"),
+              "--out", str(tmp_path / "out")])
+    import json
+
+    sections = json.loads((tmp_path / "out" / "ledger.json").read_text())["sections"]
+    declared = [r["step"] for r in sections["declared"]["releases"]]
+    assert declared == ["declared bounds: a, b, c", "declared scales: a, b, c"]
+    assert all(r["eps"] == 0 and r["mechanism"] == DECLARED for r in sections["declared"]["releases"])
+    assert all(r["eps"] == 0 for r in sections["scales"]["releases"])  # every scale declared
+    for name in ("directions", "score", "scree"):  # each section used the bounds (scaled units)
+        steps = [r["step"] for r in sections[name]["releases"]]
+        assert "declared bounds: a, b, c" in steps, name
+    out = capsys.readouterr().out
+    assert 'declared public metadata (--schema; no budget, "public (declared)" on the ledger)' in out
+    assert re.search(r"\nc +-1200\.0 +1200\.0 +300\.0 +usd\n", out)

@@ -103,6 +103,17 @@ class Schema:
         entries = [self.entries.get(c, ColumnSchema(c)) for c in map(str, columns)]
         return np.array([e.lower for e in entries]), np.array([e.upper for e in entries])
 
+    def scaled_bounds(self, columns, scales=None) -> "Schema | None":
+        """The declared bounds of ``columns`` divided by ``scales`` (shape (p,), > 0; None: 1),
+        the bounds of the scaled data; None when no column is bounded. Division by s > 0 is
+        monotone in floating point, so values clipped to [l, u] and divided stay in the result."""
+        lower, upper = self.bounds(columns)
+        s = np.ones(len(lower)) if scales is None else np.asarray(scales, float)
+        entries = [ColumnSchema(c, lo / si, hi / si, units=self.entries[c].units)
+                   for c, lo, hi, si in zip(map(str, columns), lower, upper, s)
+                   if np.isfinite(lo) or np.isfinite(hi)]
+        return Schema(entries, name=self.name) if entries else None
+
     def merged(self, other: "Schema") -> "Schema":
         """Both schemas' facts per column (``other`` wins where both declare the same field)."""
         fields = {c: vars(e).copy() for c, e in self.entries.items()}
