@@ -210,3 +210,16 @@ def test_cli_schema_feeds_every_section_and_prints_the_declared_section(tmp_path
     out = capsys.readouterr().out
     assert 'declared public metadata (--schema; no budget, "public (declared)" on the ledger)' in out
     assert re.search(r"\nc +-1200\.0 +1200\.0 +300\.0 +usd\n", out)
+
+
+def test_scree_takes_directions_released_with_declared_bounds():
+    # The declared rows of the directions' ledger cost nothing: the scree call must not count
+    # them as Gaussian releases of its group (they have no noise).
+    X, bounds = _data(), {"a": (-4, 4)}
+    directions = dp_pc_dir(X, 2, eps=1, delta=DELTA, rng=2, bounds=bounds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = dp_scree(X, 2, eps=EPS, delta=DELTA, rng=1, bounds=bounds, directions=directions)
+    ledger = result.combined_ledger
+    assert sum(r.eps for r in ledger.releases) == pytest.approx(EPS, rel=1e-12)
+    assert "directions: Kendall's tau matrix" in [r.step for r in ledger.releases]
