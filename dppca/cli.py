@@ -235,14 +235,20 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     Returns the names of the files written.
     """
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
-    ledgers, share = {}, 1.0
+    ledgers, share, scales = {}, 1.0, None
     schema = _declared(args, numeric)
     if schema is not None:
         numeric = pd.DataFrame(clip_to_bounds(numeric.to_numpy(float), schema, list(numeric.columns)),
                                index=numeric.index, columns=numeric.columns)
+        ledgers["declared"] = _declared_section(schema, numeric, args)
     if args.standardize:
-        numeric, ledgers["scales"], spent = _privately_standardized(numeric, args, streams[-1], schema)
+        numeric, ledgers["scales"], spent, scales = _privately_standardized(numeric, args,
+                                                                            streams[-1], schema)
         share = 1.0 - spent
+    # Every section gets the declared bounds in its own units (the data divided by the
+    # scales), as ``args.declared_bounds``: its ledger shows them, its frame and trace respect them.
+    args.declared_bounds = None if schema is None else schema.scaled_bounds(list(numeric.columns),
+                                                                            scales)
     eps, delta = share * args.eps / len(names), share * args.delta / len(names)
     print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]} "
           f"(columns {', '.join(map(str, numeric.columns))}), total eps={args.eps:g}, "
@@ -270,20 +276,36 @@ def _declared(args, numeric):
     return schema
 
 
+def _declared_section(schema, numeric, args) -> dict:
+    """Print the --schema facts the report uses and return their ledger (zero-cost rows,
+    mechanism "public (declared)"), the report's "declared" section."""
+    columns = list(map(str, numeric.columns))
+    lower, upper = schema.bounds(columns)
+    table = pd.DataFrame({"lower": lower, "upper": upper, "scale": schema.declared_scales(columns),
+                          "units": [schema[c].units if c in schema.entries else "" for c in columns]},
+                         index=columns)
+    print('declared public metadata (--schema; no budget, "public (declared)" on the ledger):')
+    print(table[table[["lower", "upper", "scale"]].abs().lt(np.inf).any(axis=1)].to_string(),
+          end="\n\n")
+    ledger = Ledger(args.eps, args.delta)
+    record_declared(ledger, schema, columns)
+    return ledger.to_dict()
+
+
 def _privately_standardized(numeric, args, stream, schema=None):
     """The data divided by the column scales (declared in --schema, private for the others),
-    the ledger of that release and the share of the budget it spent (0 if all are declared)."""
+    the ledger of that release, the share of the budget it spent (0 if all are declared) and
+    the scales."""
     mat = as_matrix(numeric)
     spent = 0.0 if fully_declared(schema, mat.columns) else REPORT_SCALE_SHARE
     eps, delta = spent * args.eps, spent * args.delta
     ledger = Ledger(max(eps, 1e-300), max(delta, 1e-300))
-    record_declared(ledger, schema, mat.columns)
     noise = GaussianGroup(eps, delta).share(1.0) if spent else None
     scales = column_scales(mat, True, schema, noise=noise, share=spent,
                            rng=np.random.default_rng(stream), ledger=ledger).values
     print("column scales (released once for the whole report):")
     print(pd.Series(scales, index=numeric.columns).round(4).to_string(), end="\n\n")
-    return numeric / scales, ledger.to_dict(), spent
+    return numeric / scales, ledger.to_dict(), spent, scales
 
 
 def _scaled(result, args):
@@ -296,14 +318,21 @@ def _scaled(result, args):
     return result
 
 
+def _section_bounds(args):
+    """The declared bounds a section passes on (None without --schema bounds)."""
+    return getattr(args, "declared_bounds", None)
+
+
 def _ledger_payload(result):
     # A scree result keeps one ledger per method plus the combined one of the whole call.
     return getattr(result, "combined_ledger", result.ledger).to_dict()
 
 
 def directions_section(frame, numeric, args, eps, delta, rng, out):
-    """Private PC directions: directions.csv and loadings.png."""
-    result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng)
+    """Private PC directions: directions.csv and loadings.png (``args.declared_bounds``: the
+    --schema bounds in the units of ``numeric``, or None)."""
+    result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng,
+                       bounds=_section_bounds(args))
     result.directions.to_csv(out / "directions.csv", index_label="variable")
     _scaled(result, args).plot().savefig(out / "loadings.png", dpi=110)
     return result
@@ -319,7 +348,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     """
     from .score_plot import dp_score_plot, dp_score_plot_group
 
-    options = dict(g_dppca=True, rng=rng)
+    options = dict(g_dppca=True, rng=rng, bounds=_section_bounds(args))
     if args.group is None:
         result = dp_score_plot(numeric, eps, delta, **options)
     else:
@@ -333,11 +362,12 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
 
 
 def scree_section(frame, numeric, args, eps, delta, rng, out):
-    """Private scree values and PVE (g-DPPCA directions, self-tuned clipped method): scree.csv, scree.png."""
+    """Private scree values and PVE (g-DPPCA directions, self-tuned clipped method): scree.csv,
+    scree.png (with ``args.declared_bounds`` as in :func:`directions_section`)."""
     from .scree import dp_scree_plot
 
     result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
-                           rng=rng)
+                           rng=rng, bounds=_section_bounds(args))
     result.to_frame().to_csv(out / "scree.csv", index=False)
     _scaled(result, args).plot(type="scree").savefig(out / "scree.png", dpi=110)
     return result

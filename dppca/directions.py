@@ -17,7 +17,7 @@ from .methods.gdppca import (NOISES, direction_noise_accuracy, released_directio
                              states_gdppca_sensitivity)
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
-from .preprocessing.schema import clip_to_bounds, declared_schema, is_named_scale, record_declared
+from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.accuracy import AccuracyReport
 from .privacy.spending import debit, records_outcome
@@ -177,9 +177,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     >>> res.directions.shape
     (20, 2)
     """
-    mat, schema = _declared_input(_input_matrix(X), bounds, scale)
-    scale = schema if schema is not None and (scale is None or is_named_scale(scale, mat.columns)) \
-        else scale
+    given = declared_input(_input_matrix(X), bounds, scale)
+    mat, scale = given.matrix, given.scale
     k = int_arg(k, "k", 1, mat.p)
     bool_arg(center, "center")
     standardize, nonprivate = bool_arg(standardize, "standardize"), bool_arg(nonprivate, "nonprivate")
@@ -199,22 +198,13 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     debit(budget, "dp_pc_dir", eps, delta, gaussian=method in GAUSSIAN_METHODS,
           calibration=calibration, k=k, method=method)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    record_declared(ledger, schema, mat.columns)
+    given.record(ledger)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
                                generator, calibration, ledger, options)
     reference = _reference_directions(mat, k, standardize, scale) if nonprivate else None
     return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
                    calibration=calibration, seed=seed_of(rng), nonprivate_directions=reference,
                    options=options)
-
-
-def _declared_input(mat, bounds, scale):
-    """The matrix clipped to the declared bounds, and the call's declared schema (or None)."""
-    schema = declared_schema(bounds, scale, mat.columns)
-    if schema is None:
-        return mat, None
-    values = clip_to_bounds(mat.values, schema, mat.columns)
-    return (mat if values is mat.values else type(mat)(values, mat.columns)), schema
 
 
 def _input_matrix(X):

@@ -29,8 +29,9 @@ from .controls import SamplingControl
 from .estimators.histograms import (HISTOGRAM_METHODS, Grid, bin_counts, default_bins, histogram_frame, normalised_counts,
                                     private_histograms)
 from .estimators.sampling import sample_released
-from .estimators.frame import private_frame
+from .estimators.frame import cut_to_box, private_frame
 from .preprocessing import as_matrix, column_scales
+from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
@@ -48,7 +49,8 @@ PARTITION_SHARE = 0.1
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
-             nonprivate=False, scale_share=SCALE_SHARE, noise="tight", budget=None) -> ScoreResult:
+             nonprivate=False, scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
+             budget=None) -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -93,6 +95,18 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     noise : {"tight", "r_dppca"}
         Sensitivity of the g-DPPCA directions' release (their third of the budget): see
         ``noise`` in :func:`dppca.dp_pc_dir`.
+    bounds : dict, DataFrame, str or Schema, optional
+        Declared public bounds per column (column -> (lower, upper), or a codebook; see
+        :func:`dppca.preprocessing.schema.read_schema`): each value is clipped to its column's
+        bounds first, and the private frame is cut to the box the bounds give the scores
+        (:func:`dppca.estimators.frame.cut_to_box`; a frame never wider than the declared box,
+        along each axis whose direction uses only bounded columns). A codebook's scales count
+        as ``scale=``. Declared facts cost no budget and show on the ledger as
+        "public (declared)".
+    scale : array_like of shape (p,), dict, pandas.Series, DataFrame, str or Schema, optional
+        Declared public column scales for ``standardize=True`` (by name they may cover some
+        columns only; the others get private scales). With every column declared no scale is
+        released and ``scale_share`` is not spent.
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
@@ -147,13 +161,14 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     """
     return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, scale_share=scale_share, noise=noise,
-                  budget=budget)
+                  bounds=bounds, scale=scale, budget=budget)
 
 
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
-                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight", budget=None) -> ScoreResult:
+                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight", bounds=None,
+                   scale=None, budget=None) -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -198,6 +213,8 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         Share of (eps, delta) for the private column scales, as in :func:`dp_score`.
     noise : {"tight", "r_dppca"}
         Sensitivity of the g-DPPCA directions' release, as in :func:`dp_score`.
+    bounds, scale : optional
+        Declared public bounds and scales per column, as in :func:`dp_score` (no budget).
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
@@ -269,16 +286,18 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     """
     return score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, levels, partition_share, scale_share, noise,
-                  budget=budget)
+                  bounds=bounds, scale=scale, budget=budget)
 
 
 # --------------------------------------------------------------------------- the pipeline
 @records_outcome
 def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
            rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
-           scale_share=SCALE_SHARE, noise="tight", budget=None) -> ScoreResult:
+           scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
+           budget=None) -> ScoreResult:
     features, labels = (X, None) if group is None else split_group(X, group)
-    mat = as_matrix(features)
+    given = declared_input(as_matrix(features), bounds, scale)
+    mat = given.matrix
     if mat.p < 2:
         raise DPPCAValueError(f"`X` must have at least 2 numeric columns for a score plot; got {mat.p}")
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -294,8 +313,9 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
     selection = _selection_budget(eps, delta, partition_share) \
         if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
-    scales, rest = _private_scales(mat, standardize and g_dppca, scale_share, eps, delta,
-                                   calibration, generator, ledger)
+    given.record(ledger)
+    scales, rest = _call_scales(given, standardize, g_dppca, scale_share, eps, delta,
+                                calibration, generator, ledger)
     parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
                          BUDGET_SHARES[g_dppca])
 
@@ -308,7 +328,9 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
     with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
         scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
 
-    frame = private_frame(scores, *parts["frame"], generator, ledger=ledger)
+    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger),
+                       given.score_box(directions.directions.to_numpy()[:, [a - 1 for a in axes]],
+                                       directions.scale))
     if labels is not None and domain is None:
         domain = selected_groups(labels, *selection, generator, ledger=ledger)
     names, codes = (None, None) if domain is None else (domain.names, domain.codes)
@@ -341,16 +363,23 @@ def _selection_budget(eps, delta, share) -> tuple:
     return share * eps, share * delta
 
 
-def _private_scales(mat, private, share, eps, delta, calibration, rng, ledger):
-    """Private column scales released once for the call (``share`` of (eps, delta), basic
-    composition with the frame and histograms), and the share of the budget left."""
-    if not private:
+def _call_scales(given, standardize, g_dppca, share, eps, delta, calibration, rng, ledger):
+    """The call's column scales and the share of the budget left: none without standardize;
+    declared ones (no budget) when every column has one; the NON-PRIVATE sample SD for the
+    undeclared columns with g_dppca=False; else private scales for the undeclared columns,
+    released once for the call (``share`` of (eps, delta), basic composition with the frame
+    and histograms)."""
+    mat = given.matrix
+    if not standardize:
         return None, 1.0
+    if given.scales_declared or not g_dppca:
+        return column_scales(mat, True, given.scale, private=False), 1.0
     from .privacy.composition import GaussianGroup
 
     share = float_arg(share, "scale_share", open_unit=True)
     noise = GaussianGroup(share * eps, share * delta, calibration).share(1.0)
-    return column_scales(mat, True, noise=noise, share=share, rng=rng, ledger=ledger), 1.0 - share
+    return column_scales(mat, True, given.scale, noise=noise, share=share, rng=rng,
+                         ledger=ledger), 1.0 - share
 
 
 def _per_method(parts, methods) -> tuple:

@@ -16,7 +16,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight",
-                  budget=None) -> ScoreResult:
+                  bounds=None, scale=None, budget=None) -> ScoreResult:
     """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
 
     Parameters
@@ -52,6 +52,9 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
         Budget share of the private column scales (standardize=True, g_dppca=True).
     noise : {"tight", "r_dppca"}
         The directions' noise: tight, or R's 4/n (see :func:`dppca.dp_pc_dir`).
+    bounds, scale : optional
+        Declared public bounds and scales per column, as in :func:`dp_score` (no budget; the
+        frame is cut to the bounds' box of the scores).
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
@@ -86,7 +89,8 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
                       calibration=calibration, rng=rng, nonprivate=nonprivate,
-                      scale_share=scale_share, noise=noise, budget=budget)
+                      scale_share=scale_share, noise=noise, bounds=bounds, scale=scale,
+                      budget=budget)
     return _draw(result, plots, sampling, appearance)
 
 
@@ -96,7 +100,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
                         levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
                         rng=None, nonprivate=False, scale_share=SCALE_SHARE,
-                        noise="tight", budget=None) -> ScoreResult:
+                        noise="tight", bounds=None, scale=None, budget=None) -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
 
     Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
@@ -143,6 +147,8 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
         Share of the budget spent on private column scales before the panels' releases.
     noise : {"tight", "r_dppca"}
         Noise of the shared g-DPPCA directions, as in :func:`dp_score_group`.
+    bounds, scale : optional
+        Declared public bounds and scales per column, as in :func:`dp_score` (no budget).
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
@@ -175,7 +181,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                             levels=levels, partition_share=partition_share,
-                            scale_share=scale_share, noise=noise,
+                            scale_share=scale_share, noise=noise, bounds=bounds, scale=scale,
                             calibration=calibration, rng=rng, nonprivate=nonprivate,
                             budget=budget)
     return _draw(result, plots, sampling, appearance)

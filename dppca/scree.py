@@ -33,7 +33,7 @@ from .directions import SCALE_SHARE, dp_pc_dir
 from .stats.pair_design import pair_statistic_design
 from .methods.gdppca import states_gdppca_sensitivity
 from .backends.dask import is_dask_input
-from .preprocessing import as_matrix, column_scales, random_pairs, sample_scale
+from .preprocessing import as_matrix, column_scales, random_pairs
 from .privacy import CALIBRATIONS, Ledger
 from .results import PCDirections
 from .results.scree import ScreeResult
@@ -42,6 +42,7 @@ from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
 from .scree_plan import DIRECTION_SHARE, public_centre, scree_plan
 from .privacy.composition import GaussianGroup
 from .privacy.spending import debit, records_outcome
+from .preprocessing.schema import declared_input, priced
 
 
 
@@ -59,7 +60,8 @@ _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
-             noise="tight", design="auto", pairs_per_row=None, budget=None) -> ScreeResult:
+             noise="tight", design="auto", pairs_per_row=None, bounds=None, scale=None,
+             budget=None) -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -115,6 +117,17 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         in memory, incomplete for dask input.
     pairs_per_row : int, optional
         Pairs per row r of the incomplete design (blocks of r + 1 rows; default 4,095).
+    bounds : dict, DataFrame, str or Schema, optional
+        Declared public bounds per column (column -> (lower, upper), or a codebook; see
+        :func:`dppca.preprocessing.schema.read_schema`): each value is clipped to its column's
+        bounds before anything else, and when every column is bounded the private trace is
+        clamped to the public bound sum_j n/(n-1) ((u_j - l_j) / 2 s_j)^2 (Popoviciu). A
+        codebook's scales count as ``scale=``. Declared facts cost no budget and show on the
+        ledger as "public (declared)".
+    scale : array_like of shape (p,), dict, pandas.Series, DataFrame, str or Schema, optional
+        Declared public column scales for ``standardize=True`` (by name they may cover some
+        columns only; the others get private scales). With every column declared no scale is
+        released and ``scale_share`` is not spent (it goes to the other steps).
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
@@ -183,13 +196,15 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     (5, 1)
     """
     lazy = is_dask_input(X)
-    mat = _scree_matrix(X, lazy)
+    given = declared_input(_scree_matrix(X, lazy), bounds, scale)
+    mat = given.matrix
     methods = _resolve_methods(method)
     k = int_arg(k, "k", 1, mat.p)
     eps, delta = eps_arg(eps), delta_arg(delta)
     flags = {name: bool_arg(value, name) for name, value in
              dict(center=center, standardize=standardize, g_dppca=g_dppca, mono=mono,
                   nonprivate=nonprivate).items()}
+    flags["scales_declared"] = flags["standardize"] and given.scales_declared
     option_arg(calibration, "calibration", CALIBRATIONS)
     controls = resolve_controls(control, methods)
     _check_lazy_call(lazy, flags)
@@ -204,8 +219,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                           directions)
     accuracy.warn()  # public arithmetic, before any private computation
     shared = Ledger(eps, delta)
+    given.record(shared)
     dirs, used = _directions(mat, k, flags, group, generator, shared, directions, scale_share,
-                             noise)
+                             noise, given.scale)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
@@ -216,6 +232,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     shares = scree_shares(mat.n, rest, len(methods), group.mu, k < mat.p, centre)
     trace, trace_sd, anchor = private_trace(values, pairs, group, shares, generator, shared,
                                              centre)
+    trace = min(trace, given.variance_bound(dirs.scale))  # post-processing: a public bound
     scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = shares.method
     fits, ledgers = {}, {}
@@ -224,7 +241,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         ledgers[name].extend(shared)
         fits[name] = FITTERS[name](scores, pairs, anchor, controls[name], group, share, pure[name],
                                     generator, ledgers[name], pair_design)
-    reference = _nonprivate_reference(mat, k, flags["standardize"]) if flags["nonprivate"] else None
+    reference = _nonprivate_reference(mat, k, flags["standardize"], given.scale) \
+        if flags["nonprivate"] else None
     return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
                        shared_releases=len(shared),
                        directions=dirs.directions.iloc[:, :k].set_axis(mat.columns, axis=0),
@@ -239,7 +257,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
                   scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None,
-                  budget=None):
+                  bounds=None, scale=None, budget=None):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
@@ -278,6 +296,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         Pairs of the methods' pair statistics, as in :func:`dp_scree`.
     pairs_per_row : int, optional
         Pairs per row of the incomplete design, as in :func:`dp_scree`.
+    bounds, scale : optional
+        Declared public bounds and scales per column, as in :func:`dp_scree` (no budget).
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
@@ -311,7 +331,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
                       scale_share=scale_share, noise=noise, design=design,
-                      pairs_per_row=pairs_per_row, budget=budget)
+                      pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 
@@ -327,24 +347,28 @@ def _resolve_methods(method) -> tuple:
 # ----------------------------------------------------------------------------- pipeline
 
 def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE,
-                noise="tight") -> tuple:
+                noise="tight", scale=None) -> tuple:
     """The directions (computed, or the caller's) and the share of the group they (and the
-    private scales, ``scale_share`` of the group, released once here) used."""
+    private scales, ``scale_share`` of the group, released once here unless every scale is
+    declared in ``scale``) used."""
     if directions is None and flags["g_dppca"]:
         scales, spent = None, 0.0
-        if flags["standardize"]:
+        if flags.get("scales_declared"):
+            scales = column_scales(mat, True, scale)
+        elif flags["standardize"]:
             spent = float_arg(scale_share, "scale_share", open_unit=True)
-            scales = column_scales(mat, True, noise=group.share(spent), share=spent, rng=rng,
-                                   ledger=shared)
+            scales = column_scales(mat, True, scale, noise=group.share(spent), share=spent,
+                                   rng=rng, ledger=shared)
         eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
         dirs = dp_pc_dir(_direction_input(mat), k, flags["center"], flags["standardize"], True, eps_d,
                          delta_d, scale=scales, calibration=group.calibration, noise=noise, rng=rng)
         return dirs, spent + group.absorb(dirs.ledger.releases, shared)
     elif directions is None:
-        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False)
+        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False,
+                         scale=scale)
     else:
         dirs = _check_directions(directions, mat, k, flags)
-    used = 0.0 if dirs.ledger is None else group.absorb(dirs.ledger.releases, shared)
+    used = 0.0 if dirs.ledger is None else group.absorb(priced(dirs.ledger.releases), shared)
     return dirs, used
 
 
@@ -424,9 +448,11 @@ def _check_directions(directions, mat, k, flags) -> PCDirections:
     return directions
 
 
-def _nonprivate_reference(mat, k, standardize) -> dict:
-    """NON-PRIVATE eigenvalues and trace of the sample covariance (sample-SD scaling, as R)."""
-    values = mat.values / sample_scale(mat) if standardize else mat.values
+def _nonprivate_reference(mat, k, standardize, scale=None) -> dict:
+    """NON-PRIVATE eigenvalues and trace of the sample covariance (declared scales where given,
+    the sample SD for the other columns, as R)."""
+    values = mat.values / column_scales(mat, True, scale, private=False).values if standardize \
+        else mat.values
     cov = np.atleast_2d(np.cov(values, rowvar=False, ddof=1))
     eigenvalues = np.linalg.eigvalsh(cov)[::-1][:k]
     return {"scree": eigenvalues, "trace": float(np.trace(cov))}

@@ -9,6 +9,7 @@ from ._validation import float_arg
 from .directions import SCALE_SHARE
 from .estimators.scree_accuracy import scree_accuracy, scree_shares
 from .methods.gdppca import direction_accuracy
+from .preprocessing.schema import priced
 from .privacy.accuracy import AccuracyReport
 
 #: Share of the Gaussian-DP budget (of mu^2, see :class:`dppca.privacy.composition.GaussianGroup`) for
@@ -29,7 +30,8 @@ def scree_plan(n, p, k, group, methods, controls, flags, scale_share=SCALE_SHARE
     methods : sequence of str
     controls : dict of str to control
     flags : dict
-        ``g_dppca`` and ``standardize`` (bool).
+        ``g_dppca`` and ``standardize`` (bool); ``scales_declared`` (optional, bool): every
+        scale is declared public, so none is released.
     scale_share : float
         The private scales' share (with standardize and g_dppca).
     directions : PCDirections, optional
@@ -51,9 +53,11 @@ def scree_plan(n, p, k, group, methods, controls, flags, scale_share=SCALE_SHARE
     """
     steps, used = [], 0.0
     if getattr(directions, "ledger", None) is not None:
-        used = sum(group.fraction_of(r.sensitivity, r.noise_scale) for r in directions.ledger)
+        used = sum(group.fraction_of(r.sensitivity, r.noise_scale)
+                   for r in priced(directions.ledger))
     elif directions is None and flags["g_dppca"]:
-        spent = float_arg(scale_share, "scale_share", open_unit=True) if flags["standardize"] else 0.0
+        private_scales = flags["standardize"] and not flags.get("scales_declared")
+        spent = float_arg(scale_share, "scale_share", open_unit=True) if private_scales else 0.0
         eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
         steps.append(direction_accuracy(n, p, k, eps_d, delta_d, group.calibration))
         used = spent + DIRECTION_SHARE * (1 - spent)

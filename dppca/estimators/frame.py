@@ -148,6 +148,55 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     return Frame(centre, max(widths[0], floor), bound, max(widths[1], floor))
 
 
+def cut_to_box(frame: Frame, box) -> Frame:
+    """``frame`` cut to a public box of the scores (never wider than the box along either axis).
+
+    Parameters
+    ----------
+    frame : Frame
+        A released frame.
+    box : ndarray of shape (2, 2) or None
+        [[x_lo, x_hi], [y_lo, y_hi]] that holds every score (e.g. from declared bounds,
+        :meth:`dppca.preprocessing.schema.DeclaredInput.score_box`); infinite sides allowed;
+        None leaves the frame unchanged.
+
+    Returns
+    -------
+    Frame
+        Each axis is the intersection of the frame and the box; where the noisy frame misses the
+        box, the frame's width placed at the box's near side (within the box). Half-widths keep
+        the floor 1e-9 max(1, |centre|).
+
+    Notes
+    -----
+    Privacy: post-processing of the released frame with public bounds and released directions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cut_to_box(Frame((0.0, 0.0), 10.0, 1.0, 4.0), np.array([[-2.0, 3.0], [-np.inf, np.inf]])).xlim
+    (-2.0, 3.0)
+    """
+    if box is None:
+        return frame
+    limits = [_cut_axis(lims, side) for lims, side in zip((frame.xlim, frame.ylim), box)]
+    centre = tuple((lo + hi) / 2 for lo, hi in limits)
+    floor = MIN_RELATIVE_HALF_WIDTH * max(1.0, *np.abs(centre))
+    half = [max((hi - lo) / 2, floor) for lo, hi in limits]
+    return Frame(centre, half[0], frame.bound, half[1])
+
+
+def _cut_axis(limits, side) -> tuple:
+    (lo, hi), (box_lo, box_hi) = limits, (float(side[0]), float(side[1]))
+    cut = (max(lo, box_lo), min(hi, box_hi))
+    if cut[0] < cut[1]:
+        return cut
+    width = hi - lo
+    if hi <= box_lo:  # the noisy frame lies below the box
+        return box_lo, min(box_hi, box_lo + width)
+    return max(box_lo, box_hi - width), box_hi
+
+
 def _located_widths(radii, bound, inflate) -> list:
     """Half-widths (1 + inflate) R_j; an axis whose search located nothing (stopped at the first
     candidate, or predicted unreadable: 0 here) takes the other axis's, else 2 (1 + inflate) B,

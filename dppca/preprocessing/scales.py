@@ -32,9 +32,12 @@ _FRACTIONS = 2.0 ** -np.arange(0.0, 9.1, 0.75)
 #: so together they locate a column's scale within ~+-13 octaves of where the histograms put it.
 SCALE_PILOT_SPACING = 3.0
 SCALE_PILOT_WEIGHTS = (1.0,) * 7
-#: Expected relative noise at which the final clip may be raised above the efficient c* (so
-#: that heavy-tailed and mostly-zero columns get a scale close to their SD when n allows).
-SCALE_HIGH_CLIP_NOISE = 0.05
+#: Expected relative noise at which the final clip may be raised above the efficient c*. 0: the
+#: final clip is always c* (the upper rungs of the ladder reach the tails of heavy-tailed and
+#: mostly-zero columns). Measured (benchmarks/results/small_data_readme_parts.txt): a raised
+#: clip (0.05) added scale noise that cost the README path's directions 1.64x -> 1.39x the
+#: sample-SD sin-theta on gau, and kept fewer columns within 2x of the SD on adult and flights.
+SCALE_HIGH_CLIP_NOISE = 0.0
 #: A column is (near-)constant to the private estimate when its pilot and first final moments
 #: are both below this many noise sd (a column placed at its own scale has moments ~0.4-0.5) ...
 SCALE_DETECTION_SD = 2.0
@@ -42,11 +45,12 @@ SCALE_DETECTION_SD = 2.0
 #: non-constant column is flagged with probability < 1e-3 (0.4 - 2 x 0.1 is 2 sd above 0).
 SCALE_FLOOR_MAX_NOISE = 0.1
 #: The final moment is released at the clips C3 x 4^k, k = 0..4 (a ladder spanning 8 octaves
-#: above C3), with weights (1, 1/2, 1/2, 1/2, 1/2) in one Gaussian release: rung 0 (the
-#: efficient clip) keeps most of the precision; the higher rungs reach the tails of heavy-tailed
-#: columns (flights' delays) and the non-zero part of mostly-zero columns (their bulk is 0).
+#: above C3), with weights (1, 1/4, 1/4, 1/4, 1/4) in one Gaussian release: rung 0 (the
+#: efficient clip) keeps 80% of the precision (measured: with weights 1/2 it kept half, and its
+#: noise cost the README path 1.40x -> 1.28x on breast_cancer); the higher rungs reach the tails
+#: of heavy-tailed columns (flights' delays) and the non-zero part of mostly-zero columns.
 SCALE_LADDER_FACTOR = 4.0
-SCALE_LADDER_WEIGHTS = (1.0, 0.5, 0.5, 0.5, 0.5)
+SCALE_LADDER_WEIGHTS = (1.0, 0.25, 0.25, 0.25, 0.25)
 #: An upper rung is used when its reading's relative sd is at most this (v >= 4 noise sd).
 SCALE_RUNG_NOISE = 1 / 8
 
@@ -97,8 +101,8 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     3. **Final moment, on a clip ladder.** The same statistic at C3 = c s_j, s_j the posterior
        median after steps 1-2 and c = c* = 1.37 (the clip with the least noise per budget for
        Gaussian data; raised to c* 2^(k/2) when the public noise level makes that precise to
-       ``SCALE_HIGH_CLIP_NOISE``), and at 4^k C3, k = 1..4, in one Gaussian release with
-       weights (1, 1/2, 1/2, 1/2, 1/2). Per column the highest rung k whose readings at rungs
+       ``SCALE_HIGH_CLIP_NOISE``, 0 by default: never), and at 4^k C3, k = 1..4, in one
+       Gaussian release with weights ``SCALE_LADDER_WEIGHTS`` (1, 1/4, 1/4, 1/4, 1/4). Per column the highest rung k whose readings at rungs
        1..k are precise (relative sd <= ``SCALE_RUNG_NOISE``) wins: its own reading C sqrt-like
        inversion of v (for heavy-tailed and mostly-zero columns a higher clip is closer to the
        SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.

@@ -43,6 +43,8 @@ class Schema:
     ----------
     columns : iterable of ColumnSchema
         One entry per declared column (names unique).
+    name : str
+        How error messages name the declaration (the argument it came from, e.g. "`bounds`").
 
     Raises
     ------
@@ -64,12 +66,13 @@ class Schema:
     (13.6, [13.6, nan])
     """
 
-    def __init__(self, columns=()):
+    def __init__(self, columns=(), name="schema"):
         self.entries: dict[str, ColumnSchema] = {}
+        self.name = name
         for entry in columns:
             if entry.column in self.entries:
-                raise DPPCAValueError(f"schema: column {entry.column!r} is declared twice")
-            _check_entry(entry)
+                raise DPPCAValueError(f"{name}: column {entry.column!r} is declared twice")
+            _check_entry(entry, name)
             self.entries[entry.column] = entry
 
     def __getitem__(self, column) -> ColumnSchema:
@@ -85,7 +88,8 @@ class Schema:
         """Raise DPPCAValueError naming the declared columns that are not in ``columns``."""
         unknown = [c for c in self.entries if c not in set(map(str, columns))]
         if unknown:
-            raise DPPCAValueError(f"schema: unknown column(s) {unknown}; the data have {list(columns)}")
+            raise DPPCAValueError(f"{self.name}: unknown column(s) {unknown}; the data have "
+                                  f"{list(columns)}")
 
     def declared_scales(self, columns) -> np.ndarray:
         """Declared scale per column of ``columns``, NaN where none is declared, shape (p,)."""
@@ -99,6 +103,17 @@ class Schema:
         entries = [self.entries.get(c, ColumnSchema(c)) for c in map(str, columns)]
         return np.array([e.lower for e in entries]), np.array([e.upper for e in entries])
 
+    def scaled_bounds(self, columns, scales=None) -> "Schema | None":
+        """The declared bounds of ``columns`` divided by ``scales`` (shape (p,), > 0; None: 1),
+        the bounds of the scaled data; None when no column is bounded. Division by s > 0 is
+        monotone in floating point, so values clipped to [l, u] and divided stay in the result."""
+        lower, upper = self.bounds(columns)
+        s = np.ones(len(lower)) if scales is None else np.asarray(scales, float)
+        entries = [ColumnSchema(c, lo / si, hi / si, units=self.entries[c].units)
+                   for c, lo, hi, si in zip(map(str, columns), lower, upper, s)
+                   if np.isfinite(lo) or np.isfinite(hi)]
+        return Schema(entries, name=self.name) if entries else None
+
     def merged(self, other: "Schema") -> "Schema":
         """Both schemas' facts per column (``other`` wins where both declare the same field)."""
         fields = {c: vars(e).copy() for c, e in self.entries.items()}
@@ -107,15 +122,16 @@ class Schema:
             mine.update({k: v for k, v in vars(e).items()
                          if k == "column" or (v != "" and not (isinstance(v, float) and
                                                                (math.isnan(v) or math.isinf(v))))})
-        return Schema(ColumnSchema(**f) for f in fields.values())
+        return Schema((ColumnSchema(**f) for f in fields.values()),
+                      name=f"{self.name} and {other.name}")
 
 
-def _check_entry(entry: ColumnSchema) -> None:
+def _check_entry(entry: ColumnSchema, name: str) -> None:
     if not entry.lower < entry.upper or math.isnan(entry.lower) or math.isnan(entry.upper):
-        raise DPPCAValueError(f"schema: column {entry.column!r} needs lower < upper; got "
+        raise DPPCAValueError(f"{name}: column {entry.column!r} needs lower < upper; got "
                               f"lower={entry.lower}, upper={entry.upper}")
     if not (math.isnan(entry.scale) or (math.isfinite(entry.scale) and entry.scale > 0)):
-        raise DPPCAValueError(f"schema: column {entry.column!r} needs a finite scale > 0; "
+        raise DPPCAValueError(f"{name}: column {entry.column!r} needs a finite scale > 0; "
                               f"got scale={entry.scale}")
 
 
@@ -219,7 +235,7 @@ def _from_records(records, kind) -> Schema:
                                          f"be a number; got {record[field]!r}") from None
         entries.append(ColumnSchema(str(record["column"]), units=str(record.get("units", "") or ""),
                                     **numbers))
-    return Schema(entries)
+    return Schema(entries, name=f"`{kind}`" if kind != "schema" else kind)
 
 
 def declared_schema(bounds=None, scale=None, columns=None) -> Schema | None:
@@ -273,5 +289,127 @@ def record_declared(ledger, schema: Schema | None, columns) -> None:
                           0.0, 0.0, 0.0)
 
 
-__all__ = ["ColumnSchema", "DECLARED", "SCHEMA_FIELDS", "Schema", "clip_to_bounds",
-           "declared_schema", "is_named_scale", "read_schema", "record_declared"]
+@dataclass(frozen=True)
+class DeclaredInput:
+    """A call's input after its declared metadata (:func:`declared_input`).
+
+    Attributes
+    ----------
+    matrix : Matrix
+        The data, each column clipped to its declared bounds (the input itself when none).
+    schema : Schema or None
+        The declared facts (``bounds=`` and a named ``scale=`` merged); None when nothing is declared.
+    scale : object
+        What the call passes on as ``scale=``: the schema when ``scale`` was named or absent
+        (a codebook's scales count as ``scale=``), else the caller's ``scale`` unchanged.
+    """
+
+    matrix: object
+    schema: Schema | None
+    scale: object
+
+    @property
+    def scales_declared(self) -> bool:
+        """Whether every column has a public scale (then no private scale release is needed)."""
+        from .matrix import fully_declared
+
+        return self.scale is not None and fully_declared(self.scale, self.matrix.columns)
+
+    def record(self, ledger) -> None:
+        """The zero-cost "public (declared)" rows on ``ledger`` (:func:`record_declared`)."""
+        record_declared(ledger, self.schema, self.matrix.columns)
+
+    def score_box(self, directions, scales=None) -> np.ndarray | None:
+        """The public box of the scores ``(X / scales) @ directions``, shape (k, 2), or None.
+
+        Row j is [lo_j, hi_j] with lo_j = sum_i min(d_ij l_i, d_ij u_i) / s_i over the declared
+        bounds [l_i, u_i] (infinite where a column with d_ij != 0 is undeclared), widened by a
+        relative 2 p 2^-52 of the sum of |terms| so that the floating-point scores, rounded
+        differently, still fall inside. Public facts and released directions only
+        (post-processing).
+        """
+        if self.schema is None:
+            return None
+        lower, upper = self.schema.bounds(self.matrix.columns)
+        s = np.ones(len(lower)) if scales is None else np.asarray(scales, float)
+        d = np.asarray(directions, float)
+        with np.errstate(invalid="ignore"):  # 0 x inf: a column the direction does not use
+            ends = np.stack([np.where(d == 0, 0.0, d * (lower / s)[:, None]),
+                             np.where(d == 0, 0.0, d * (upper / s)[:, None])])
+        slack = 2 * len(lower) * np.finfo(float).eps * np.abs(ends).max(axis=0).sum(axis=0)
+        box = np.column_stack([ends.min(axis=0).sum(axis=0) - slack,
+                               ends.max(axis=0).sum(axis=0) + slack])
+        return None if not np.isfinite(box).any() else box
+
+    def variance_bound(self, scales=None) -> float:
+        """Public upper bound of the sample trace of ``X / scales`` (inf unless all bounded).
+
+        Popoviciu's inequality: a column in [l, u] has population variance <= (u - l)^2 / 4, so
+        its sample variance (ddof 1) is <= n / (n - 1) (u - l)^2 / 4; the trace is the sum.
+        """
+        if self.schema is None:
+            return math.inf
+        lower, upper = self.schema.bounds(self.matrix.columns)
+        s = np.ones(len(lower)) if scales is None else np.asarray(scales, float)
+        n = self.matrix.n
+        return float(np.sum(((upper - lower) / (2 * s)) ** 2) * n / (n - 1) * (1 + 1e-12))
+
+
+def priced(releases) -> list:
+    """The releases that spend budget: ``releases`` less the zero-cost declared rows."""
+    return [r for r in releases if r.mechanism != DECLARED]
+
+
+def declared_input(mat, bounds=None, scale=None) -> DeclaredInput:
+    """Apply a call's declared ``bounds=`` and ``scale=`` to its validated input matrix.
+
+    The one path every entry point (``dp_pc_dir``, ``dp_scree``, ``dp_score`` and their plot
+    and group versions) takes for declared public metadata.
+
+    Parameters
+    ----------
+    mat : Matrix
+        The validated input (:func:`dppca.preprocessing.as_matrix`), shape (n, p).
+    bounds : dict, DataFrame, str, os.PathLike or Schema, optional
+        Declared public bounds per column (or a codebook; :func:`read_schema`, ``kind="bounds"``).
+    scale : array_like, dict, Series, DataFrame, str or Schema, optional
+        Public scales; named ones (:func:`is_named_scale`) are merged into the schema.
+
+    Returns
+    -------
+    DeclaredInput
+        The clipped matrix, the schema and the ``scale`` to pass on.
+
+    Raises
+    ------
+    DPPCATypeError, DPPCAValueError
+        A codebook that :func:`read_schema` refuses (the message names ``bounds`` or ``scale``),
+        or a declared column that is not in the data.
+
+    Notes
+    -----
+    Privacy: declared values are public (chosen without the data) and cost no budget. Clipping
+    to [l, u] maps each value alone, so a replaced row changes one row of the clipped matrix and
+    every sensitivity downstream holds unchanged; the clipped data lie in the declared box,
+    which later steps may use as a public range (frames, trace bounds).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing import as_matrix
+    >>> from dppca.preprocessing.schema import declared_input
+    >>> given = declared_input(as_matrix(np.array([[0.0, 5.0], [20.0, 1.0]])), bounds={"V1": (0, 10)})
+    >>> given.matrix.values[:, 0].tolist(), given.schema["V1"].upper
+    ([0.0, 10.0], 10.0)
+    """
+    schema = declared_schema(bounds, scale, mat.columns)
+    if schema is None:
+        return DeclaredInput(mat, None, scale)
+    values = clip_to_bounds(mat.values, schema, mat.columns)
+    clipped = mat if values is mat.values else type(mat)(values, mat.columns)
+    named = scale is None or is_named_scale(scale, mat.columns)
+    return DeclaredInput(clipped, schema, schema if named else scale)
+
+
+__all__ = ["ColumnSchema", "DeclaredInput", "declared_input", "DECLARED", "SCHEMA_FIELDS", "Schema", "clip_to_bounds",
+           "declared_schema", "is_named_scale", "priced", "read_schema", "record_declared"]

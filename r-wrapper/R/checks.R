@@ -46,3 +46,33 @@
          "dp_scree() take them; this one does not. Run dppcapy::install_dppca().",
          class = "dppca_value_error")
 }
+
+# Declared public metadata, `bounds` and `scale`, for any Python entry point (one path for
+# dp_pc_dir, dp_scree*, dp_score*): a list to splice into the call, empty when both are
+# NULL. `bounds`: a named list of c(lower, upper), a data frame codebook (column, lower,
+# upper, scale, units) or a CSV/JSON path. `scale`: the same codebooks, a named numeric
+# vector or list (some columns), or an unnamed numeric vector of p scales. Contents (fields,
+# lower < upper, scales > 0, known columns) are checked by the Python core, whose errors
+# name the argument.
+.declared_args <- function(bounds = NULL, scale = NULL) {
+  out <- list()
+  if (!is.null(bounds)) out$bounds <- .codebook(bounds, "bounds", "a named list of c(lower, upper)")
+  if (!is.null(scale)) {
+    out$scale <- if (is.numeric(scale) && is.null(names(scale))) as.list(as.numeric(scale))
+                 else .codebook(scale, "scale", "a named numeric vector or list")
+  }
+  out
+}
+
+.codebook <- function(x, name, named) {
+  rule <- paste0("NULL, ", named, ", a data frame codebook (column, lower, upper, scale, ",
+                 "units) or the path of a CSV/JSON codebook")
+  if (is.data.frame(x)) return(x)
+  if (is.character(x) && length(x) == 1L && !is.na(x)) return(x)
+  if ((is.list(x) || is.numeric(x)) && length(x) > 0L && !is.null(names(x)) &&
+      all(nzchar(names(x))) && all(vapply(x, is.numeric, logical(1)))) {
+    return(lapply(as.list(x), function(v) if (length(v) > 1L) as.list(as.numeric(v)) else as.numeric(v)))
+  }
+  .abort("`", name, "` must be ", rule, "; got ", paste(deparse(x), collapse = " "),
+         class = "dppca_type_error")
+}

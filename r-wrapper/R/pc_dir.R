@@ -47,10 +47,14 @@
 #' @param bounds `NULL` or declared public metadata per column: a named list of
 #'   `c(lower, upper)` pairs, a data frame codebook (columns `column`, `lower`, `upper`,
 #'   `scale`, `units`) or the path of a CSV/JSON codebook. Values are clipped to the bounds
-#'   and declared scales replace private ones; no budget ("public (declared)" on the ledger).
-#'   Passed to Python's `dp_pc_dir(bounds = )`.
+#'   and a codebook's scales count as `scale`; no budget ("public (declared)" on the
+#'   ledger). The same argument on every private function of the package.
+#' @param scale `NULL` or declared public column scales for `standardize = TRUE`: a named
+#'   numeric vector or list (some columns; the others get private scales), a codebook as
+#'   for `bounds`, or an unnamed numeric vector of p scales. Declared scales cost no budget;
+#'   with every column declared no scale is released.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
-#'   `radius`, `scale`).
+#'   `radius`).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
 #'   of class `c("dppca_directions", "matrix", "array")` with attributes `ledger` (the
 #'   privacy ledger, see [dp_ledger()]; `NULL` when non-private), `eigenvalues` (of the
@@ -79,7 +83,7 @@ dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.nu
                       eps = NULL, delta = NULL, cpp.option = FALSE, seed = NULL,
                       calibration = "analytic", noise = "tight",
                       design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
-                      bounds = NULL, ...) {
+                      bounds = NULL, scale = NULL, ...) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option)
   data <- .as_py_data(X, path_ok = TRUE)
@@ -89,7 +93,7 @@ dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.nu
                  standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
                  calibration = calibration, noise = noise, rng = rng),
             .design_args(.py()$dp_pc_dir, design, pairs_per_row),
-            if (is.null(bounds)) list() else list(bounds = bounds), list(...))
+            .declared_args(bounds, scale), list(...))
   result <- do.call(.invoke, c(list(.py()$dp_pc_dir), args))
   out <- .from_py(result)
   if (!.had_names(X)) rownames(out) <- NULL

@@ -14,6 +14,9 @@
 #' @inheritParams dp_pc_dir
 #' @param X Numeric matrix or data frame (n x p), n >= 2, p >= 2.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param bounds,scale Declared public bounds and scales per column, as in [dp_pc_dir()]
+#'   (no budget; "public (declared)" on the ledger). Bounds also cut the private frame to
+#'   the box they give the scores (a frame never wider than the declared box).
 #' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
 #'   whose budget store is charged the call's (eps, delta) before it computes, in one
 #'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or
@@ -49,9 +52,11 @@
 dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), center = TRUE,
                      standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE, axes = c(1, 2),
                      seed = NULL, calibration = "analytic", noise = "tight",
-                     nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL) {
+                     nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL,
+                     bounds = NULL, scale = NULL) {
   result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise, budget)
+                      cpp.option, axes, seed, calibration, nonprivate, noise, budget,
+                      .declared_args(bounds, scale))
   .score_value(result, X)
 }
 
@@ -85,16 +90,18 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                            center = TRUE, standardize = FALSE, g_dppca = TRUE,
                            cpp.option = FALSE, axes = c(1, 2), seed = NULL,
                            calibration = "analytic", noise = "tight",
-                           nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL) {
+                           nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL,
+                           bounds = NULL, scale = NULL) {
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise, budget)
+                      cpp.option, axes, seed, calibration, nonprivate, noise, budget,
+                      .declared_args(bounds, scale))
   .score_value(result, X)
 }
 
 # The Python ScoreResult of dp_score (group = NULL) or dp_score_group.
 .py_score <- function(X, group, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate, noise = "tight",
-                      budget = NULL) {
+                      budget = NULL, declared = list()) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, nonprivate = nonprivate)
   method <- .expand_choices(method, c("add", "sparse"))
@@ -103,7 +110,7 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                g_dppca = g_dppca, axes = .as_pair(.whole(axes, "axes", 2L, null_ok = FALSE)), calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
   args$budget <- .budget_arg(budget)
-  args <- c(args, .noise_arg(if (is.null(group)) .py()$dp_score else .py()$dp_score_group, noise))
+  args <- c(args, declared, .noise_arg(if (is.null(group)) .py()$dp_score else .py()$dp_score_group, noise))
   if (is.null(group)) {
     return(do.call(.invoke, c(list(.py()$dp_score, .as_py_data(X)), args)))
   }

@@ -29,10 +29,11 @@ dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"
                           center = TRUE, standardize = FALSE, g_dppca = TRUE,
                           cpp.option = FALSE, axes = c(1, 2), plot_control = NULL, seed = NULL,
                           calibration = "analytic", noise = "tight",
-                          nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL) {
+                          nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL,
+                          bounds = NULL, scale = NULL) {
   .score_plot_call(X, NULL, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
-                   nonprivate, noise, budget)
+                   nonprivate, noise, budget, .declared_args(bounds, scale))
 }
 
 #' Private score plots per group
@@ -62,22 +63,23 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
                                 sampling_control = NULL, plot_control = NULL, seed = NULL,
                                 calibration = "analytic", noise = "tight",
                                 nonprivate = getOption("dppcapy.nonprivate", FALSE),
-                                budget = NULL) {
+                                budget = NULL, bounds = NULL, scale = NULL) {
   .score_plot_call(X, group, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
-                   nonprivate, noise, budget)
+                   nonprivate, noise, budget, .declared_args(bounds, scale))
 }
 
 # Both score-plot functions: check the plot settings before any private computation, run
 # dp_score (group = NULL) or dp_score_group, draw, print the grid, return the list.
 .score_plot_call <- function(X, group, eps, delta, bins, method, private_plot, sampling_control,
                              center, standardize, g_dppca, cpp.option, axes, plot_control, seed,
-                             calibration, nonprivate, noise = "tight", budget = NULL) {
+                             calibration, nonprivate, noise = "tight", budget = NULL,
+                             declared = list()) {
   plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
   pctrl <- .merge_score_plot_control(plot_control)
   sampling <- if ("sample" %in% plots) .py_sampling_control(sampling_control)
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise, budget)
+                      cpp.option, axes, seed, calibration, nonprivate, noise, budget, declared)
   score <- .score_value(result, X)
   grouping <- if (!is.null(group)) .grouping(score, X, group, pctrl)
   out <- .score_plot(result, score, plots, sampling, pctrl, axes, grouping)

@@ -30,6 +30,9 @@
 #'   [pmwm_control()], [huber_control()]) for a single method, or a list of them named by
 #'   method.
 #' @param eps,delta Total privacy budget of the call: `eps > 0`, `0 < delta < 1`.
+#' @param bounds,scale Declared public bounds and scales per column, as in [dp_pc_dir()]
+#'   (no budget; "public (declared)" on the ledger). With every column bounded, the private
+#'   total variance is also clamped to its public bound (Popoviciu's inequality).
 #' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
 #'   whose budget store is charged the call's (eps, delta) before it computes, in one
 #'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or
@@ -65,18 +68,19 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                      mono = TRUE, seed = NULL, calibration = "analytic", noise = "tight",
                      nonprivate = getOption("dppcapy.nonprivate", FALSE),
                      design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
-                     budget = NULL) {
+                     budget = NULL, bounds = NULL, scale = NULL) {
   method <- if (missing(method) || is.null(method)) "clipped" else method
   .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                      if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
-                     seed, calibration, nonprivate, noise, design, pairs_per_row, budget))
+                     seed, calibration, nonprivate, noise, design, pairs_per_row, budget,
+                     .declared_args(bounds, scale)))
 }
 
 .scree_methods <- c("clipped", "pmwm", "huber")
 
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
                       cpp.option, mono, seed, calibration, nonprivate, noise = "tight",
-                      design = "auto", pairs_per_row = NULL, budget = NULL) {
+                      design = "auto", pairs_per_row = NULL, budget = NULL, declared = list()) {
   .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
                cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
   if (!is.null(control) && !is.list(control)) {
@@ -91,7 +95,7 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                nonprivate = nonprivate)
   args$budget <- .budget_arg(budget)
   do.call(.invoke, c(list(.py()$dp_scree), args, .noise_arg(.py()$dp_scree, noise),
-                     .design_args(.py()$dp_scree, design, pairs_per_row)))
+                     .design_args(.py()$dp_scree, design, pairs_per_row), declared))
 }
 
 #' Scree or PVE plot of private scree values
@@ -117,7 +121,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                           plot_control = NULL, seed = NULL, calibration = "analytic",
                           noise = "tight", nonprivate = getOption("dppcapy.nonprivate", FALSE),
                           design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
-                          budget = NULL) {
+                          budget = NULL, bounds = NULL, scale = NULL) {
   type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
                          "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
@@ -126,7 +130,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
   result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                                if (!missing(delta)) delta, center, standardize, g_dppca,
                                cpp.option, mono, seed, calibration, nonprivate, noise,
-                               design, pairs_per_row, budget))
+                               design, pairs_per_row, budget, .declared_args(bounds, scale)))
   .draw_scree(result, type, style)
   invisible(result)
 }

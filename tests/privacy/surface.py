@@ -92,6 +92,7 @@ def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
     calls["dp_score_group"] = lambda X, g: dp_score_group(X, g, EPS, DELTA, rng=1)
     calls["dp_score_group[levels]"] = lambda X, g: dp_score_group(X, g, EPS, DELTA, rng=1,
                                                                   levels=["a", "b"])
+    calls.update(declared_entry_points(full))
     calls["DPPCA.fit"] = lambda X, g: DPPCA(n_components=2, eps=EPS, delta=DELTA,
                                             random_state=1).fit(X)
     calls["DPPCA.fit[standardize]"] = lambda X, g: DPPCA(
@@ -104,6 +105,37 @@ def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
         calls["cli report"] = lambda X, g: cli_report(X, g, tmp)
     calls["app run_scree"] = lambda X, g: app_run("scree", X, g)
     calls["app run_score[groups]"] = lambda X, g: app_run("score", X, g)
+    return calls
+
+
+#: Declared public metadata of base_data's columns (about 3 SD bounds, the true scales).
+DECLARED_BOUNDS = {"V1": (-3.0, 3.0), "V2": (-1.5, 1.5), "V3": (-0.75, 0.75)}
+DECLARED_SCALES = {"V1": 1.0, "V2": 0.5, "V3": 0.25}
+
+
+def declared_entry_points(full: bool = False) -> dict:
+    """name -> call(X, labels) with declared ``bounds=``/``scale=`` (issue 20, item 3): the
+    clipped input, the cut score frame, the bounded scree trace and the partly declared scales
+    must leave neighbours indistinguishable outside the noise too."""
+    both = dict(bounds=DECLARED_BOUNDS, scale=DECLARED_SCALES, standardize=True)
+    calls = {
+        "dp_pc_dir[gdppca, declared]": lambda X, g: dp_pc_dir(X, 2, eps=EPS, delta=DELTA, rng=1,
+                                                              **both),
+        "dp_scree[declared]": lambda X, g: dp_scree(X, 2, eps=EPS, delta=DELTA, rng=1, **both),
+        "dp_scree[bounds]": lambda X, g: dp_scree(X, 2, eps=EPS, delta=DELTA, rng=1,
+                                                  bounds=DECLARED_BOUNDS),
+        "dp_score[declared]": lambda X, g: dp_score(X, EPS, DELTA, rng=1, **both),
+        "dp_score[bounds, partial scale]": lambda X, g: dp_score(
+            X, EPS, DELTA, rng=1, bounds=DECLARED_BOUNDS, scale={"V3": 0.25}, standardize=True),
+        "dp_score_group[levels, declared]": lambda X, g: dp_score_group(
+            X, g, EPS, DELTA, rng=1, levels=["a", "b"], **both),
+    }
+    if full:
+        calls["dp_scree_plot[declared]"] = lambda X, g: dp_scree_plot(X, 2, eps=EPS, delta=DELTA,
+                                                                      rng=1, **both)
+        calls["dp_score_plot[declared]"] = lambda X, g: dp_score_plot(X, EPS, DELTA, rng=1, **both)
+        calls["dp_score_plot_group[declared]"] = lambda X, g: dp_score_plot_group(
+            X, g, EPS, DELTA, rng=1, levels=["a", "b"], **both)
     return calls
 
 
@@ -239,5 +271,5 @@ def differences(a: dict, b: dict) -> dict:
     return diff
 
 
-__all__ = ["DERIVED_STEPS", "EXTREME_ROWS", "NOISY_MESSAGES", "LABEL_EDGES", "base_data", "cli_report", "differences",
+__all__ = ["DECLARED_BOUNDS", "DECLARED_SCALES", "DERIVED_STEPS", "EXTREME_ROWS", "NOISY_MESSAGES", "LABEL_EDGES", "base_data", "cli_report", "declared_entry_points", "differences",
            "entry_points", "facts", "neighbours", "numeric_zero_labels", "observe"]
