@@ -23,11 +23,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..privacy.accuracy import StepAccuracy
 from .scree_fits import CLIP_LEVEL, CLIP_MULTIPLIER, HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
 
-#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default).
-TRACE_SHARE = 0.1
+#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). The
+#: clip histogram needs a few hundred rows' worth of signal to see a far, sparse tail (income
+#: columns): 0.2, of which 1/3 for that histogram (issue 20).
+TRACE_SHARE = 0.2
 #: The rough centre's noise: the largest of ~124 window sums (5 bins) of N(0, sigma^2) noise is
 #: about sqrt(5) sqrt(2 ln 124) sigma.
 CENTRE_NOISE_FACTOR = math.sqrt(5.0) * math.sqrt(2.0 * math.log(124.0))
@@ -82,7 +86,7 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
 
     The trace's rough centre gets what brings its predicted error to ``CENTRE_TARGET`` (at least
     its default, 1/6 of ``TRACE_SHARE`` of ``rest``, at most ``CENTRE_SHARE_CAP`` of ``rest``);
-    the trace's histogram and mean get 1/6 and 2/3 of ``TRACE_SHARE`` of ``rest`` (none when
+    the trace's clip histogram and mean get 1/3 and 1/2 of ``TRACE_SHARE`` of ``rest`` (none when
     ``needed`` is False, k = p); the methods split what is left.
 
     Parameters
@@ -113,7 +117,7 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
     --------
     >>> s = scree_shares(100_000, 0.5, 1, 0.27)
     >>> round(s.centre, 4), round(s.method, 4)
-    (0.0083, 0.45)
+    (0.0167, 0.4)
     """
     m = max(n // 2, 1)
     default = TRACE_SHARE * rest * TRACE_TUNING_SHARE / 2
@@ -121,8 +125,8 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
     centre = min(max(default, (math.sqrt(2.0) / (sigma * mu)) ** 2), CENTRE_SHARE_CAP * rest)
     if public_centre is not None and centre_error(m, centre, mu) > CENTRE_THRESHOLD:
         centre = 0.0
-    tuning = default if needed else 0.0
-    mean = TRACE_SHARE * rest * (1 - TRACE_TUNING_SHARE) if needed else 0.0
+    tuning = 2 * default if needed else 0.0
+    mean = TRACE_SHARE * rest * (1 - 1.5 * TRACE_TUNING_SHARE) if needed else 0.0
     if needed and histogram_tuning_error(m, 1, tuning, mu) > TUNING_THRESHOLD:
         tuning, mean = 0.0, mean + tuning  # fallback clip 16 x centre (private_trace)
     return ScreeShares(centre, tuning, mean, (rest - centre - tuning - mean) / n_methods)
@@ -176,6 +180,33 @@ def tuning_reliable(m, k, share, mu, level=CLIP_LEVEL) -> bool:
     (False, True)
     """
     return histogram_tuning_error(m, k, share, mu, level) <= TUNING_THRESHOLD
+
+
+def gaussian_clip_over_lambda(m, k, share, mu) -> float:
+    """C / lambda that the histogram clip rule picks for Gaussian scores (public arithmetic).
+
+    The pair values are lambda chi2_1; the rule's clip is the top edge of the highest octave
+    whose expected count m P(octave) exceeds the extension bar (``EXTEND_SD`` histogram noise sd,
+    :mod:`dppca.estimators.clip_choice`). The octaves are aligned with the private trace, not
+    with lambda: the result is the geometric mean over four alignments.
+
+    Examples
+    --------
+    >>> 6 < gaussian_clip_over_lambda(2500, 3, 0.1, 0.5) < 20
+    True
+    """
+    from scipy.stats import chi2
+
+    from .clip_choice import EXTEND_SD
+
+    bar = EXTEND_SD * math.sqrt(2.0 * k) / (math.sqrt(share) * mu)
+    logs = []
+    for offset in (0.0, 0.25, 0.5, 0.75):
+        edges = 2.0 ** (np.arange(-8, 8) + offset)
+        counts = max(m, 1) * (chi2.sf(edges[:-1], 1) - chi2.sf(edges[1:], 1))
+        top = np.flatnonzero(counts > bar)
+        logs.append(math.log2(edges[top[-1] + 1]) if top.size else math.log2(edges[10]))
+    return float(2.0 ** np.mean(logs))
 
 
 def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
@@ -262,6 +293,11 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
     multiplier = HUBER_TAU_MULTIPLIER * 2.7055 if name == "huber" else CLIP_OVER_LAMBDA
     if public_clip:
         quantity, assumption = "noise sd / (C_clip / 6.5)", "lambda_l = C_clip / 6.5"
+    elif name == "clipped" and reliable and not median:  # the histogram clip rule
+        multiplier = gaussian_clip_over_lambda(m, k, tuning_share * share, mu)
+        quantity = "noise sd / lambda_l"
+        assumption = (f"clip {multiplier:.3g} lambda_l (Gaussian scores; heavier tails: larger "
+                      "clip, more noise)")
     elif reliable or name != "clipped":
         quantity, assumption = "noise sd / lambda_l", "clip 6.5 lambda_l (Gaussian scores)"
     else:

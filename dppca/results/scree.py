@@ -60,6 +60,32 @@ def gaussian_clip_bias(c) -> np.ndarray:
     return np.where(np.isinf(c), 0.0, bias)
 
 
+def clip_allowance(fit, raw) -> np.ndarray:
+    """Upper-end allowance of the clipped method's intervals for its clipping bias, shape (k,).
+
+    The larger of the Gaussian-tail allowance raw b(c) / (1 - b(c)), c = C / raw (for
+    u = lambda chi2_1 clipped at C = c lambda, E min(u, C) = lambda (1 - b(c))), and the fit's
+    histogram allowance (the estimated bias E(u - C)+ from a private log2 histogram of the pair
+    values' tail, :mod:`dppca.estimators.clip_choice`), when it has one. Post-processing of
+    released numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([6.5])), allowance=None)
+    >>> round(float(clip_allowance(fit, np.array([1.0]))[0]), 4)
+    0.02
+    """
+    positive = np.maximum(np.asarray(raw, float), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(positive > 0, np.asarray(fit.release.upper, float) / positive, np.inf)
+    bias = np.clip(gaussian_clip_bias(c), 0.0, 0.5)
+    gaussian = positive * bias / (1 - bias)
+    histogram = getattr(fit, "allowance", None)
+    return gaussian if histogram is None else np.maximum(gaussian, np.asarray(histogram, float))
+
+
 def share_of_sum(values) -> np.ndarray:
     """R's ``scree_to_pve``: values / sum, or zeros when the sum is not positive."""
     values = np.asarray(values, float)
@@ -262,13 +288,14 @@ class ScreeResult(DPResult):
 
     def conf_int(self, alpha=0.05) -> pd.DataFrame:
         """(1 - alpha) intervals: raw -/+ z sd, clipped at 0; the clipped method's upper end
-        also allows for its clipping bias under Gaussian scores.
+        also allows for its clipping bias (:func:`clip_allowance`).
 
         Clipping only lowers the estimate: for u = lambda chi2_1 and clip C = c lambda,
-        E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at the
-        self-tuned c = 6.5). The upper end adds raw b(c) / (1 - b(c)) with c = C / raw
-        (post-processing of released numbers). Heavier tails than Gaussian bias more: such
-        values are not covered (docs/small_data.md).
+        E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at
+        c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
+        for a self-tuned clip, the tail allowance measured by its private log2 histogram
+        (post-processing of released numbers). A tail too sparse for that histogram to see
+        (a few rows holding most of the variance) is not covered (docs/small_data.md).
 
         Returns
         -------
@@ -279,13 +306,7 @@ class ScreeResult(DPResult):
         parts = {}
         for m in self.methods:
             raw, sd = self.raw[m], self.std_err[m]
-            allowance = 0.0
-            if m == "clipped":
-                positive = np.maximum(raw.to_numpy(), 0.0)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    c = np.where(positive > 0, self.fits[m].release.upper / positive, np.inf)
-                bias = np.clip(gaussian_clip_bias(c), 0.0, 0.5)
-                allowance = positive * bias / (1 - bias)
+            allowance = clip_allowance(self.fits[m], raw.to_numpy()) if m == "clipped" else 0.0
             parts[(m, "lower")] = np.maximum(raw - z * sd, 0.0)
             parts[(m, "upper")] = np.maximum(raw + z * sd + allowance, 0.0)
         return pd.DataFrame(parts, index=self.raw.index)
