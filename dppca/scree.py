@@ -162,12 +162,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       L2 sensitivity sqrt(2k) (the clipped method's clip histogram too: a replaced row moves
       one disjoint-pair value per component, two counts by 1); proofs in
       :mod:`dppca.estimators.pair_means` and :func:`dppca.privacy.quantiles.dp_histogram_counts`.
-    * Post-processing: with private directions computed in the call and ``mono``, the k
-      directions are relabelled by their private variances, largest first (Kendall's tau is
-      blind to the columns' scales, so its first direction need not carry the most variance). With the incomplete design
-      each row is in exactly one block, whose complete statistic moves by 2 W / ``|B|`` and weighs
-      ``|B| / n``: the same 2 W / n (rounding slack in
+      With the incomplete design each row is in exactly one block, whose complete statistic
+      moves by 2 W / ``|B|`` and weighs ``|B| / n``: the same 2 W / n (rounding slack in
       :func:`dppca.stats.pair_statistics.block_clamped_fractions`).
+    * Post-processing: with private directions computed in the call, ``mono``, and values the
+      accuracy model predicts reliable (public arithmetic), the k directions are relabelled by
+      their private variances, largest first (Kendall's tau is blind to the columns' scales, so
+      its first direction need not carry the most variance).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
 
@@ -231,7 +232,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         fits[name] = FITTERS[name](scores, pairs, anchor, controls[name], group, share, pure[name],
                                     generator, ledgers[name], pair_design)
     reference = _nonprivate_reference(mat, k, flags["standardize"]) if flags["nonprivate"] else None
-    order = _variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"])
+    order = _variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
+                            and _values_reliable(accuracy, methods[0]))
     fits = {name: _permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
     return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
@@ -365,12 +367,20 @@ def _variance_order(fits, reorder) -> np.ndarray:
     in mixed units (income next to age) its first direction need not carry the most variance,
     and the monotone fit would then pool values orders of magnitude apart. Relabelling the
     private directions by their released variances is post-processing (``reorder`` is public:
-    directions computed in the call, g_dppca and mono). Otherwise the identity.
+    directions computed in the call, g_dppca, mono, and values the accuracy model predicts
+    reliable; noise-dominated values are left to the monotone fit, which pools them). Otherwise
+    the identity.
     """
     first = next(iter(fits.values())).release.estimate
     if not reorder:
         return np.arange(first.size)
     return np.argsort(-np.nan_to_num(np.asarray(first, float), nan=-np.inf), kind="stable")
+
+
+def _values_reliable(accuracy, method) -> bool:
+    """Whether the accuracy model (public) predicts ``method``'s values and tuning reliable."""
+    steps = {s.step: s.reliable for s in accuracy.steps}
+    return steps.get(f"{method}: scree values", True) and steps.get(f"{method}: tuning quantiles", True)
 
 
 def _permuted(fit, order):

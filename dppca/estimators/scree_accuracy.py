@@ -28,10 +28,10 @@ import numpy as np
 from ..privacy.accuracy import StepAccuracy
 from .scree_fits import CLIP_LEVEL, CLIP_MULTIPLIER, HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
 
-#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). The
-#: clip histogram needs a few hundred rows' worth of signal to see a far, sparse tail (income
-#: columns): 0.2, of which 1/3 for that histogram (issue 20).
-TRACE_SHARE = 0.2
+#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). Its
+#: clip histogram gets half of it: it must see a far, sparse tail (income columns), while the
+#: clipped mean is cheap (issue 20).
+TRACE_SHARE = 0.1
 #: The rough centre's noise: the largest of ~124 window sums (5 bins) of N(0, sigma^2) noise is
 #: about sqrt(5) sqrt(2 ln 124) sigma.
 CENTRE_NOISE_FACTOR = math.sqrt(5.0) * math.sqrt(2.0 * math.log(124.0))
@@ -86,7 +86,7 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
 
     The trace's rough centre gets what brings its predicted error to ``CENTRE_TARGET`` (at least
     its default, 1/6 of ``TRACE_SHARE`` of ``rest``, at most ``CENTRE_SHARE_CAP`` of ``rest``);
-    the trace's clip histogram and mean get 1/3 and 1/2 of ``TRACE_SHARE`` of ``rest`` (none when
+    the trace's clip histogram and mean get 1/2 and 1/3 of ``TRACE_SHARE`` of ``rest`` (none when
     ``needed`` is False, k = p); the methods split what is left.
 
     Parameters
@@ -117,7 +117,7 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
     --------
     >>> s = scree_shares(100_000, 0.5, 1, 0.27)
     >>> round(s.centre, 4), round(s.method, 4)
-    (0.0167, 0.4)
+    (0.0083, 0.45)
     """
     m = max(n // 2, 1)
     default = TRACE_SHARE * rest * TRACE_TUNING_SHARE / 2
@@ -125,8 +125,8 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
     centre = min(max(default, (math.sqrt(2.0) / (sigma * mu)) ** 2), CENTRE_SHARE_CAP * rest)
     if public_centre is not None and centre_error(m, centre, mu) > CENTRE_THRESHOLD:
         centre = 0.0
-    tuning = 2 * default if needed else 0.0
-    mean = TRACE_SHARE * rest * (1 - 1.5 * TRACE_TUNING_SHARE) if needed else 0.0
+    tuning = 3 * default if needed else 0.0
+    mean = TRACE_SHARE * rest * (1 - 2 * TRACE_TUNING_SHARE) if needed else 0.0
     if needed and histogram_tuning_error(m, 1, tuning, mu) > TUNING_THRESHOLD:
         tuning, mean = 0.0, mean + tuning  # fallback clip 16 x centre (private_trace)
     return ScreeShares(centre, tuning, mean, (rest - centre - tuning - mean) / n_methods)
