@@ -182,10 +182,11 @@ def tuning_reliable(m, k, share, mu, level=CLIP_LEVEL) -> bool:
     return histogram_tuning_error(m, k, share, mu, level) <= TUNING_THRESHOLD
 
 
-def gaussian_clip_over_lambda(m, k, share, mu) -> float:
+def gaussian_clip_over_lambda(m, k, share, mu, dof=1) -> float:
     """C / lambda that the histogram clip rule picks for Gaussian scores (public arithmetic).
 
-    The pair values are lambda chi2_1; the rule's clip is the top edge of the highest octave
+    The pair values are lambda chi2_1 (``dof`` = d: a sum of d equal Gaussian components,
+    lambda chi2_d / d, as the trace's half squared distances of balanced data); the rule's clip is the top edge of the highest octave
     whose expected count m P(octave) exceeds the extension bar (``EXTEND_SD`` histogram noise sd,
     :mod:`dppca.estimators.clip_choice`). The octaves are aligned with the private trace, not
     with lambda: the result is the geometric mean over four alignments.
@@ -203,7 +204,7 @@ def gaussian_clip_over_lambda(m, k, share, mu) -> float:
     logs = []
     for offset in (0.0, 0.25, 0.5, 0.75):
         edges = 2.0 ** (np.arange(-8, 8) + offset)
-        counts = max(m, 1) * (chi2.sf(edges[:-1], 1) - chi2.sf(edges[1:], 1))
+        counts = max(m, 1) * (chi2.sf(edges[:-1] * dof, dof) - chi2.sf(edges[1:] * dof, dof))
         top = np.flatnonzero(counts > bar)
         logs.append(math.log2(edges[top[-1] + 1]) if top.size else math.log2(edges[10]))
     return float(2.0 ** np.mean(logs))
@@ -253,11 +254,16 @@ def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
             "bulk of ||x_a - x_b||^2/2 within the centre's bins", _MORE_DATA))
     if shares.trace_mean > 0:
         sigma = 1.0 / (math.sqrt(shares.trace_mean) * mu)
+        # Between one dominant Gaussian component (dof 1) and p balanced ones (dof p): sqrt(p).
+        dof = max(1, round(math.sqrt(p)))
+        clip = (gaussian_clip_over_lambda(m, 1, shares.trace_tuning, mu, dof)
+                if shares.trace_tuning > 0 else CLIP_OVER_LAMBDA)
         steps.append(StepAccuracy(
-            "trace", "noise sd / trace", CLIP_OVER_LAMBDA * sigma / m, "relative",
-            ESTIMATE_THRESHOLD, ("C_T = 6.5 x trace" if shares.trace_tuning > 0 else
-                                 "fallback C_T = 16 x centre, about 6.5 x trace") +
-            " (one dominant Gaussian component; less with more balanced components)", _MORE_DATA))
+            "trace", "noise sd / trace", clip * sigma / m, "relative", ESTIMATE_THRESHOLD,
+            (f"C_T = {clip:.3g} x trace (histogram rule; Gaussian data with about sqrt(p) = {dof} "
+             "equal components)" if shares.trace_tuning > 0 else
+             "fallback C_T = 16 x centre, about 6.5 x trace (one dominant Gaussian component)"),
+            _MORE_DATA))
     for name in methods:
         steps.extend(_method_accuracy(name, controls[name], n, k, mu, shares.method))
     return steps
