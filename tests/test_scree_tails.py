@@ -118,3 +118,13 @@ def test_private_directions_are_relabelled_by_their_private_variance():
     order = np.argsort(-kept.raw["clipped"].to_numpy(), kind="stable")
     np.testing.assert_array_equal(res.directions.to_numpy(), kept.directions.to_numpy()[:, order])
     np.testing.assert_array_equal(raw, kept.raw["clipped"].to_numpy()[order])
+
+
+def test_both_clip_histograms_are_on_the_ledger_with_their_sensitivities():
+    # gau: n = 5,000, p = 20, k = 3 < p, so the trace is released; both histograms are affordable.
+    res = dppca.dp_scree(dppca.load_gau(), k=3, eps=1.0, delta=1e-5, rng=0)
+    ledger = res.ledger["clipped"].to_frame().set_index("step")["sensitivity"]
+    assert ledger["trace tuning: clip histogram of ||x_a - x_b||^2/2"] == pytest.approx(np.sqrt(2))
+    assert ledger["clipped tuning: log2 histograms of the pair values (PC1..PCk)"] == \
+        pytest.approx(np.sqrt(6))  # sqrt(2 k): two counts per component move by 1
+    assert res.fits["clipped"].allowance is not None

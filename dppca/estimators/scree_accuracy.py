@@ -70,7 +70,7 @@ class ScreeShares:
     Attributes
     ----------
     centre, trace_tuning, trace_mean : float
-        The trace's rough centre, its 90% quantile histogram and its clipped mean (0 when k = p).
+        The trace's rough centre, its clip histogram and its clipped mean (0 when k = p).
     method : float
         Each method's share (tuning and estimate).
     """
@@ -249,9 +249,10 @@ def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
             f"{_MORE_DATA}, standardize, or declared public scales"))
     if shares.trace_tuning > 0:
         steps.append(StepAccuracy(
-            "trace: 90% quantile", "tail-count noise / tail count",
+            "trace: clip histogram", "tail-count noise / tail count",
             histogram_tuning_error(m, 1, shares.trace_tuning, mu), "relative", TUNING_THRESHOLD,
-            "bulk of ||x_a - x_b||^2/2 within the centre's bins", _MORE_DATA))
+            "||x_a - x_b||^2/2 within 2^-16..2^48 x the centre; sparse far tails unseen",
+            _MORE_DATA))
     if shares.trace_mean > 0:
         sigma = 1.0 / (math.sqrt(shares.trace_mean) * mu)
         # Between one dominant Gaussian component (dof 1) and p balanced ones (dof p): sqrt(p).
@@ -293,7 +294,7 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
     elif not public_clip:
         steps.append(StepAccuracy(
             f"{name}: tuning quantiles", "tail-count noise / tail count", error, "relative",
-            TUNING_THRESHOLD, "bins around the private trace; Gaussian-like scores",
+            TUNING_THRESHOLD, "log2 bins 2^-24..2^24 x the private trace; sparse far tails unseen",
             "more eps, more rows, fewer components"
             + (" or a public C_clip" if name == "clipped" else "")))
     multiplier = HUBER_TAU_MULTIPLIER * 2.7055 if name == "huber" else CLIP_OVER_LAMBDA
