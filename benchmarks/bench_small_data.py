@@ -316,7 +316,8 @@ def main(argv=None) -> None:
     seeds = (f"{SEEDS_QUICK} seeds" if args.quick else
              f"{SEEDS_FULL} seeds ({SEEDS_LARGE} on randhie and adult, n > 10,000)")
     print(f"bench_small_data: dp_scree(k={K}, defaults), delta={DELTA:g}, {seeds}; "
-          f"clip model: C = {CLIP_OVER_LAMBDA:.2f} lambda\n")
+          f"clip: histogram rule (dppca.estimators.clip_choice), or C = {CLIP_OVER_LAMBDA:.2f} "
+          "lambda where the tuning is noise-dominated\n")
     with pd.option_context("display.width", 160, "display.max_columns", 20,
                            "display.float_format", "{:.3g}".format):
         for title, table in TABLES:

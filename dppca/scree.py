@@ -167,14 +167,21 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       release for the call):
       {gdppca_sensitivity}
     * Trace: t_i = ||x_a - x_b||^2 / 2 over m = floor(n/2) random disjoint pairs (E t = tr S);
-      a noisy log2 histogram of the t_i (L2 sensitivity sqrt 2) locates C_T, then mean(min(t, C_T))
+      a noisy log2 histogram of the t_i (L2 sensitivity sqrt 2) locates their bulk, a second
+      one (sqrt 2) chooses C_T (:mod:`dppca.estimators.clip_choice`), then mean(min(t, C_T))
       (sensitivity C_T / m); ``TRACE_SHARE`` of the rest.
     * Each method: the pair-value U-statistics have sensitivity 2 W / n for terms in an interval
       of width W (a replaced row touches n - 1 of the n(n - 1)/2 pairs); tuning histograms have
-      L2 sensitivity sqrt(2k); proofs in :mod:`dppca.estimators.pair_means`. With the incomplete design
-      each row is in exactly one block, whose complete statistic moves by 2 W / ``|B|`` and weighs
-      ``|B| / n``: the same 2 W / n (rounding slack in
+      L2 sensitivity sqrt(2k) (the clipped method's clip histogram too: a replaced row moves
+      one disjoint-pair value per component, two counts by 1); proofs in
+      :mod:`dppca.estimators.pair_means` and :func:`dppca.privacy.quantiles.dp_histogram_counts`.
+      With the incomplete design each row is in exactly one block, whose complete statistic
+      moves by 2 W / ``|B|`` and weighs ``|B| / n``: the same 2 W / n (rounding slack in
       :func:`dppca.stats.pair_statistics.block_clamped_fractions`).
+    * Post-processing: with private directions computed in the call, ``mono``, and values the
+      accuracy model predicts reliable (public arithmetic), the k directions are relabelled by
+      their private variances, largest first (Kendall's tau is blind to the columns' scales, so
+      its first direction need not carry the most variance).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
 
@@ -243,9 +250,14 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                                     generator, ledgers[name], pair_design)
     reference = _nonprivate_reference(mat, k, flags["standardize"], given.scale) \
         if flags["nonprivate"] else None
+    order = _variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
+                            and _values_reliable(accuracy, methods[0]))
+    fits = {name: _permuted(fit, order) for name, fit in fits.items()}
+    columns = dirs.directions.columns[:k]
     return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
                        shared_releases=len(shared),
-                       directions=dirs.directions.iloc[:, :k].set_axis(mat.columns, axis=0),
+                       directions=dirs.directions.iloc[:, order].set_axis(mat.columns, axis=0)
+                       .set_axis(columns, axis=1),
                        private_directions=dirs.private, scale_source=dirs.scale_source,
                        n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
                        seed=seed_of(rng), mono=flags["mono"], controls=controls,
@@ -370,6 +382,39 @@ def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE
         dirs = _check_directions(directions, mat, k, flags)
     used = 0.0 if dirs.ledger is None else group.absorb(priced(dirs.ledger.releases), shared)
     return dirs, used
+
+
+def _variance_order(fits, reorder) -> np.ndarray:
+    """Order of the k private directions by their private variance (first method), largest first.
+
+    g-DPPCA's directions come from Kendall's tau, which is blind to the columns' scales: on data
+    in mixed units (income next to age) its first direction need not carry the most variance,
+    and the monotone fit would then pool values orders of magnitude apart. Relabelling the
+    private directions by their released variances is post-processing (``reorder`` is public:
+    directions computed in the call, g_dppca, mono, and values the accuracy model predicts
+    reliable; noise-dominated values are left to the monotone fit, which pools them). Otherwise
+    the identity.
+    """
+    first = next(iter(fits.values())).release.estimate
+    if not reorder:
+        return np.arange(first.size)
+    return np.argsort(-np.nan_to_num(np.asarray(first, float), nan=-np.inf), kind="stable")
+
+
+def _values_reliable(accuracy, method) -> bool:
+    """Whether the accuracy model (public) predicts ``method``'s values and tuning reliable."""
+    steps = {s.step: s.reliable for s in accuracy.steps}
+    return steps.get(f"{method}: scree values", True) and steps.get(f"{method}: tuning quantiles", True)
+
+
+def _permuted(fit, order):
+    """``fit`` with its k components taken in ``order`` (post-processing)."""
+    from dataclasses import replace
+
+    release = replace(fit.release, **{f: np.asarray(getattr(fit.release, f))[order]
+                                      for f in ("estimate", "noise_sd", "lower", "upper")})
+    allowance = None if fit.allowance is None else np.asarray(fit.allowance)[order]
+    return replace(fit, release=release, allowance=allowance)
 
 
 def _scree_matrix(X, lazy):

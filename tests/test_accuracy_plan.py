@@ -98,15 +98,15 @@ def test_released_values_are_never_negative_nor_above_the_clip(method):
 
 
 def test_noise_dominated_tuning_falls_back_to_public_rules():
-    # n = 150: the public model says the clipped method's 90% quantile histogram and the trace's
-    # quantile histogram would be noise-dominated, so neither is released. At eps = 4 a coarse
+    # n = 150: the public model says the clipped method's clip histogram and the trace's clip
+    # histogram would be noise-dominated, so neither is released. At eps = 4 a coarse
     # median histogram is not (second tier); at eps = 1 neither is, and C = 6.5 x private trace.
     assert not tuning_reliable(75, 3, 0.11, 0.92)
     for eps, released, rule in ((4.0, True, "median"), (1.0, False, "fallback")):
         res = dp_scree(small_data(), k=3, eps=eps, delta=1e-5, rng=3)
         steps = [r.step for r in res.ledger["clipped"]]
-        assert not any("trace tuning: histogram" in s for s in steps)
-        assert not any(s.startswith("clipped tuning: pair-value") for s in steps)
+        assert not any("trace tuning: clip histogram" in s for s in steps)
+        assert not any(s.startswith("clipped tuning: log2 histograms") for s in steps)
         assert any(s.startswith("clipped tuning: coarse") for s in steps) == released
         clip = res.fits["clipped"].release.upper
         assert np.isfinite(clip).all() and (clip > 0).all()

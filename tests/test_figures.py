@@ -126,7 +126,8 @@ def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha
 def _clip_allowance(result, method, rows):
     """The clipped method's documented upper-end allowance, computed here from chi-square tails:
     for u = lambda chi2_1 clipped at C = c lambda, the bias is b(c) = P(chi2_3 > c) - c P(chi2_1 > c),
-    and the upper end adds raw b / (1 - b) with c = C / raw (0 for the other methods)."""
+    and the upper end adds the larger of raw b / (1 - b) with c = C / raw and the released tail
+    allowance of the clip histogram (when the clip was self-tuned; 0 for the other methods)."""
     from scipy.stats import chi2
 
     if method != "clipped":
@@ -135,7 +136,8 @@ def _clip_allowance(result, method, rows):
     with np.errstate(divide="ignore"):
         c = np.where(raw > 0, result.fits[method].release.upper / raw, np.inf)
     bias = np.clip(np.nan_to_num(chi2.sf(c, 3) - c * chi2.sf(c, 1)), 0.0, 0.5)
-    return raw * bias / (1 - bias)
+    tail = result.fits[method].allowance
+    return np.maximum(raw * bias / (1 - bias), 0.0 if tail is None else tail)
 
 
 def test_scree_labels_units_legend_and_privacy(gau, scree):

@@ -2,7 +2,8 @@
 
 Each entry's ``statistic`` is the pre-noise value computed by the package's own function (the
 hooks ``normalised_pair_statistic``, ``huber_score``, ``histogram_counts``, ``m2_counts``,
-``log2_counts`` and ``clipped_paired_statistic`` of :mod:`dppca.estimators.pair_means`), and its
+``log2_counts`` and ``clipped_paired_statistic`` of :mod:`dppca.estimators.pair_means`, with the
+clip choice's edges ``clip_edges``), and its
 ``mechanism`` runs the real release with a whole Gaussian-DP group of (eps, delta).
 Score columns are the data columns themselves (projection on public directions is row-local).
 """
@@ -19,6 +20,7 @@ from ..estimators.pair_means import (clipped_paired_statistic, dp_clipped_mean, 
                                      pair_release_sensitivity)
 from ..stats.pair_statistics import paired_squares
 from ..privacy.quantiles import dp_histogram_quantiles, histogram_counts
+from ..estimators.clip_choice import clip_edges, dp_clip_choice
 from ..estimators.tuning import dp_log2_centre, dp_m2_histogram, log2_counts, m2_counts
 from ..privacy.composition import GaussianGroup
 from .registry import AuditedRelease, register
@@ -143,6 +145,21 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: math.sqrt(2 * p),
     mechanism=lambda X, c, rng: dp_histogram_quantiles(paired_squares(X, c["pairs"]), _tuning_edges(c),
                                                        [0.5, 0.9], _share(), rng),
+    eps=EPS, delta=DELTA, context=_pairs_context))
+
+def _clip_choice(X, c, rng):
+    """The clip histogram's release, seen through its output: log2 of the chosen clips and the
+    allowances over them (post-processing of the noisy counts)."""
+    choice = dp_clip_choice(paired_squares(X, c["pairs"]), float(np.max(c["scale"])), _share(),
+                            1e-3, float(np.max(c["scale"])), rng)
+    return np.concatenate((np.log2(choice.clip), choice.allowance / choice.clip))
+
+
+register(AuditedRelease(
+    "scree tuning: clip-choice log2 histograms", claim="sqrt(2k)",
+    statistic=lambda X, c: histogram_counts(paired_squares(X, c["pairs"]),
+                                            clip_edges(float(np.max(c["scale"])))),
+    sensitivity=lambda n, p, c: math.sqrt(2 * p), mechanism=_clip_choice,
     eps=EPS, delta=DELTA, context=_pairs_context))
 
 register(AuditedRelease(

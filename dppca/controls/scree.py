@@ -159,8 +159,11 @@ def clipped_control(C_clip=None, tuning_share=0.25) -> ClippedControl:
     ----------
     C_clip : float > 0, optional
         Public threshold C for the pair values u_ij = (y_i - y_j)^2 / 2 (units of the scores
-        squared), used for every component. Default None: self-tuned, C_l = 2.4 x a private
-        90% quantile of the pair values of component l (``dppca.estimators.scree_fits.CLIP_LEVEL``, ``CLIP_MULTIPLIER``).
+        squared), used for every component. Default None: self-tuned, C_l minimises the
+        clipping bias (estimated from a private log2 histogram of the pair values of component
+        l) plus the noise sd, :mod:`dppca.estimators.clip_choice`; when the accuracy model
+        predicts that histogram noise-dominated, C_l = 14.3 x a coarse private median, or
+        6.5 x the private trace.
     tuning_share : float in (0, 1)
         Share of the method's Gaussian-DP budget spent on self-tuning (ignored with C_clip).
 

@@ -23,10 +23,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..privacy.accuracy import StepAccuracy
 from .scree_fits import CLIP_LEVEL, CLIP_MULTIPLIER, HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
 
-#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default).
+#: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). Its
+#: clip histogram gets half of it: it must see a far, sparse tail (income columns), while the
+#: clipped mean is cheap (issue 20).
 TRACE_SHARE = 0.1
 #: The rough centre's noise: the largest of ~124 window sums (5 bins) of N(0, sigma^2) noise is
 #: about sqrt(5) sqrt(2 ln 124) sigma.
@@ -66,7 +70,7 @@ class ScreeShares:
     Attributes
     ----------
     centre, trace_tuning, trace_mean : float
-        The trace's rough centre, its 90% quantile histogram and its clipped mean (0 when k = p).
+        The trace's rough centre, its clip histogram and its clipped mean (0 when k = p).
     method : float
         Each method's share (tuning and estimate).
     """
@@ -82,7 +86,7 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
 
     The trace's rough centre gets what brings its predicted error to ``CENTRE_TARGET`` (at least
     its default, 1/6 of ``TRACE_SHARE`` of ``rest``, at most ``CENTRE_SHARE_CAP`` of ``rest``);
-    the trace's histogram and mean get 1/6 and 2/3 of ``TRACE_SHARE`` of ``rest`` (none when
+    the trace's clip histogram and mean get 1/2 and 1/3 of ``TRACE_SHARE`` of ``rest`` (none when
     ``needed`` is False, k = p); the methods split what is left.
 
     Parameters
@@ -121,8 +125,8 @@ def scree_shares(n, rest, n_methods, mu, needed=True, public_centre=None) -> Scr
     centre = min(max(default, (math.sqrt(2.0) / (sigma * mu)) ** 2), CENTRE_SHARE_CAP * rest)
     if public_centre is not None and centre_error(m, centre, mu) > CENTRE_THRESHOLD:
         centre = 0.0
-    tuning = default if needed else 0.0
-    mean = TRACE_SHARE * rest * (1 - TRACE_TUNING_SHARE) if needed else 0.0
+    tuning = 3 * default if needed else 0.0
+    mean = TRACE_SHARE * rest * (1 - 2 * TRACE_TUNING_SHARE) if needed else 0.0
     if needed and histogram_tuning_error(m, 1, tuning, mu) > TUNING_THRESHOLD:
         tuning, mean = 0.0, mean + tuning  # fallback clip 16 x centre (private_trace)
     return ScreeShares(centre, tuning, mean, (rest - centre - tuning - mean) / n_methods)
@@ -178,6 +182,34 @@ def tuning_reliable(m, k, share, mu, level=CLIP_LEVEL) -> bool:
     return histogram_tuning_error(m, k, share, mu, level) <= TUNING_THRESHOLD
 
 
+def gaussian_clip_over_lambda(m, k, share, mu, dof=1) -> float:
+    """C / lambda that the histogram clip rule picks for Gaussian scores (public arithmetic).
+
+    The pair values are lambda chi2_1 (``dof`` = d: a sum of d equal Gaussian components,
+    lambda chi2_d / d, as the trace's half squared distances of balanced data); the rule's clip is the top edge of the highest octave
+    whose expected count m P(octave) exceeds the extension bar (``EXTEND_SD`` histogram noise sd,
+    :mod:`dppca.estimators.clip_choice`). The octaves are aligned with the private trace, not
+    with lambda: the result is the geometric mean over four alignments.
+
+    Examples
+    --------
+    >>> 6 < gaussian_clip_over_lambda(2500, 3, 0.1, 0.5) < 20
+    True
+    """
+    from scipy.stats import chi2
+
+    from .clip_choice import EXTEND_SD
+
+    bar = EXTEND_SD * math.sqrt(2.0 * k) / (math.sqrt(share) * mu)
+    logs = []
+    for offset in (0.0, 0.25, 0.5, 0.75):
+        edges = 2.0 ** (np.arange(-8, 8) + offset)
+        counts = max(m, 1) * (chi2.sf(edges[:-1] * dof, dof) - chi2.sf(edges[1:] * dof, dof))
+        top = np.flatnonzero(counts > bar)
+        logs.append(math.log2(edges[top[-1] + 1]) if top.size else math.log2(edges[10]))
+    return float(2.0 ** np.mean(logs))
+
+
 def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
     """Predicted error of the trace and scree steps of one :func:`dppca.dp_scree` call.
 
@@ -217,16 +249,22 @@ def scree_accuracy(n, p, k, mu, shares: ScreeShares, methods, controls) -> list:
             f"{_MORE_DATA}, standardize, or declared public scales"))
     if shares.trace_tuning > 0:
         steps.append(StepAccuracy(
-            "trace: 90% quantile", "tail-count noise / tail count",
+            "trace: clip histogram", "tail-count noise / tail count",
             histogram_tuning_error(m, 1, shares.trace_tuning, mu), "relative", TUNING_THRESHOLD,
-            "bulk of ||x_a - x_b||^2/2 within the centre's bins", _MORE_DATA))
+            "||x_a - x_b||^2/2 within 2^-16..2^48 x the centre; sparse far tails unseen",
+            _MORE_DATA))
     if shares.trace_mean > 0:
         sigma = 1.0 / (math.sqrt(shares.trace_mean) * mu)
+        # Between one dominant Gaussian component (dof 1) and p balanced ones (dof p): sqrt(p).
+        dof = max(1, round(math.sqrt(p)))
+        clip = (gaussian_clip_over_lambda(m, 1, shares.trace_tuning, mu, dof)
+                if shares.trace_tuning > 0 else CLIP_OVER_LAMBDA)
         steps.append(StepAccuracy(
-            "trace", "noise sd / trace", CLIP_OVER_LAMBDA * sigma / m, "relative",
-            ESTIMATE_THRESHOLD, ("C_T = 6.5 x trace" if shares.trace_tuning > 0 else
-                                 "fallback C_T = 16 x centre, about 6.5 x trace") +
-            " (one dominant Gaussian component; less with more balanced components)", _MORE_DATA))
+            "trace", "noise sd / trace", clip * sigma / m, "relative", ESTIMATE_THRESHOLD,
+            (f"C_T = {clip:.3g} x trace (histogram rule; Gaussian data with about sqrt(p) = {dof} "
+             "equal components)" if shares.trace_tuning > 0 else
+             "fallback C_T = 16 x centre, about 6.5 x trace (one dominant Gaussian component)"),
+            _MORE_DATA))
     for name in methods:
         steps.extend(_method_accuracy(name, controls[name], n, k, mu, shares.method))
     return steps
@@ -256,12 +294,17 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
     elif not public_clip:
         steps.append(StepAccuracy(
             f"{name}: tuning quantiles", "tail-count noise / tail count", error, "relative",
-            TUNING_THRESHOLD, "bins around the private trace; Gaussian-like scores",
+            TUNING_THRESHOLD, "log2 bins 2^-24..2^24 x the private trace; sparse far tails unseen",
             "more eps, more rows, fewer components"
             + (" or a public C_clip" if name == "clipped" else "")))
     multiplier = HUBER_TAU_MULTIPLIER * 2.7055 if name == "huber" else CLIP_OVER_LAMBDA
     if public_clip:
         quantity, assumption = "noise sd / (C_clip / 6.5)", "lambda_l = C_clip / 6.5"
+    elif name == "clipped" and reliable and not median:  # the histogram clip rule
+        multiplier = gaussian_clip_over_lambda(m, k, tuning_share * share, mu)
+        quantity = "noise sd / lambda_l"
+        assumption = (f"clip {multiplier:.3g} lambda_l (Gaussian scores; heavier tails: larger "
+                      "clip, more noise)")
     elif reliable or name != "clipped":
         quantity, assumption = "noise sd / lambda_l", "clip 6.5 lambda_l (Gaussian scores)"
     else:

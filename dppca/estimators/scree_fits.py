@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import DPPCAValueError
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
+from .clip_choice import TRACE_LOG2_RANGE, dp_clip_choice
 from .pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
 from .tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 
@@ -32,11 +33,16 @@ class MethodFit:
         Short name for the summary.
     tuning : str
         How the thresholds were chosen (for the notes).
+    allowance : ndarray of shape (k,), optional
+        Estimated clipping bias of each value from a private histogram of its tail
+        (:mod:`dppca.estimators.clip_choice`); None: the Gaussian-tail model of
+        :func:`dppca.results.scree.gaussian_clip_bias` is used instead.
     """
 
     release: object
     mechanism: str
     tuning: str
+    allowance: np.ndarray | None = None
 
 
 #: Share of the trace's mu^2 for its two tuning histograms (half each).
@@ -48,11 +54,6 @@ TRACE_TUNING_SHARE = 1 / 3
 #: Gaussian component, so C_T ~ 4.5 x trace, clipping bias ~4%; about the trace when many
 #: components share it).
 TRACE_FALLBACK_CLIP_OVER_CENTRE = 16.0
-
-
-#: Bins of the trace's quantile histogram around the rough centre c of the t's:
-#: [0, 2^-8 c), ..., [2^5 c, 2^6 c] (the centre is good to a factor of a few).
-TRACE_LOG2_BINS = (-8, 6)
 
 
 #: Self-tuning histograms of the pair values: bins [0, 2^-16 T), [2^-16 T, 2^-15 T), ...,
@@ -85,8 +86,10 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
     """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins).
 
     The clipped rule applied to t = ||x_a - x_b||^2 / 2: a scale-free rough centre of the t's,
-    a noisy histogram around it for their 90% quantile, C_T = CLIP_MULTIPLIER x that quantile,
-    then the clipped mean, with the shares of ``shares``
+    a noisy log2 histogram around it from which C_T is chosen to minimise clipping bias + noise
+    (:func:`dppca.estimators.clip_choice.dp_clip_choice`; a public fallback of
+    ``TRACE_FALLBACK_CLIP_OVER_CENTRE`` x the centre when no bin is significant), then the
+    clipped mean, with the shares of ``shares``
     (:func:`dppca.estimators.scree_accuracy.scree_shares`). With ``shares.trace_mean == 0``
     (k = p) only the centre is released and the trace is nan; with ``shares.centre == 0`` the
     centre is ``public_centre`` (standardized data: p / 2) and not released. The estimate is
@@ -100,21 +103,22 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
         centre = float(public_centre)
     if not shares.trace_mean > 0:  # the centre is about the median of the t's: 4 x it is near the trace
         return float("nan"), float("nan"), 4.0 * centre
-    if shares.trace_tuning > 0:
-        q90 = dp_histogram_quantiles(halves, _tuning_edges(centre, TRACE_LOG2_BINS), [CLIP_LEVEL],
-                                     group.share(shares.trace_tuning), rng, ledger=ledger,
-                                     step="trace tuning: histogram of ||x_a - x_b||^2/2")[0, 0]
-        clip = CLIP_MULTIPLIER * max(q90, np.finfo(float).tiny)
-    else:  # the histogram would be noise-dominated (scree_shares): the stated public rule
-        clip = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre
-    trace, sd = dp_clipped_paired_mean(halves, clip, group.share(shares.trace_mean), rng,
-                                       ledger=ledger, step="trace: clipped mean of ||x_a - x_b||^2/2")
+    clip = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre
+    noise = group.share(shares.trace_mean)
+    if shares.trace_tuning > 0:  # else noise-dominated (scree_shares): the stated public rule
+        clip = float(dp_clip_choice(halves[:, None], centre, group.share(shares.trace_tuning),
+                                    noise.sigma(1.0 / halves.size), clip, rng, ledger=ledger,
+                                    step="trace tuning: clip histogram of ||x_a - x_b||^2/2",
+                                    log2_range=TRACE_LOG2_RANGE)
+                     .clip[0])
+    trace, sd = dp_clipped_paired_mean(halves, clip, noise, rng, ledger=ledger,
+                                       step="trace: clipped mean of ||x_a - x_b||^2/2")
     trace = min(max(trace, 0.0), clip)
     return trace, sd, trace if trace > 0 else centre
 
 
-def _tuning_edges(anchor, bins=None) -> np.ndarray:
-    low, high = TUNING_LOG2_BINS if bins is None else bins
+def _tuning_edges(anchor) -> np.ndarray:
+    low, high = TUNING_LOG2_BINS
     return np.concatenate(([0.0], anchor * 2.0 ** np.arange(low, high + 1)))
 
 
@@ -136,6 +140,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
     k = scores.shape[1]
     m = len(pairs[0])
     coarse = model.MEDIAN_TUNING_SHARE * share
+    allowance = None
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
     elif not model.tuning_reliable(m, k, control.tuning_share * share, group.mu) and \
@@ -160,13 +165,18 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
                   "model predicts a noise-dominated tuning histogram)")
     else:
         noise = group.share((1 - control.tuning_share) * share)
-        q = _tuning_quantiles(paired_squares(scores, pairs), anchor, [CLIP_LEVEL],
-                              group.share(control.tuning_share * share), rng, ledger, "clipped")[:, 0]
-        clip = CLIP_MULTIPLIER * np.maximum(q, np.finfo(float).tiny)
-        tuning = f"C = {CLIP_MULTIPLIER:g} x private {CLIP_LEVEL:.0%} quantile of the pair values"
+        choice = dp_clip_choice(paired_squares(scores, pairs), anchor,
+                                group.share(control.tuning_share * share),
+                                noise.sigma(2.0 * math.sqrt(k) / scores.shape[0]),
+                                model.FALLBACK_CLIP_OVER_TRACE * anchor, rng, ledger=ledger,
+                                step="clipped tuning: log2 histograms of the pair values (PC1..PCk)")
+        clip, allowance = choice.clip, choice.allowance
+        tuning = ("C minimises the clipping bias (from a private log2 histogram of the pair "
+                  f"values) + the noise sd; {model.FALLBACK_CLIP_OVER_TRACE:.3g} x private trace "
+                  "for a component with no significant bin")
     release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
-    return MethodFit(release, "Gaussian", tuning)
+    return MethodFit(release, "Gaussian", tuning, allowance)
 
 
 def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,

@@ -60,6 +60,32 @@ def gaussian_clip_bias(c) -> np.ndarray:
     return np.where(np.isinf(c), 0.0, bias)
 
 
+def clip_allowance(fit, raw) -> np.ndarray:
+    """Upper-end allowance of the clipped method's intervals for its clipping bias, shape (k,).
+
+    The larger of the Gaussian-tail allowance raw b(c) / (1 - b(c)), c = C / raw (for
+    u = lambda chi2_1 clipped at C = c lambda, E min(u, C) = lambda (1 - b(c))), and the fit's
+    histogram allowance (the estimated bias E(u - C)+ from a private log2 histogram of the pair
+    values' tail, :mod:`dppca.estimators.clip_choice`), when it has one. Post-processing of
+    released numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([6.5])), allowance=None)
+    >>> round(float(clip_allowance(fit, np.array([1.0]))[0]), 4)
+    0.02
+    """
+    positive = np.maximum(np.asarray(raw, float), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(positive > 0, np.asarray(fit.release.upper, float) / positive, np.inf)
+    bias = np.clip(gaussian_clip_bias(c), 0.0, 0.5)
+    gaussian = positive * bias / (1 - bias)
+    histogram = getattr(fit, "allowance", None)
+    return gaussian if histogram is None else np.maximum(gaussian, np.asarray(histogram, float))
+
+
 def share_of_sum(values) -> np.ndarray:
     """R's ``scree_to_pve``: values / sum, or zeros when the sum is not positive."""
     values = np.asarray(values, float)
@@ -262,13 +288,14 @@ class ScreeResult(DPResult):
 
     def conf_int(self, alpha=0.05) -> pd.DataFrame:
         """(1 - alpha) intervals: raw -/+ z sd, clipped at 0; the clipped method's upper end
-        also allows for its clipping bias under Gaussian scores.
+        also allows for its clipping bias (:func:`clip_allowance`).
 
         Clipping only lowers the estimate: for u = lambda chi2_1 and clip C = c lambda,
-        E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at the
-        self-tuned c = 6.5). The upper end adds raw b(c) / (1 - b(c)) with c = C / raw
-        (post-processing of released numbers). Heavier tails than Gaussian bias more: such
-        values are not covered (docs/small_data.md).
+        E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at
+        c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
+        for a self-tuned clip, the tail allowance measured by its private log2 histogram
+        (post-processing of released numbers). A tail too sparse for that histogram to see
+        (a few rows holding most of the variance) is not covered (docs/small_data.md).
 
         Returns
         -------
@@ -279,13 +306,7 @@ class ScreeResult(DPResult):
         parts = {}
         for m in self.methods:
             raw, sd = self.raw[m], self.std_err[m]
-            allowance = 0.0
-            if m == "clipped":
-                positive = np.maximum(raw.to_numpy(), 0.0)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    c = np.where(positive > 0, self.fits[m].release.upper / positive, np.inf)
-                bias = np.clip(gaussian_clip_bias(c), 0.0, 0.5)
-                allowance = positive * bias / (1 - bias)
+            allowance = clip_allowance(self.fits[m], raw.to_numpy()) if m == "clipped" else 0.0
             parts[(m, "lower")] = np.maximum(raw - z * sd, 0.0)
             parts[(m, "upper")] = np.maximum(raw + z * sd + allowance, 0.0)
         return pd.DataFrame(parts, index=self.raw.index)
@@ -401,14 +422,16 @@ class ScreeResult(DPResult):
                         f"The {len(self.methods)} methods share the directions and the trace and "
                         "split the rest of the budget; one method's numbers alone depend only on "
                         "its own ledger (`result.ledger[method]`)."))
-        notes.append("Std err and intervals cover the privacy noise only (for clipped, plus its "
-                     "clipping bias under Gaussian scores): not sampling error, direction error, "
-                     "or the larger clipping bias of heavy-tailed columns (incomes, counts, skewed "
-                     "measurements), whose clipped values estimate a robust variance below the "
-                     "variance, so that an interval marked reliable can still miss it (measured "
-                     "coverage of 95% intervals at n x eps >= 500: 22-52% on breast_cancer, 33% on "
-                     "randhie, 0-27% on adult; benchmarks/bench_small_data.py); "
-                     "intervals are raw -/+ z(1 - alpha/2) s.e. "
+        notes.append("Std err and intervals cover the privacy noise (for clipped, plus its "
+                     "clipping bias: the larger of the Gaussian-tail bias and the tail measured "
+                     "by its private clip histogram), not sampling error or direction error. A "
+                     "tail too sparse for that histogram to see (a few rows carrying much of a "
+                     "component's variance: skewed measurements at n < 1,000) still biases the "
+                     "clipped values below the variance, so that an interval marked reliable can "
+                     "miss it (measured coverage of 95% intervals at n x eps >= 500: 22-52% on "
+                     "breast_cancer, 67-100% on randhie, 13-87% on adult, 97-98% on gau; "
+                     "benchmarks/results/small_data_tails.txt); "
+                     "intervals are raw -/+ z(1 - alpha/2) s.e. (+ the clipped allowance) "
                      "(conf_int(alpha); summary(alpha)), clipped at 0"
                      + (" (Huber: noise of the last step, approximate)."
                         if "huber" in self.methods else "."))

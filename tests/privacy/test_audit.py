@@ -55,7 +55,7 @@ def test_distinguishing_eps_lower_bound_within_claim(name, searches):
 
 def test_registry_covers_every_release_family():
     families = ["g-DPPCA", "scale:", "trace:", "trace tuning", "scree: clipped", "scree: winsorized",
-                "scree: Huber", "scree tuning", "huber tuning", "quantile scans", "frame: median",
+                "scree: Huber", "scree tuning", "scree tuning: clip-choice", "huber tuning", "quantile scans", "frame: median",
                 "histograms: additive", "histograms: sparse", "histograms: grouped", "group sizes",
                 "analyze_gauss", "cai_xia_zha", "dp_sggd", "k_dp_pca", "k_dp_ojas", "noisy_power", "centre:", "groups: partition selection"]
     for family in families:
