@@ -7,10 +7,9 @@ noisy copy of
 
 where g(t) = xi(||t||) t/||t|| is a bounded generalized spatial sign. This
 module computes K_g exactly (to rounding) in O(n^2 d) time and O(n d) memory
-by writing the pair sum as a weighted graph Laplacian, X^T (D - W) X, and
-evaluating it tile by tile with BLAS. Pairs of (near-)duplicate rows, for which
-that identity cancels badly, are summed directly from their explicit
-differences. Only numpy is used.
+by writing the pair sum as a weighted graph Laplacian, X^T (D - W) X, and evaluating
+it tile by tile with BLAS (or, at small d, a fused numba kernel: ``fused_pairs``). Pairs of
+(near-)duplicate rows, for which that identity cancels badly, are summed directly.
 
 References
 ----------
@@ -433,6 +432,7 @@ def _add_direct_pairs(prep, spec, gi, gj, acc):
     acc.direct[...] += G.T @ G
 
 
+@np.errstate(invalid="ignore", over="ignore")  # finite rows cannot warn; dask refuses NaN later
 def _combine(prep, parts):
     """S = Z^T D Z - Z^T W Z + direct pairs, reduced in a fixed order.
 

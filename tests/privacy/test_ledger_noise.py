@@ -242,8 +242,8 @@ def test_private_scale_moment_sensitivities_pinned(data):
     # Releases 2-3 of the private scales: mean_i min(a_ij, C_j)^2 / C_j^2 over the m = n/2 paired
     # differences, replace-one moves one pair: L2 sensitivity sqrt(p)/m per clip (plus 2^-50
     # sqrt(p) of rounding). The pilot ladder releases 7 clips per column (2^(c + 3k), k = -3..3,
-    # weight 1 each): sqrt(7) times that; the final ladder's weights (1, 1/2, 1/2, 1/2, 1/2)
-    # multiply it by sqrt(1 + 4/4) = sqrt(2).
+    # weight 1 each): sqrt(7) times that; the final ladder's weights (1, 1/4, 1/4, 1/4, 1/4)
+    # multiply it by sqrt(1 + 4/16) = sqrt(5)/2.
     result = _quiet(dp_pc_dir, data, 2, standardize=True, eps=1.0, delta=1e-5, rng=1)
     rows = result.ledger.to_frame().set_index("step")["sensitivity"]
     n, p = data.shape
@@ -251,7 +251,7 @@ def test_private_scale_moment_sensitivities_pinned(data):
     assert len(moments) == 2
     base = math.sqrt(p) / (n // 2)
     assert moments.iloc[0] == pytest.approx(base * math.sqrt(7.0), rel=1e-9)
-    assert moments.iloc[1] == pytest.approx(base * math.sqrt(2.0), rel=1e-9)
+    assert moments.iloc[1] == pytest.approx(base * math.sqrt(5.0) / 2, rel=1e-9)
 
 
 def test_histogram_sigmas_and_threshold_pinned():
