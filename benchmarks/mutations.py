@@ -78,7 +78,7 @@ MUTANTS = (
     Mutant("M9", "g-DPPCA draws half its sigma", "dppca/methods/gdppca.py",
            (("    released, sigma = add_symmetric_gaussian_noise(statistic, sigma, sensitivity, rng)\n",
              "    released, sigma = add_symmetric_gaussian_noise(statistic, sigma / 2, sensitivity, rng)\n"),)),
-    Mutant("M10", "k_dp_pca PrivMean draws half its sigma", "dppca/methods/k_dp_pca.py",
+    Mutant("M10", "k_dp_pca PrivMean draws half its sigma", "dppca/methods/k_dp_pca_mean.py",
            (("    return add_gaussian_noise(clipped_mean(G, centres, half), sigma, sensitivity, rng)[0]\n",
              "    return add_gaussian_noise(clipped_mean(G, centres, half), sigma / 2, sensitivity, rng)[0]\n"),)),
     Mutant("M11", "dp_sggd draws half its sigma", "dppca/methods/dp_sggd.py",

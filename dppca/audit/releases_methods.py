@@ -22,7 +22,7 @@ from ..methods.analyze_gauss import analyze_gauss_directions
 from ..methods.cai_xia_zha import cai_xia_zha_directions
 from ..methods.dp_sggd import descent_direction, dp_sggd_directions, noisy_descent
 from ..methods.k_dp_ojas import k_dp_ojas_directions, oja_gradient
-from ..methods.k_dp_pca import clipped_mean, priv_mean
+from ..methods.k_dp_pca_mean import clipped_mean, priv_mean
 from ..methods.noisy_power import noisy_power_directions
 from ..privacy import Ledger, gaussian_sigma
 from .registry import AuditedRelease, register
@@ -128,11 +128,11 @@ def _descent_sensitivity(n, p, c):
 
 
 def _priv_mean_step(X, c, rng):
-    """k-DP-PCA's own PrivMean step (:func:`dppca.methods.k_dp_pca.priv_mean`) on the batch X.
+    """k-DP-PCA's own PrivMean step (:func:`dppca.methods.k_dp_pca_mean.priv_mean`) on the batch X.
 
     The whole method cannot be audited at n <= 50 (it needs n of several thousand); its step
     function runs with the public inputs (centres, half-width) fixed by the context, so a noise
-    weakened inside k_dp_pca.py is seen here (benchmarks/mutations.py, M10).
+    weakened inside k_dp_pca_mean.py is seen here (benchmarks/mutations.py, M10).
     """
     return priv_mean(X, c["centres"], c["half"], EPS, DELTA, rng)
 

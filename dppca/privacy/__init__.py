@@ -6,7 +6,8 @@
 * :mod:`~dppca.privacy.budget`: the :class:`Ledger` of releases and budget splits;
   :mod:`~dppca.privacy.composition`: Gaussian-DP groups (one budget for several Gaussian releases).
 * :mod:`~dppca.privacy.quantiles` and :mod:`~dppca.privacy.smooth`: every private quantile
-  (exponential mechanism, unbounded AboveThreshold scans, smooth sensitivity).
+  (exponential mechanism, unbounded AboveThreshold scans, smooth sensitivity);
+  :mod:`~dppca.privacy.histograms`: quantiles of many columns from one joint noisy histogram.
 * :mod:`~dppca.privacy.partition`: private partition selection of group labels.
 * :mod:`~dppca.privacy.filter`, :mod:`~dppca.privacy.store` and :mod:`~dppca.privacy.spending`:
   the budget store (SQLite / PostgreSQL) and its privacy filter, a dataset's total (eps, delta)
