@@ -36,7 +36,7 @@ from ._base import DirectionFit, orient
 from ._shared import paired_differences
 # PrivMean's Gaussian step (Algorithm 7), re-exported from its own module.
 from .k_dp_pca_mean import clipped_mean, mean_half_width, priv_mean, priv_mean_calibration
-from ..privacy.samplers import laplace_noise
+from ..privacy.samplers import add_laplace_noise
 
 #: Constant C_1 of PrivRange's number of groups, max(8, ceil(C_1 (t + 6/eps'))), t = 1 +
 #: 2 ln(1/delta')/eps' the threshold of the stable histogram and 6/eps' three Laplace scales (the
@@ -377,13 +377,16 @@ def _private_range(G, plan, rng):
 def _stable_mode(keys: np.ndarray, eps: float, delta: float, rng):
     """Key of the fullest bin of an (eps, delta)-DP stable histogram, or None if none passes.
 
-    Laplace(2/eps) on each non-empty bin's count; a bin wins only above 1 + 2 ln(1/delta)/eps
-    (replace-one proof in :func:`k_dp_pca_directions`).
+    Laplace(b) on each non-empty bin's count, b >= 2/eps from the exact sampler (floating-point
+    safe; its slack uses the public bound keys.size on the number of non-empty bins, never
+    that number); a bin wins only above 1 + b ln(1/delta), which is 1 + 2 ln(1/delta)/eps at
+    b = 2/eps (replace-one proof in :func:`k_dp_pca_directions`). Only the winner (or None)
+    leaves this function.
     """
     values, counts = np.unique(keys, return_counts=True)
-    noisy = counts + laplace_noise(2.0 / eps, counts.size, rng)
+    noisy, scale = add_laplace_noise(counts.astype(float), 2.0 / eps, 2.0, rng, dimension=keys.size)
     best = int(np.argmax(noisy))
-    if noisy[best] <= 1 + 2 * math.log(1 / delta) / eps:
+    if noisy[best] <= 1 + scale * math.log(1 / delta):
         return None
     return float(values[best])
 
