@@ -19,30 +19,31 @@ Statistics are translation invariant (pair differences), so ``center`` changes n
 private mean is spent. All Gaussian releases of a call, directions included, form one Gaussian-DP
 group (:class:`dppca.privacy.composition.GaussianGroup`): each gets a share of mu^2, which is about
 twice as efficient as splitting eps and delta. Several methods in one call share steps 1-2 and
-split the rest of the budget evenly, so the whole result is (eps, delta)-DP.
+split the rest of the budget evenly, so the whole result is (eps, delta)-DP. Step 1 and the
+relabelling of the directions by their private variances live in :mod:`dppca.scree_directions`.
 """
 from __future__ import annotations
 
 
 import numpy as np
 
-from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
-                          int_arg, option_arg, options_arg, rng_arg, seed_of, control_arg)
+from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg, option_arg,
+                          options_arg, rng_arg, seed_of, control_arg)
 from .controls import SCREE_METHODS, ScreePlotControl, resolve_controls
-from .directions import SCALE_SHARE, dp_pc_dir
+from .directions import SCALE_SHARE
 from .stats.pair_design import pair_statistic_design
 from .methods.gdppca import states_gdppca_sensitivity
 from .backends.dask import is_dask_input
 from .preprocessing import as_matrix, column_scales, random_pairs
 from .privacy import CALIBRATIONS, Ledger
-from .results import PCDirections
 from .results.scree import ScreeResult
 from .estimators.scree_fits import FITTERS, check_split_mode, private_trace
 from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
 from .scree_plan import DIRECTION_SHARE, public_centre, scree_plan
+from .scree_directions import permuted, scree_directions, values_reliable, variance_order
 from .privacy.composition import GaussianGroup
 from .privacy.spending import debit, records_outcome
-from .preprocessing.schema import declared_input, priced
+from .preprocessing.schema import declared_input
 
 
 
@@ -227,8 +228,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     accuracy.warn()  # public arithmetic, before any private computation
     shared = Ledger(eps, delta)
     given.record(shared)
-    dirs, used = _directions(mat, k, flags, group, generator, shared, directions, scale_share,
-                             noise, given.scale)
+    dirs, used = scree_directions(mat, k, flags, group, generator, shared, directions,
+                                  scale_share, noise, given.scale)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
@@ -250,9 +251,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                                     generator, ledgers[name], pair_design)
     reference = _nonprivate_reference(mat, k, flags["standardize"], given.scale) \
         if flags["nonprivate"] else None
-    order = _variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
-                            and _values_reliable(accuracy, methods[0]))
-    fits = {name: _permuted(fit, order) for name, fit in fits.items()}
+    order = variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
+                            and values_reliable(accuracy, methods[0]))
+    fits = {name: permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
     return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
                        shared_releases=len(shared),
@@ -358,65 +359,6 @@ def _resolve_methods(method) -> tuple:
 
 # ----------------------------------------------------------------------------- pipeline
 
-def _directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE,
-                noise="tight", scale=None) -> tuple:
-    """The directions (computed, or the caller's) and the share of the group they (and the
-    private scales, ``scale_share`` of the group, released once here unless every scale is
-    declared in ``scale``) used."""
-    if directions is None and flags["g_dppca"]:
-        scales, spent = None, 0.0
-        if flags.get("scales_declared"):
-            scales = column_scales(mat, True, scale)
-        elif flags["standardize"]:
-            spent = float_arg(scale_share, "scale_share", open_unit=True)
-            scales = column_scales(mat, True, scale, noise=group.share(spent), share=spent,
-                                   rng=rng, ledger=shared)
-        eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
-        dirs = dp_pc_dir(_direction_input(mat), k, flags["center"], flags["standardize"], True, eps_d,
-                         delta_d, scale=scales, calibration=group.calibration, noise=noise, rng=rng)
-        return dirs, spent + group.absorb(dirs.ledger.releases, shared)
-    elif directions is None:
-        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False,
-                         scale=scale)
-    else:
-        dirs = _check_directions(directions, mat, k, flags)
-    used = 0.0 if dirs.ledger is None else group.absorb(priced(dirs.ledger.releases), shared)
-    return dirs, used
-
-
-def _variance_order(fits, reorder) -> np.ndarray:
-    """Order of the k private directions by their private variance (first method), largest first.
-
-    g-DPPCA's directions come from Kendall's tau, which is blind to the columns' scales: on data
-    in mixed units (income next to age) its first direction need not carry the most variance,
-    and the monotone fit would then pool values orders of magnitude apart. Relabelling the
-    private directions by their released variances is post-processing (``reorder`` is public:
-    directions computed in the call, g_dppca, mono, and values the accuracy model predicts
-    reliable; noise-dominated values are left to the monotone fit, which pools them). Otherwise
-    the identity.
-    """
-    first = next(iter(fits.values())).release.estimate
-    if not reorder:
-        return np.arange(first.size)
-    return np.argsort(-np.nan_to_num(np.asarray(first, float), nan=-np.inf), kind="stable")
-
-
-def _values_reliable(accuracy, method) -> bool:
-    """Whether the accuracy model (public) predicts ``method``'s values and tuning reliable."""
-    steps = {s.step: s.reliable for s in accuracy.steps}
-    return steps.get(f"{method}: scree values", True) and steps.get(f"{method}: tuning quantiles", True)
-
-
-def _permuted(fit, order):
-    """``fit`` with its k components taken in ``order`` (post-processing)."""
-    from dataclasses import replace
-
-    release = replace(fit.release, **{f: np.asarray(getattr(fit.release, f))[order]
-                                      for f in ("estimate", "noise_sd", "lower", "upper")})
-    allowance = None if fit.allowance is None else np.asarray(fit.allowance)[order]
-    return replace(fit, release=release, allowance=allowance)
-
-
 def _scree_matrix(X, lazy):
     """``X`` validated: in memory, or a lazy dask matrix (dask collections and files)."""
     if not lazy:
@@ -434,11 +376,6 @@ def _check_lazy_call(lazy, flags) -> None:
         raise DPPCAValueError("dask and file input needs private directions (g_dppca=True)")
     if lazy and flags["nonprivate"]:
         raise DPPCAValueError("nonprivate=True is not available for dask or file input")
-
-
-def _direction_input(mat):
-    """What dp_pc_dir gets: the frame in memory, the lazy dask array otherwise."""
-    return mat.values if not isinstance(mat.values, np.ndarray) else mat.to_frame()
 
 
 def _scores(values, directions, pair_design):
@@ -476,21 +413,6 @@ def _calibration_notes(group) -> list:
                 f"eps={group.eps:.4g} >= 1, where the classic formula has no proof (Dwork & Roth "
                 "Thm A.1 needs eps < 1); prefer calibration='analytic'."]
     return []
-
-
-def _check_directions(directions, mat, k, flags) -> PCDirections:
-    if not isinstance(directions, PCDirections):
-        raise DPPCATypeError(f"`directions` must be a PCDirections from dp_pc_dir; got "
-                             f"{type(directions).__name__}")
-    if directions.n_features != mat.p or directions.n_obs != mat.n or directions.k < k:
-        raise DPPCAValueError(f"`directions` must come from the same X with at least k={k} "
-                              f"components; got n={directions.n_obs}, p={directions.n_features}, "
-                              f"k={directions.k} for n={mat.n}, p={mat.p}")
-    if directions.private != flags["g_dppca"] or (directions.scale is not None) != flags["standardize"]:
-        raise DPPCAValueError("`g_dppca` and `standardize` must match how `directions` was "
-                              f"computed (private={directions.private}, "
-                              f"standardized={directions.scale is not None})")
-    return directions
 
 
 def _nonprivate_reference(mat, k, standardize, scale=None) -> dict:

@@ -1,0 +1,276 @@
+"""The directions of one :func:`dppca.dp_scree` call, and their order in its result.
+
+The directions are computed in the call (private g-DPPCA, with the private column scales when
+standardizing; or the NON-PRIVATE sample-covariance eigenvectors with ``g_dppca=False``, as R)
+or given by the caller (checked against X and the flags). Their releases join the call's
+Gaussian-DP group. After the scree values are released, the private directions may be
+relabelled by their private variances (post-processing of released numbers, public gate).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ._validation import DPPCATypeError, DPPCAValueError, float_arg
+from .directions import SCALE_SHARE, dp_pc_dir
+from .preprocessing import column_scales
+from .preprocessing.schema import priced
+from .results import PCDirections
+from .scree_plan import DIRECTION_SHARE
+
+
+def scree_directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE,
+                     noise="tight", scale=None) -> tuple:
+    """The directions of a scree call and the share of its Gaussian-DP group they used.
+
+    Parameters
+    ----------
+    mat : validated matrix, shape (n, p)
+        The data (in memory, or a lazy dask matrix with ``g_dppca``).
+    k : int
+        Number of directions, 1 <= k <= p.
+    flags : dict
+        ``center``, ``standardize``, ``g_dppca`` (bool); ``scales_declared`` (optional, bool):
+        every scale is declared public, so none is released.
+    group : GaussianGroup
+        The call's Gaussian-DP group.
+    rng : numpy.random.Generator
+        Drives the noise.
+    shared : Ledger
+        Receives the releases shared by every method (scales, directions).
+    directions : PCDirections or None
+        The caller's directions (checked by :func:`check_directions`), or None to compute them.
+    scale_share : float in (0, 1)
+        The private scales' share of the group (standardize and g_dppca, unless every scale is
+        declared); released once here.
+    noise : {"tight", "r_dppca"}
+        Sensitivity of directions computed here (see :func:`dppca.dp_pc_dir`).
+    scale : optional
+        Declared public column scales.
+
+    Returns
+    -------
+    tuple of (PCDirections, float)
+        The directions and the fraction of the group's mu^2 spent on them (and the scales).
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        A bad ``scale_share``, or ``directions`` that do not match (:func:`check_directions`).
+
+    Notes
+    -----
+    Privacy: the scales and directions are releases of :func:`dppca.dp_pc_dir` and
+    :func:`dppca.preprocessing.column_scales` (their sensitivities are proven there); g-DPPCA
+    gets ``DIRECTION_SHARE`` of what the scales leave. A caller's directions are charged by
+    their own ledger. With ``g_dppca=False`` nothing is released and nothing is spent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca import load_gau
+    >>> from dppca.preprocessing import as_matrix
+    >>> from dppca.privacy import Ledger
+    >>> from dppca.privacy.composition import GaussianGroup
+    >>> mat = as_matrix(load_gau().iloc[:500], min_rows=4)
+    >>> flags = dict(center=True, standardize=False, g_dppca=True)
+    >>> dirs, used = scree_directions(mat, 2, flags, GaussianGroup(1.0, 1e-5),
+    ...                               np.random.default_rng(1), Ledger(1.0, 1e-5), None)
+    >>> dirs.k, round(used, 2)
+    (2, 0.5)
+    """
+    if directions is None and flags["g_dppca"]:
+        scales, spent = None, 0.0
+        if flags.get("scales_declared"):
+            scales = column_scales(mat, True, scale)
+        elif flags["standardize"]:
+            spent = float_arg(scale_share, "scale_share", open_unit=True)
+            scales = column_scales(mat, True, scale, noise=group.share(spent), share=spent,
+                                   rng=rng, ledger=shared)
+        eps_d, delta_d = group.standalone(DIRECTION_SHARE * (1 - spent))
+        dirs = dp_pc_dir(direction_input(mat), k, flags["center"], flags["standardize"], True, eps_d,
+                         delta_d, scale=scales, calibration=group.calibration, noise=noise, rng=rng)
+        return dirs, spent + group.absorb(dirs.ledger.releases, shared)
+    elif directions is None:
+        dirs = dp_pc_dir(mat.to_frame(), k, flags["center"], flags["standardize"], False,
+                         scale=scale)
+    else:
+        dirs = check_directions(directions, mat, k, flags)
+    used = 0.0 if dirs.ledger is None else group.absorb(priced(dirs.ledger.releases), shared)
+    return dirs, used
+
+
+def direction_input(mat):
+    """What :func:`dppca.dp_pc_dir` gets: the frame in memory, the lazy dask array otherwise.
+
+    Parameters
+    ----------
+    mat : validated matrix
+        In memory (``values`` a numpy array) or lazy.
+
+    Returns
+    -------
+    pandas.DataFrame or dask array
+        The data as :func:`dppca.dp_pc_dir` takes it.
+
+    Examples
+    --------
+    >>> from dppca.preprocessing import as_matrix
+    >>> type(direction_input(as_matrix([[0.0, 1], [1, 0], [2, 2], [3, 1]]))).__name__
+    'DataFrame'
+    """
+    return mat.values if not isinstance(mat.values, np.ndarray) else mat.to_frame()
+
+
+def check_directions(directions, mat, k, flags) -> PCDirections:
+    """The caller's ``directions``, checked against X, k and the flags (public facts only).
+
+    Parameters
+    ----------
+    directions : PCDirections
+        From :func:`dppca.dp_pc_dir` on the same X.
+    mat : validated matrix, shape (n, p)
+    k : int
+        Components the call needs (at most ``directions.k``).
+    flags : dict
+        ``g_dppca`` and ``standardize`` (bool), which must match how the directions were made.
+
+    Returns
+    -------
+    PCDirections
+        ``directions`` itself.
+
+    Raises
+    ------
+    DPPCATypeError
+        ``directions`` is not a PCDirections.
+    DPPCAValueError
+        Its n, p or k do not fit, or it was computed with other ``g_dppca``/``standardize``.
+
+    Examples
+    --------
+    >>> from dppca.preprocessing import as_matrix
+    >>> check_directions("PC1", as_matrix([[0.0, 1], [1, 0], [2, 2], [3, 1]]), 1, {})
+    Traceback (most recent call last):
+    ...
+    dppca._validation.DPPCATypeError: `directions` must be a PCDirections from dp_pc_dir; got str
+    """
+    if not isinstance(directions, PCDirections):
+        raise DPPCATypeError(f"`directions` must be a PCDirections from dp_pc_dir; got "
+                             f"{type(directions).__name__}")
+    if directions.n_features != mat.p or directions.n_obs != mat.n or directions.k < k:
+        raise DPPCAValueError(f"`directions` must come from the same X with at least k={k} "
+                              f"components; got n={directions.n_obs}, p={directions.n_features}, "
+                              f"k={directions.k} for n={mat.n}, p={mat.p}")
+    if directions.private != flags["g_dppca"] or (directions.scale is not None) != flags["standardize"]:
+        raise DPPCAValueError("`g_dppca` and `standardize` must match how `directions` was "
+                              f"computed (private={directions.private}, "
+                              f"standardized={directions.scale is not None})")
+    return directions
+
+
+def variance_order(fits, reorder) -> np.ndarray:
+    """Order of the k private directions by their private variance (first method), largest first.
+
+    g-DPPCA's directions come from Kendall's tau, which is blind to the columns' scales: on data
+    in mixed units (income next to age) its first direction need not carry the most variance,
+    and the monotone fit would then pool values orders of magnitude apart. Relabelling the
+    private directions by their released variances is post-processing (``reorder`` is public:
+    directions computed in the call, g_dppca, mono, and values the accuracy model predicts
+    reliable; noise-dominated values are left to the monotone fit, which pools them). Otherwise
+    the identity.
+
+    Parameters
+    ----------
+    fits : dict of str to fit
+        Per method, its fit; the first one's ``release.estimate`` (shape (k,)) orders.
+    reorder : bool
+        Whether to reorder (public).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (k,)
+        The permutation (stable; nan estimates last).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(release=SimpleNamespace(estimate=np.array([1.0, 5.0, np.nan])))
+    >>> variance_order({"clipped": fit}, True).tolist()
+    [1, 0, 2]
+    >>> variance_order({"clipped": fit}, False).tolist()
+    [0, 1, 2]
+    """
+    first = next(iter(fits.values())).release.estimate
+    if not reorder:
+        return np.arange(first.size)
+    return np.argsort(-np.nan_to_num(np.asarray(first, float), nan=-np.inf), kind="stable")
+
+
+def values_reliable(accuracy, method) -> bool:
+    """Whether the accuracy model (public) predicts ``method``'s values and tuning reliable.
+
+    Parameters
+    ----------
+    accuracy : AccuracyReport
+        The call's accuracy model (:func:`dppca.scree_plan.scree_plan`).
+    method : str
+        The method whose steps to read; a step the report lacks counts as reliable.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from dppca.privacy.accuracy import AccuracyReport
+    >>> values_reliable(AccuracyReport([]), "clipped")
+    True
+    """
+    steps = {s.step: s.reliable for s in accuracy.steps}
+    return steps.get(f"{method}: scree values", True) and steps.get(f"{method}: tuning quantiles", True)
+
+
+def permuted(fit, order):
+    """``fit`` with its k components taken in ``order`` (post-processing).
+
+    Parameters
+    ----------
+    fit : dataclass fit
+        With a dataclass ``release`` (``estimate``, ``noise_sd``, ``lower``, ``upper``, each
+        shape (k,)) and ``allowance`` (shape (k,) or None).
+    order : array_like of int, shape (k,)
+        A permutation, e.g. from :func:`variance_order`.
+
+    Returns
+    -------
+    fit
+        A copy with those fields permuted.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Release:
+    ...     estimate: list
+    ...     noise_sd: list
+    ...     lower: list
+    ...     upper: list
+    >>> @dataclass
+    ... class Fit:
+    ...     release: Release
+    ...     allowance: object = None
+    >>> fit = Fit(Release([1.0, 2.0], [0.1, 0.2], [0.0, 0.0], [9.0, 9.0]))
+    >>> permuted(fit, [1, 0]).release.estimate.tolist()
+    [2.0, 1.0]
+    """
+    release = replace(fit.release, **{f: np.asarray(getattr(fit.release, f))[order]
+                                      for f in ("estimate", "noise_sd", "lower", "upper")})
+    allowance = None if fit.allowance is None else np.asarray(fit.allowance)[order]
+    return replace(fit, release=release, allowance=allowance)
+
+
+__all__ = ["check_directions", "direction_input", "permuted", "scree_directions",
+           "values_reliable", "variance_order"]
