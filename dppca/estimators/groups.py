@@ -142,7 +142,7 @@ def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
     else:
         keys = sorted(set(present))
     counts = text.value_counts().reindex(keys).to_numpy()
-    kept = select_partitions(counts, eps, delta, rng, ledger=ledger)
+    kept = select_partitions(counts, eps, delta, rng, ledger=ledger, dimension=max(len(labels), 1))
     names = [key for key, keep in zip(keys, kept) if keep]
     if not names:
         # Depends only on the private selection (post-processing), never on a count.

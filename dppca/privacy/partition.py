@@ -15,7 +15,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg, int_arg
 from .budget import Ledger
-from .samplers import laplace_noise
+from .samplers import add_laplace_noise
 
 __all__ = ["partition_selection_threshold", "select_partitions", "selection_probability"]
 
@@ -65,8 +65,12 @@ def partition_selection_threshold(eps: float, delta: float, max_partitions: int 
     eps, delta = eps_arg(eps), delta_arg(delta)
     k = int_arg(max_partitions, "max_partitions", lower=1)
     scale = k / eps
-    threshold = 1.0 + scale * max(math.log(k / (2.0 * delta)), 0.0)
-    return scale, float(threshold * (1.0 + _THRESHOLD_ULPS))
+    return scale, _threshold(scale, k, delta)
+
+
+def _threshold(scale: float, k: int, delta: float) -> float:
+    """tau = 1 + b ln(k / (2 delta)) for the Laplace scale b actually drawn, rounded up."""
+    return float((1.0 + scale * max(math.log(k / (2.0 * delta)), 0.0)) * (1.0 + _THRESHOLD_ULPS))
 
 
 def selection_probability(count, eps: float, delta: float, max_partitions: int = 2) -> np.ndarray:
@@ -114,7 +118,7 @@ def selection_probability(count, eps: float, delta: float, max_partitions: int =
 
 def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator, *,
                       max_partitions: int = 2, ledger: Ledger | None = None,
-                      step: str = "groups: partition selection") -> np.ndarray:
+                      step: str = "groups: partition selection", dimension: int | None = None) -> np.ndarray:
     """Release which partitions to keep: those with count + Laplace(b) >= tau (and count >= 1).
 
     Parameters
@@ -136,6 +140,9 @@ def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator
         Where the release is recorded (sensitivity Delta_0 in L1 of the count vector).
     step : str
         Ledger label.
+    dimension : int, optional
+        Public bound on the number of partitions with rows (e.g. n), for the exact sampler's
+        slack; default the length of ``counts`` (then a public number).
 
     Returns
     -------
@@ -178,7 +185,9 @@ def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator
     Floating point: the counts are integers (exact in float64 below 2^53); tau is rounded up by
     a relative 8 ulps, which covers the rounding of log, product and sum, so the computed tau is
     never below the exact one and delta_0 never exceeds delta/Delta_0. The Laplace draw comes
-    from :func:`dppca.privacy.samplers.laplace_noise`, the package's one noise source.
+    from the exact sampler :func:`dppca.privacy.samplers.add_laplace_noise` (scale b' >= b, its
+    slack from ``dimension``, a public bound on the number of partitions: e.g. n; default the
+    length of ``counts``, which the caller then vouches is public), and tau uses b'.
 
     References
     ----------
@@ -197,8 +206,9 @@ def select_partitions(counts, eps: float, delta: float, rng: np.random.Generator
     if counts.size and (not np.all(np.isfinite(counts)) or np.any(counts < 0)
                         or np.any(counts != np.round(counts))):
         raise DPPCAValueError("`counts` must be non-negative integers (rows per partition)")
-    scale, threshold = partition_selection_threshold(eps, delta, max_partitions)
-    noisy = counts + laplace_noise(scale, counts.shape, rng)
+    scale, _ = partition_selection_threshold(eps, delta, max_partitions)
+    noisy, scale = add_laplace_noise(counts, scale, float(max_partitions), rng, dimension=dimension)
+    threshold = _threshold(scale, int(max_partitions), delta)
     if ledger is not None:
         ledger.record(step, "Laplace (thresholded selection)", float(max_partitions), "L1", scale,
                       eps, delta)
