@@ -101,6 +101,8 @@ def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha
     (the documented interval: the privacy noise is Gaussian around the raw estimate)."""
     from scipy.stats import norm
 
+    from dppca.plotting.scree import UNRELIABLE_LABEL
+
     result = request.getfixturevalue(which)
     ax = result.plot(type="scree", alpha=alpha).axes[0]
     frame = result.to_frame()
@@ -108,7 +110,8 @@ def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha
     assert len(bars) == len(result.methods)
     z = norm.ppf(1 - alpha / 2)
     clamped = 0
-    lines = [line for line in ax.lines if not line.get_label().startswith("_")]  # not the caps
+    lines = [line for line in ax.lines  # not the caps, nor the hollow-marker legend entry
+             if not line.get_label().startswith("_") and line.get_label() != UNRELIABLE_LABEL]
     assert len(lines) == len(result.methods)
     for method, container, line in zip(result.methods, bars, lines):
         rows = frame[frame["method"] == method]
@@ -229,3 +232,24 @@ def test_long_group_labels_fit_in_the_legend_strip():
     legend = fig.legends[0]
     assert sorted(t.get_text() for t in legend.get_texts()) == sorted(long_names.values())
     assert _drawn_extent(fig, legend).x1 <= width
+
+
+@pytest.mark.filterwarnings("ignore::dppca.privacy.accuracy.DPAccuracyWarning")
+def test_scree_marks_exactly_the_values_flagged_unreliable(gau):
+    # The hollow markers are drawn from result.reliable (the public accuracy model's verdict):
+    # 150 rows x 6 columns at eps 0.5 are flagged (the model predicts noise above the values),
+    # all 5,000 rows at eps 4 are not; both cases must occur, or the test would check nothing.
+    from dppca.plotting.scree import UNRELIABLE_LABEL
+
+    small = dp_scree(gau.iloc[:150, :6], 3, eps=0.5, delta=1e-5, rng=1)
+    large = dp_scree(gau, 3, eps=4, delta=1e-5, rng=1)
+    assert not small.reliable.to_numpy().any() and large.reliable.to_numpy().all()
+    for result in (small, large):
+        for kind, frame in (("scree", result.scree), ("pve", result.pve)):
+            ax = result.plot(type=kind).axes[0]
+            drawn = {(float(x), float(y)) for line in ax.lines if line.get_gid() == "unreliable"
+                     for x, y in zip(line.get_xdata(), line.get_ydata())}
+            expected = {(float(i + 1), float(frame[m].iloc[i])) for m in result.methods
+                        for i in range(result.k) if not result.reliable[m].iloc[i]}
+            assert drawn == expected
+            assert (UNRELIABLE_LABEL in ax.get_legend_handles_labels()[1]) is bool(expected)

@@ -14,6 +14,8 @@ TITLE_CHARACTERS = 62
 DEFAULT_LABELS = {"nonprivate": "NON-PRIVATE", "clipped": "Clipped", "pmwm": "PMWM", "huber": "Huber"}
 DEFAULT_COLOURS = {"nonprivate": "black", "clipped": "red", "pmwm": "forestgreen", "huber": "blue"}
 DEFAULT_MARKERS = {"nonprivate": 16, "clipped": 17, "pmwm": 15, "huber": 18}
+#: Legend entry of the hollow markers drawn over values the accuracy model marks unreliable.
+UNRELIABLE_LABEL = "hollow: UNRELIABLE (accuracy model)"
 #: R's line types and plotting symbols, translated to matplotlib.
 R_LINE_TYPES = {1: "-", 2: "--", 3: ":", 4: "-.", 5: (0, (8, 3)), 6: (0, (8, 2, 2, 2)),
                 "solid": "-", "dashed": "--", "dotted": ":", "dotdash": "-.",
@@ -38,6 +40,9 @@ def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
         Scree plots show the (1 - alpha) noise intervals ``result.conf_int(alpha)`` as error
         bars around the raw estimates.
 
+    Values that ``result.reliable`` marks unreliable (the accuracy model's verdict from public
+    numbers) get a hollow marker and a legend entry saying so, on scree and PVE plots.
+
     Returns
     -------
     matplotlib.figure.Figure
@@ -58,6 +63,7 @@ def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
     x = np.arange(1, result.k + 1)
     series = list(frame.columns)
     ci = result.conf_int(alpha) if type == "scree" else None
+    flagged = False
     for name in (["nonprivate"] if "nonprivate" in series else []) + list(result.methods):
         colour = _style(control.col, DEFAULT_COLOURS, name)
         ax.plot(x, frame[name].to_numpy(), label=_style(control.legend_labels, DEFAULT_LABELS, name),
@@ -67,8 +73,25 @@ def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
         if ci is not None and name in result.methods:
             _interval_bars(ax, x, ci[(name, "lower")].to_numpy(), ci[(name, "upper")].to_numpy(),
                            colour, control.lwd)
+        if name in result.methods:
+            flagged |= _hollow_unreliable(ax, x, frame[name].to_numpy(), result.reliable[name],
+                                          colour, 6 * control.point_cex)
+    if flagged:  # one legend entry says what a hollow marker means
+        ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white",
+                markeredgecolor="dimgrey", label=UNRELIABLE_LABEL)
     _decorate(ax, result, type, control, x, frame, alpha)
     return fig
+
+
+def _hollow_unreliable(ax, x, values, reliable, colour, size) -> bool:
+    """White-filled markers over the values the result marks unreliable (``result.reliable``:
+    the public accuracy model's verdict, not a look at the data); True if any was drawn."""
+    unreliable = ~np.asarray(reliable, dtype=bool)
+    if unreliable.any():
+        ax.plot(x[unreliable], values[unreliable], linestyle="none", marker="o",
+                markerfacecolor="white", markeredgecolor=colour, markersize=size * 1.1, zorder=3,
+                gid="unreliable")
+    return bool(unreliable.any())
 
 
 def _interval_bars(ax, x, lower, upper, colour, width):
