@@ -206,12 +206,13 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     released, sigma = add_symmetric_gaussian_noise(statistic, sigma, sensitivity, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
                   "Frobenius", sigma, eps, delta)
-    eigenvalues, vectors = top_eigen(released, k)
-    return DirectionFit(vectors, eigenvalues, f"Gaussian ({calibration})", sensitivity, sigma,
+    spectrum, vectors = top_eigen(released, p)  # one eigh: the whole spectrum feeds the accuracy
+    return DirectionFit(vectors[:, :k], spectrum[:k], f"Gaussian ({calibration})", sensitivity,
+                        sigma,
                         notes=[f"Generalized spatial sign: {sign if xi is None else 'user xi'}; "
                                "noise on the diagonal has sd sigma, off-diagonal sigma/sqrt(2).",
                                f"Kendall's tau matrix: {design_note}."],
-                        spectrum=np.linalg.eigvalsh((released + released.T) / 2)[::-1])
+                        spectrum=spectrum)
 
 #: Above this predicted sin-theta the directions are unreliable (noise dominates the gap).
 DIRECTION_THRESHOLD = 0.5
