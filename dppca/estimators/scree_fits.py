@@ -61,9 +61,10 @@ TRACE_FALLBACK_CLIP_OVER_CENTRE = 16.0
 TUNING_LOG2_BINS = (-16, 3)
 
 
-#: Self-tuned clipped threshold C = CLIP_MULTIPLIER x private CLIP_LEVEL-quantile of the pair
-#: values. For Gaussian scores u ~ lambda chi2_1: q90 = 2.71 lambda, C = 6.5 lambda, clipping bias
-#: 1.3%; lighter tails (clusters) lose less, heavier tails more.
+#: Reference clip C = CLIP_MULTIPLIER x the CLIP_LEVEL-quantile of the pair values (the clipped
+#: method's former self-tuned rule, now chosen by :mod:`dppca.estimators.clip_choice`): the
+#: accuracy model's Gaussian clip and PMWM's trim calibration. For Gaussian scores
+#: u ~ lambda chi2_1: q90 = 2.71 lambda, C = 6.5 lambda, clipping bias 1.3%.
 CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
 
 
