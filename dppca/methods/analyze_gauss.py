@@ -146,30 +146,33 @@ def analyze_gauss_directions(values: np.ndarray, k: int, *, eps: float, delta: f
         parts = split_budget(eps_m, delta_m, {"centre": share, "matrix": 1 - share})
         rows = values - private_centre(values, bound, *parts["centre"], rng, calibration, ledger)
         eps_m, delta_m = parts["matrix"]
-    released, sensitivity, sigma = noisy_second_moment(
-        clip_rows(rows, bound), bound, eps_m, delta_m, rng, calibration, ledger,
-        step="directions: clipped second-moment matrix (Analyze Gauss)")
-    eigenvalues, vectors = top_eigen(released, k)
-    return DirectionFit(vectors, eigenvalues, f"Gaussian ({calibration})", sensitivity, sigma,
-                        notes=[f"Analyze Gauss on {rows.shape[0]} "
-                               f"{'paired differences' if centring == 'pairs' else 'privately centred rows'}"
-                               f", rows clipped "
-                               f"to norm {bound:.4g} ({_bound_source(norm_bound)}); eigenvalues "
-                               "are those of the noisy clipped second moment."])
+    return _second_moment_fit(
+        clip_rows(rows, bound), bound, k, eps_m, delta_m, rng, calibration, ledger,
+        "directions: clipped second-moment matrix (Analyze Gauss)",
+        f"Analyze Gauss on {rows.shape[0]} "
+        f"{'paired differences' if centring == 'pairs' else 'privately centred rows'}, rows "
+        f"clipped to norm {bound:.4g} ({_bound_source(norm_bound)}); eigenvalues are those of "
+        "the noisy clipped second moment.")
 
 
 def _spatial_sign_fit(rows, k, eps, delta, rng, calibration, ledger) -> DirectionFit:
     """Analyze Gauss on the spatial signs w_i / ||w_i|| (norm <= 1, a public bound): no bound
     is released and the whole (eps, delta) goes to the matrix."""
-    released, sensitivity, sigma = noisy_second_moment(
-        spherise(rows), 1.0, eps, delta, rng, calibration, ledger,
-        step="directions: second-moment matrix of the spatial signs (Analyze Gauss)")
+    return _second_moment_fit(
+        spherise(rows), 1.0, k, eps, delta, rng, calibration, ledger,
+        "directions: second-moment matrix of the spatial signs (Analyze Gauss)",
+        f"Analyze Gauss on the spatial signs of {rows.shape[0]} paired differences (each scaled "
+        "to norm 1: the default where the noise dominates, see default_bound_quantile); "
+        "eigenvalues are those of the noisy spatial-sign matrix (trace 1).")
+
+
+def _second_moment_fit(rows, bound, k, eps, delta, rng, calibration, ledger, step, note):
+    """The noisy second moment of ``rows`` (norms <= ``bound``) and its top-k eigenpairs."""
+    released, sensitivity, sigma = noisy_second_moment(rows, bound, eps, delta, rng, calibration,
+                                                       ledger, step=step)
     eigenvalues, vectors = top_eigen(released, k)
     return DirectionFit(vectors, eigenvalues, f"Gaussian ({calibration})", sensitivity, sigma,
-                        notes=[f"Analyze Gauss on the spatial signs of {rows.shape[0]} paired "
-                               "differences (each scaled to norm 1: the default where the noise "
-                               "dominates, see default_bound_quantile); eigenvalues are those of "
-                               "the noisy spatial-sign matrix (trace 1)."])
+                        notes=[note])
 
 
 #: The least m bound_share eps at which the default searches a private quantile of the norms
