@@ -292,7 +292,8 @@ def _selected_labels(X, c, rng):
     from ..privacy.partition import select_partitions
     counts = _label_counts(X, c)
     mask, present = np.zeros(len(_LEVELS)), counts > 0
-    mask[present] = select_partitions(counts[present].astype(np.int64), EPS, DELTA, rng)
+    mask[present] = select_partitions(counts[present].astype(np.int64), EPS, DELTA, rng,
+                                      dimension=X.shape[0])  # n, as dp_score_group passes
     return mask
 
 
