@@ -227,10 +227,12 @@ def _compiled_kernel(d):
 
 
 def _source_folders():
-    """Folders for the generated sources: the package's ``__pycache__`` (next to numba's own
-    cache of this module), then the user's cache folder."""
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return [Path(__file__).parent / "__pycache__" / "dppca_fused", Path(home) / "dppca" / "fused"]
+    """Folders for the generated sources: the user's cache folder (platformdirs), never the
+    installed package, whose folder a later install or uninstall would leave behind as an
+    empty namespace package that shadows an editable install."""
+    from platformdirs import user_cache_dir
+
+    return [Path(user_cache_dir("dppca")) / "fused"]
 
 
 def _load_source(path, source):
