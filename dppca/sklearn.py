@@ -6,6 +6,7 @@ import scikit-learn; ``dppca.DPPCA`` loads this module on first use.
 from __future__ import annotations
 
 import warnings
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from ._validation import DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg, int_arg
 from .directions import dp_pc_dir
 from .preprocessing import as_matrix
-from .preprocessing.schema import clip_to_bounds, declared_schema
+from .preprocessing.schema import declared_input, priced
 from .estimators.centre import MIN_N_EPS, dp_centre
 from .preprocessing.matrix import check_frame_columns
 from .privacy import Ledger, split_budget
@@ -102,7 +103,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     bounds : dict, DataFrame, str or Schema, optional
         Declared public bounds per feature (a codebook, see
         :func:`dppca.preprocessing.schema.read_schema`): the data are clipped to them before the
-        centre and the directions; no budget ("public (declared)" on the ledger).
+        centre, the directions and (``explained_variance=True``) the scree values, whose trace
+        the declared box caps; no budget ("public (declared)" on the ledger, once).
     scale : array_like, dict, Series, DataFrame, str or Schema, optional
         Declared public scales for ``standardize=True`` (all features, or some by name: the
         others get private scales); no budget.
@@ -264,16 +266,18 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, eps, delta, share = self._checked_params(values.shape[1])
-        frame = pd.DataFrame(values, columns=getattr(self, "feature_names_in_", None))
-        frame.columns = as_matrix(frame).columns
-        schema = declared_schema(self.bounds, self.scale, list(frame.columns))
+        # the one path of every entry point for declared metadata: bounds clip the data (the
+        # centre's too), a bad codebook fails before any budget is debited
+        given = declared_input(as_matrix(pd.DataFrame(
+            values, columns=getattr(self, "feature_names_in_", None))), self.bounds, self.scale)
         debit(self.budget, "DPPCA.fit", eps, delta, n_components=k, method=self.method)
         share = _affordable_share(values.shape[0], eps, share)
         rng = _generator(self.random_state)
         self.ledger_ = Ledger(eps, delta)
+        given.record(self.ledger_)
         parts = split_budget(eps, delta, {"centre": share, "directions": 1 - share})
-        values = clip_to_bounds(values, schema, list(frame.columns))
-        frame = pd.DataFrame(values, columns=frame.columns)
+        values = given.matrix.values
+        frame = pd.DataFrame(values, columns=given.matrix.columns)
         self.mean_ = self._centre(values, parts["centre"], rng)
         self.result_ = self._directions(frame, k, *parts["directions"], rng)
         self.components_ = self.result_.directions.to_numpy().T.copy()
@@ -366,7 +370,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not self.explained_variance:
             result = dp_pc_dir(frame, k, standardize=self.standardize, eps=eps, delta=delta,
                                rng=rng, **options)
-            self.ledger_.extend(result.ledger)
+            self._spent(result.ledger)
             return result
         calibration = "classic" if self.noise == "r_dppca" else self.calibration
         own = GaussianGroup(eps, delta, calibration).standalone(DIRECTION_SHARE)
@@ -374,9 +378,15 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                            rng=rng, **options)
         self.scree_ = dp_scree(frame, k, eps=eps, delta=delta, standardize=self.standardize,
                                calibration=self.calibration, noise=self.noise, rng=rng,
-                               directions=result, scale_share=self.scale_share)
-        self.ledger_.extend(self.scree_.ledger["clipped"])
+                               directions=result, scale_share=self.scale_share,
+                               bounds=self.bounds, scale=self.scale)
+        self._spent(self.scree_.ledger["clipped"])
         return result
+
+    def _spent(self, ledger) -> None:
+        """The priced releases of a sub-call on ``ledger_`` (its declared rows are there once)."""
+        for release in priced(ledger.releases):
+            self.ledger_.record(**asdict(release))
 
     def _standardized(self, centred):
         return centred if self.scale_ is None else centred / self.scale_
