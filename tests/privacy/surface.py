@@ -102,7 +102,8 @@ def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
         calls["dp_score_plot"] = lambda X, g: dp_score_plot(X, EPS, DELTA, rng=1)
         calls["dp_score_plot_group"] = lambda X, g: dp_score_plot_group(X, g, EPS, DELTA, rng=1)
     if tmp is not None:
-        calls["cli report"] = lambda X, g: cli_report(X, g, tmp)
+        calls.update({name: lambda X, g, d=declared: cli_report(X, g, tmp, schema=d)
+                      for name, declared in CLI_ENTRIES.items()})
     calls["app run_scree"] = lambda X, g: app_run("scree", X, g)
     calls["app run_score[groups]"] = lambda X, g: app_run("score", X, g)
     return calls
@@ -111,6 +112,11 @@ def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
 #: Declared public metadata of base_data's columns (about 3 SD bounds, the true scales).
 DECLARED_BOUNDS = {"V1": (-3.0, 3.0), "V2": (-1.5, 1.5), "V3": (-0.75, 0.75)}
 DECLARED_SCALES = {"V1": 1.0, "V2": 0.5, "V3": 0.25}
+
+
+#: The CLI's entries (they need a folder): name -> whether ``--standardize --schema FILE``
+#: declares DECLARED_BOUNDS and DECLARED_SCALES of the report's columns x1..x3.
+CLI_ENTRIES = {"cli report": False, "cli report[schema]": True}
 
 
 def declared_entry_points(full: bool = False) -> dict:
@@ -129,6 +135,9 @@ def declared_entry_points(full: bool = False) -> dict:
             X, EPS, DELTA, rng=1, bounds=DECLARED_BOUNDS, scale={"V3": 0.25}, standardize=True),
         "dp_score_group[levels, declared]": lambda X, g: dp_score_group(
             X, g, EPS, DELTA, rng=1, levels=["a", "b"], **both),
+        "DPPCA.fit[declared, explained_variance]": lambda X, g: DPPCA(
+            n_components=2, eps=EPS, delta=DELTA, random_state=1, explained_variance=True,
+            **both).fit(X),
     }
     if full:
         calls["dp_scree_plot[declared]"] = lambda X, g: dp_scree_plot(X, 2, eps=EPS, delta=DELTA,
@@ -164,9 +173,11 @@ def app_run(kind: str, X, labels):
         return runs.run_score(data, runs.score_settings(APP_VALUES, data), EPS, DELTA)
 
 
-def cli_report(X, labels, tmp: Path):
+def cli_report(X, labels, tmp: Path, schema: bool = False):
     """``dppca report`` on X (with a group column) written to a CSV: (stdout with every number
-    masked, output file names, ledger.json with its numbers: public facts)."""
+    masked, output file names, ledger.json with its numbers: public facts). With ``schema``,
+    ``--standardize --schema FILE``: a codebook CSV declaring DECLARED_BOUNDS and
+    DECLARED_SCALES for x1..x3 (the report's declared section, clipped input and cut frames)."""
     from dppca.cli import main
 
     data = pd.DataFrame(X, columns=["x1", "x2", "x3"]).assign(g=labels)
@@ -176,13 +187,22 @@ def cli_report(X, labels, tmp: Path):
     with contextlib.redirect_stdout(stdout):
         code = main(["report", "--data", str(path), "--columns", "x1,x2,x3", "--group", "g",
                      "--eps", str(EPS), "--delta", str(DELTA), "--seed", "1",
-                     "--out", str(out)])
+                     "--out", str(out), *(_schema_arguments(tmp) if schema else [])])
     ledger = (out / "ledger.json").read_text() if (out / "ledger.json").exists() else None
     files = sorted(p.name for p in out.rglob("*"))
     import shutil
 
     shutil.rmtree(out, ignore_errors=True)
     return code, _mask_numbers(stdout.getvalue()), files, ledger
+
+
+def _schema_arguments(tmp: Path) -> list:
+    """``--standardize --schema FILE`` with DECLARED_BOUNDS/SCALES renamed to x1..x3."""
+    path = tmp / "schema.csv"
+    pd.DataFrame([{"column": f"x{name[1:]}", "lower": low, "upper": high,
+                   "scale": DECLARED_SCALES[name], "units": "unit"}
+                  for name, (low, high) in DECLARED_BOUNDS.items()]).to_csv(path, index=False)
+    return ["--standardize", "--schema", str(path)]
 
 
 def _mask_numbers(text: str) -> str:
@@ -271,5 +291,5 @@ def differences(a: dict, b: dict) -> dict:
     return diff
 
 
-__all__ = ["DECLARED_BOUNDS", "DECLARED_SCALES", "DERIVED_STEPS", "EXTREME_ROWS", "NOISY_MESSAGES", "LABEL_EDGES", "base_data", "cli_report", "declared_entry_points", "differences",
+__all__ = ["CLI_ENTRIES", "DECLARED_BOUNDS", "DECLARED_SCALES", "DERIVED_STEPS", "EXTREME_ROWS", "NOISY_MESSAGES", "LABEL_EDGES", "base_data", "cli_report", "declared_entry_points", "differences",
            "entry_points", "facts", "neighbours", "numeric_zero_labels", "observe"]

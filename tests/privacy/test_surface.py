@@ -14,7 +14,8 @@ import pytest
 from dppca import dp_score_group
 from dppca.preprocessing import VALUE_BOUND, as_matrix
 
-from surface import base_data, differences, entry_points, neighbours, numeric_zero_labels, observe
+from surface import (CLI_ENTRIES, base_data, differences, entry_points, neighbours,
+                     numeric_zero_labels, observe)
 
 #: n = 1000 rows: DPPCA releases its private centre (n eps center_share >= 200), the path of
 #: stats.signs.unit_scaled that overflowed for an entry >= 2^1023.
@@ -26,12 +27,12 @@ def surface(tmp_path_factory):
     return entry_points(tmp_path_factory.mktemp("surface"))
 
 
-@pytest.mark.parametrize("name", sorted(entry_points(tmp=None)) + ["cli report"])
+@pytest.mark.parametrize("name", sorted(entry_points(tmp=None)) + sorted(CLI_ENTRIES))
 def test_neighbours_give_the_same_public_observation(surface, name):
     X, labels = base_data(N)
     call = surface[name]
     reference = observe(call, X, labels)
-    grouped = "group" in name or name == "cli report"
+    grouped = "group" in name or name in CLI_ENTRIES
     found = {}
     for which, Xp, lp in neighbours(X, labels, labels_too=grouped):
         diff = differences(reference, observe(call, Xp, lp))
