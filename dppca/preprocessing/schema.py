@@ -18,11 +18,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
+from ..privacy.budget import DECLARED  # the ledger's mechanism for declared values (no budget)
 
 #: The codebook's fields: column name, then any of lower, upper, scale, units.
 SCHEMA_FIELDS = ("column", "lower", "upper", "scale", "units")
-#: The ledger's mechanism for declared values (no budget).
-DECLARED = "public (declared)"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,9 @@ from .._validation import DPPCAValueError, float_arg
 
 #: Relative slack allowed when summing floating-point budget shares.
 _BUDGET_RTOL = 1e-9
+#: The mechanism of a zero-cost ledger row for a value the user declared public (a codebook's
+#: bounds or scales, :mod:`dppca.preprocessing.schema`): no budget, not a private release.
+DECLARED = "public (declared)"
 
 
 @dataclass(frozen=True)
@@ -186,4 +189,4 @@ def split_budget(eps: float, delta: float, shares: dict[str, float]) -> dict[str
         raise DPPCAValueError(f"budget shares must sum to 1; got {total:g} for {dict(shares)}")
     return {name: (share * eps, share * delta) for name, share in shares.items()}
 
-__all__ = ["Ledger", "Release", "split_budget"]
+__all__ = ["DECLARED", "Ledger", "Release", "split_budget"]

@@ -17,6 +17,7 @@ from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
 from .._validation import float_arg
+from ..privacy.budget import DECLARED
 
 NONPRIVATE = "NON-PRIVATE"
 #: Widest line of a text summary (header, tables, notes), in characters.
@@ -62,6 +63,40 @@ def scaling_label(source: str, ledger=None) -> str:
         return source
     spent = sum(r.eps for r in ledger if r.step.startswith("scale"))
     return f"private ({spent / ledger.eps:.0%} of eps)" if spent > 0 else source
+
+
+def release_count(ledger) -> str:
+    """How many releases a ledger lists: the private ones, and its zero-cost declared rows apart.
+
+    Parameters
+    ----------
+    ledger : dppca.privacy.Ledger
+        A call's ledger.
+
+    Returns
+    -------
+    str
+        "N private releases" (the rows that spend budget), followed by ', M "public (declared)"
+        rows' when the call had declared public metadata (one row per kind: bounds, scales).
+        Public facts only: the rows depend on the call's arguments, never on the data.
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> _ = ledger.record("directions: Kendall's tau matrix", "Gaussian (analytic)", 1, "L2", 1, 1.0, 1e-5)
+    >>> release_count(ledger)
+    '1 private release'
+    >>> _ = ledger.record("declared bounds: a", "public (declared)", 0, "none", 0, 0, 0)
+    >>> release_count(ledger)
+    '1 private release, 1 "public (declared)" row'
+    """
+    declared = sum(r.mechanism == DECLARED for r in ledger.releases)
+    private = len(ledger.releases) - declared
+    text = f"{private} private release{'' if private == 1 else 's'}"
+    if declared:
+        text += f', {declared} "{DECLARED}" row{"" if declared == 1 else "s"}'
+    return text
 
 
 def data_units(source: str) -> str:
@@ -268,4 +303,4 @@ class DPResult:
         return self.summary().as_html()
 
 __all__ = ["DPResult", "data_units", "fmt", "frame_table", "ledger_table", "notes_text",
-           "scaling_label"]
+           "release_count", "scaling_label"]

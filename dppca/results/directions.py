@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .base import NONPRIVATE, DPResult, frame_table, scaling_label
+from .base import NONPRIVATE, DPResult, frame_table, release_count, scaling_label
 
 
 def pc_names(k: int) -> list[str]:
@@ -178,7 +178,7 @@ class PCDirections(DPResult):
                 + self._method_notes
         notes = [f"The directions are post-processing of the releases on the ledger; total "
                  f"eps={self.ledger.spent_eps:.4g}, delta={self.ledger.spent_delta:.4g} "
-                 f"({len(self.ledger)} releases)."] + self._method_notes
+                 f"({release_count(self.ledger)})."] + self._method_notes
         said = any(note.startswith("Eigenvalues") for note in self._method_notes)
         if np.isfinite(self.eigenvalues.to_numpy()).all() and not said:
             notes.append("Eigenvalues are those of the released (noisy) matrix; they are not variances.")
