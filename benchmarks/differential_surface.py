@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "privacy"))
 
-from surface import (EXTREME_ROWS, base_data, differences, entry_points,  # noqa: E402
-                     neighbours, observe)
+from surface import (CLI_ENTRIES, EXTREME_ROWS, base_data, differences,  # noqa: E402
+                     entry_points, neighbours, observe)
 
 #: Full mode: more extremes than the CI mode (both signs, all columns, subnormal mixes).
 MORE_EXTREMES = {**EXTREME_ROWS,
@@ -50,7 +50,7 @@ def main(argv=None):
         for name, call in calls.items():
             start = time.perf_counter()
             reference = observe(call, X, labels)
-            grouped = "group" in name or name in ("cli report", "app run_score[groups]")
+            grouped = "group" in name or name in CLI_ENTRIES
             pairs = neighbours(X, labels, MORE_EXTREMES, labels_too=grouped)
             found = {}
             for which, Xp, lp in pairs:
