@@ -94,3 +94,21 @@ def test_block_statistic_has_less_than_half_the_disjoint_pairs_variance_at_the_g
         disjoint.append(terms.mean())
     ratio = np.var(blocks, ddof=1) / np.var(disjoint, ddof=1)
     assert 0.26 < ratio < 0.58
+
+
+def test_upper_rung_needs_an_excess_of_four_noise_sd_over_rung_zeros_fit():
+    # The rule of _chosen_rung: rung k (k >= 1) is read only when rungs 1..k all exceed the
+    # Gaussian prediction r(C_k / s_0) by SCALE_RUNG_EXCESS_SD = 4 noise sd. Columns: (a) every
+    # rung at its prediction + 3.9 sd (a Gaussian column's noise): rung 0; (b) rung 1 at +4.1
+    # sd, rung 2 at its prediction: rung 1; (c) rungs 1-4 all at +5 sd: rung 4; (d) rung 2 in
+    # excess but not rung 1: rung 0.
+    from dppca.preprocessing.scales import SCALE_RUNG_EXCESS_SD, _chosen_rung, clip_ratio
+
+    assert SCALE_RUNG_EXCESS_SD == 4.0
+    log_s0 = np.zeros(4)
+    clip = SCALE_EFFICIENT_CLIP * 4.0 ** np.arange(5)[:, None] * np.ones((1, 4))
+    sd = np.full((5, 4), 0.01)
+    excess = np.array([[0, 3.9, 3.9, 3.9, 3.9], [0, 4.1, 0, 0, 0], [0, 5, 5, 5, 5], [0, 0, 5, 5, 5]]).T
+    value = clip_ratio(clip) + excess * sd
+    rung = _chosen_rung({"value": value, "clip": clip, "sd": sd}, log_s0)
+    assert rung.tolist() == [0, 1, 4, 0]
