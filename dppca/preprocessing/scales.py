@@ -116,10 +116,11 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        median after steps 1-2 and c = c* = 1.37 (the clip with the least noise per budget for
        Gaussian data; raised to c* 2^(k/2) when the public noise level makes that precise to
        ``SCALE_HIGH_CLIP_NOISE``, 0 by default: never), and at 4^k C3, k = 1..4, in one
-       Gaussian release with weights ``SCALE_LADDER_WEIGHTS`` (1, 1/4, 1/4, 1/4, 1/4). Per column the highest rung k whose readings at rungs
-       1..k exceed rung 0's Gaussian prediction by ``SCALE_RUNG_EXCESS_SD`` noise sd wins: its own reading C sqrt-like
-       inversion of v (for heavy-tailed and mostly-zero columns a higher clip is closer to the
-       SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.
+       Gaussian release with weights ``SCALE_LADDER_WEIGHTS`` (1, 1/4, 1/4, 1/4, 1/4). Per
+       column the highest rung k whose readings at rungs 1..k exceed rung 0's Gaussian
+       prediction by ``SCALE_RUNG_EXCESS_SD`` noise sd (evidence of a heavier tail) wins: its
+       own reading, a C sqrt-like inversion of v (for heavy-tailed columns a higher clip is
+       closer to the SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.
     4. **Borrowing strength only where there is none of one's own** (post-processing, p >= 4):
        the prior of step 3's posterior is a half-half mixture of the weak prior and a normal
        around the columns' median scale with their robust spread (:func:`_shrinkage_prior`):
