@@ -121,14 +121,22 @@ def test_private_scales_on_dask_refuse_nan(data):
 
 def test_grouped_sums_stay_within_the_proved_rounding_slack(small_groups):
     from dppca.preprocessing.scale_releases import mean_of_clipped
+    from dppca.stats.paired_differences import block_pairs
 
-    # Uniform terms are inexact sums in binary: the grouped mean (SMALL_GROUPS pairs per group)
-    # must be within 3u + u^2 < 2^-51 of the exact mean (the Notes of private_column_scales).
+    # Uniform terms are inexact sums in binary: the block statistic summed in groups of
+    # SMALL_GROUPS pairs (several groups per block size) must be within 2^-42 of the exact
+    # weighted mean of its terms (moment_sensitivity's docstring), in memory and on dask.
     from fractions import Fraction
 
-    absdiff = np.random.default_rng(3).uniform(0, 2, size=(5 * SMALL_GROUPS + 7, 2))
+    values = np.random.default_rng(3).uniform(0, 2, size=(307, 2))
     clip = np.array([1.0, 0.7])
-    got = mean_of_clipped(absdiff, clip)
-    terms = (np.minimum(absdiff, clip) / clip) ** 2
-    exact = [sum(map(Fraction, col)) / len(col) for col in terms.T]
-    assert all(abs(Fraction(g) - e) < Fraction(2) ** -51 for g, e in zip(got, exact))
+    pairs = block_pairs(values, 16, np.random.default_rng(4))
+    exact = [Fraction(0), Fraction(0)]
+    for differences, weight in pairs.sets:
+        first, second = differences.first, differences.second
+        terms = (np.minimum(np.abs(values[first] - values[second]), clip) / clip) ** 2
+        for j, col in enumerate(terms.T):
+            exact[j] += Fraction(weight) * sum(map(Fraction, col)) / len(col)
+    on_dask = block_pairs(da.from_array(values, chunks=(100, 2)), 16, np.random.default_rng(4))
+    for got in (mean_of_clipped(pairs, clip), mean_of_clipped(on_dask, clip)):
+        assert all(abs(Fraction(g) - e) < Fraction(2) ** -42 for g, e in zip(got, exact))

@@ -8,7 +8,6 @@ import pytest
 from dppca import Ledger
 from dppca.preprocessing import as_matrix, public_scale, sample_scale
 from dppca.preprocessing.scales import private_column_scales
-from dppca.stats.paired_differences import abs_differences as _abs_differences
 from dppca.privacy.composition import GaussianGroup
 
 
@@ -59,27 +58,6 @@ def test_constant_column_is_floored_with_a_warning():
     with pytest.warns(UserWarning, match="V2"):
         s = private_column_scales(as_matrix(X), 1.0, 1e-5, np.random.default_rng(6))
     assert (s > 0).all() and np.isfinite(s).all()
-
-
-def test_clipped_moment_sensitivity_empirical_neighbour_search():
-    # Replacing one row changes one pair; each clipped-moment mean moves by at most 1/m per
-    # column (terms in [0, 1]), so the p-vector by sqrt(p)/m in L2 (the docstring's proof).
-    rng = np.random.default_rng(4)
-    n, p = 41, 3
-    X = rng.standard_t(2, size=(n, p)) * [1, 50, 0.01]
-    clip = np.array([2.0, 100.0, 0.02])
-    first, second = np.arange(20), np.arange(20, 40)
-
-    def stat(Y):
-        return np.mean((np.minimum(_abs_differences(Y, first, second), clip) / clip) ** 2, axis=0)
-
-    base, worst = stat(X), 0.0
-    for i in range(n):
-        for new in (np.zeros(p), 1e300 * np.ones(p), X[(i + 7) % n], -1e308 * np.ones(p)):
-            Y = X.copy()
-            Y[i] = new
-            worst = max(worst, np.linalg.norm(stat(Y) - base))
-    assert worst <= np.sqrt(p) / 20 + 1e-12
 
 
 def test_gaussian_share_gives_the_scales_part_of_a_call_budget():

@@ -19,8 +19,9 @@ from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..preprocessing import Matrix, private_column_scales, random_pairs
 from ..preprocessing.scale_releases import (clipped_moment, mean_of_clipped,
                                             moment_sensitivity, octave_counts)
+from ..preprocessing.scales import SCALE_BLOCK_ROWS
 from ..stats.kendall import kendall_tau_matrix
-from ..stats.paired_differences import abs_differences
+from ..stats.paired_differences import abs_differences, block_pairs
 from ..privacy import Ledger
 from ..privacy.smooth import (quantile_smooth_sensitivity, smooth_beta, smooth_noise_scale,
                               smooth_sensitivity_quantile)
@@ -78,6 +79,10 @@ def _absdiff(X, c):
     return abs_differences(X, *_pairs(X, c))
 
 
+def _block_pairs(X, c):
+    return block_pairs(X, SCALE_BLOCK_ROWS, np.random.default_rng(c["seed"]))
+
+
 def _scale_context(D, rng):
     ctx = _seed(rng)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -105,13 +110,13 @@ register(AuditedRelease(
 def _moment_mechanism(X, c, rng):
     """Releases 2-3 of private_column_scales (its own ``clipped_moment``) at the public clip."""
     noise = GaussianGroup(EPS, DELTA, "analytic").share(1.0)
-    return clipped_moment(_absdiff(X, c), c["clip"], noise, rng, None, "audit")["value"]
+    return clipped_moment(_block_pairs(X, c), c["clip"], noise, rng, None, "audit")["value"]
 
 
 register(AuditedRelease(
-    "scale: clipped second moments (pilot and ladder)", claim="sqrt(p) (1/m + 2^-51)",
-    statistic=lambda X, c: mean_of_clipped(_absdiff(X, c), c["clip"]),
-    sensitivity=lambda n, p, c: moment_sensitivity((n // 2, p)),
+    "scale: clipped second moments (pilot and ladder)", claim="sqrt(p) (2/n + 2^-41)",
+    statistic=lambda X, c: mean_of_clipped(_block_pairs(X, c), c["clip"]),
+    sensitivity=lambda n, p, c: moment_sensitivity(n, p),
     mechanism=_moment_mechanism, eps=EPS, delta=DELTA, p=2, context=_scale_context))
 
 # ----------------------------------------------------------------------------- frame medians

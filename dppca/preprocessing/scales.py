@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from ..privacy import Ledger
-from ..stats.paired_differences import pair_differences
+from ..stats.paired_differences import block_pairs, pair_differences
 from .scale_accuracy import scale_accuracy, warn_if_unlocated
 from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, octave_loglik
 
@@ -51,8 +51,18 @@ SCALE_FLOOR_MAX_NOISE = 0.1
 #: of heavy-tailed columns (flights' delays) and the non-zero part of mostly-zero columns.
 SCALE_LADDER_FACTOR = 4.0
 SCALE_LADDER_WEIGHTS = (1.0, 0.25, 0.25, 0.25, 0.25)
-#: An upper rung is used when its reading's relative sd is at most this (v >= 4 noise sd).
-SCALE_RUNG_NOISE = 1 / 8
+#: Rows per block of the random block design whose within-block pairs carry the clipped moments
+#: (an incomplete U-statistic, :func:`dppca.stats.paired_differences.block_pairs`): the same
+#: sensitivity as n/2 disjoint pairs, and for Gaussian data about b / (2 (b - 1)) of their
+#: sampling variance (0.53 at b = 16; 0.5 for all pairs), for b / 2 times their work.
+SCALE_BLOCK_ROWS = 16
+#: An upper rung is used when its reading exceeds what rung 0's (Gaussian) fit predicts there by
+#: at least this many noise sd: evidence of a heavier tail than the Gaussian (a Gaussian column
+#: passes by noise with probability 3e-5 per rung). Measured: the former rule (reading precise
+#: to 1/8, v >= 4 sd, whatever rung 0 predicts) let noise pick a rung 1 whose expected reading is
+#: ~2 sd, then read that noise as a scale 1.5x-1.7x too large (3 of 20 seeds on gau at eps = 4:
+#: mean sin-theta 0.25-0.37 against 0.05).
+SCALE_RUNG_EXCESS_SD = 4.0
 
 
 def _gaussian_clip_table():
@@ -78,9 +88,13 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
                           ledger: Ledger | None = None, noise=None) -> np.ndarray:
     """Private column standard deviations that never refuse: three joint Gaussian releases.
 
-    The target is the column SD, estimated from the paired differences D = x_a - x_b of the
-    m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.matrix.random_pairs` (E D^2 =
-    2 Var X, translation invariant, no private centre needed). For each column j, with a = |D|:
+    The target is the column SD, estimated from paired differences D = x_a - x_b (E D^2 =
+    2 Var X, translation invariant, no private centre needed): the histograms of step 1 use the
+    m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.matrix.random_pairs`; the
+    clipped moments of steps 2-3 average over all pairs inside the blocks of ~``SCALE_BLOCK_ROWS``
+    rows of a random block design (:func:`dppca.stats.paired_differences.block_pairs`, an
+    incomplete U-statistic): the same sensitivity as the disjoint pairs' mean, about half its
+    sampling variance. For each column j, with a = |D|:
 
     Each column is read from its own releases (no pooled octave; the other columns only fill in
     where a column's releases say nothing, step 4): a Bayesian posterior of (pi_j, log2 s_j) on a grid, where the model is
@@ -102,10 +116,11 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        median after steps 1-2 and c = c* = 1.37 (the clip with the least noise per budget for
        Gaussian data; raised to c* 2^(k/2) when the public noise level makes that precise to
        ``SCALE_HIGH_CLIP_NOISE``, 0 by default: never), and at 4^k C3, k = 1..4, in one
-       Gaussian release with weights ``SCALE_LADDER_WEIGHTS`` (1, 1/4, 1/4, 1/4, 1/4). Per column the highest rung k whose readings at rungs
-       1..k are precise (relative sd <= ``SCALE_RUNG_NOISE``) wins: its own reading C sqrt-like
-       inversion of v (for heavy-tailed and mostly-zero columns a higher clip is closer to the
-       SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.
+       Gaussian release with weights ``SCALE_LADDER_WEIGHTS`` (1, 1/4, 1/4, 1/4, 1/4). Per
+       column the highest rung k whose readings at rungs 1..k exceed rung 0's Gaussian
+       prediction by ``SCALE_RUNG_EXCESS_SD`` noise sd (evidence of a heavier tail) wins: its
+       own reading, a C sqrt-like inversion of v (for heavy-tailed columns a higher clip is
+       closer to the SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.
     4. **Borrowing strength only where there is none of one's own** (post-processing, p >= 4):
        the prior of step 3's posterior is a half-half mixture of the weak prior and a normal
        around the columns' median scale with their robust spread (:func:`_shrinkage_prior`):
@@ -115,7 +130,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
     cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
     quantile-resolution bins has noise in every bin; a clipped mean of bounded terms has the
-    smallest sensitivity (1/m per column), all p columns share one Gaussian release, and the
+    smallest sensitivity (2/n per column), all p columns share one Gaussian release, and the
     Gaussian releases of the three steps compose in Gaussian DP (Dong, Roth and Su 2022). The
     consistency correction makes a *low* clip unbiased at the Gaussian, and a low clip is what
     keeps the noise small at n ~ 1000 (relative noise of the SD ~ 2.34 / (m mu_j) at c*, with
@@ -172,22 +187,20 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
     Notes
     -----
-    Privacy (replace-one, n public; the pairing is drawn from ``rng`` independently of the data,
-    so a replaced row changes exactly one pair, hence one a_ij per column):
+    Privacy (replace-one, n public; the pairings are drawn from ``rng`` independently of the data):
 
-    * Release 1: one a_ij moves from one bin to another, so per column at most two counts change
+    * Release 1 (disjoint pairs: a replaced row changes exactly one pair): one a_ij moves from
+      one bin to another, so per column at most two counts change
       by 1: L2 sensitivity sqrt(2 p) for the p histograms. Counts are exact integers.
-    * Releases 2 and 3: the clips are functions of earlier releases only (adaptive composition), and
-      min(a, C) / C lies in [0, 1] in floating point (min(a, C) <= C, and correctly rounded
-      division of a number <= C by C is <= 1), so each term is in [0, 1]; one term changes, so
-      the exact mean of the (computed) terms moves by at most 1/m per column. Each group of
-      ``SCALE_SUM_ROWS`` pairs is summed correctly rounded (``math.fsum``), S_g (1 + d_g), and the
-      group sums again, T = sum_g S_g (1 + d_g) (1 + d), |d_g|, |d| <= u = 2^-53: the terms are
-      non-negative, so |T - S| <= (2u + u^2) S <= (2u + u^2) m; dividing by m rounds once more:
-      the computed mean is within 3u + u^2 < 2^-51 of the exact one, whatever the grouping (so
-      also for the dask chunks), and moves by at most 1/m + 2^-50; L2 sensitivity
-      sqrt(p) (1/m + 2^-50) jointly, and sqrt(p sum_k w_k^2) (1/m + 2^-50) for the weighted
-      ladder (w_k times the mean of rung k).
+    * Releases 2 and 3: the clips are functions of earlier releases only (adaptive composition),
+      and the block design is drawn from ``rng`` independently of the data. Each term
+      min(a, C)^2 / C^2 lies in [0, 1] in floating point; a replaced row is in S - 1 of the
+      S(S - 1)/2 pairs of its block (S rows), so the statistic sum_S (R_S / n) mean_S (R_S rows
+      in the blocks of size S) moves by at most 2/n per column in exact arithmetic, and by
+      at most 2/n + 2^-41 as computed (the grouped sums, the division and the
+      weights: :func:`dppca.preprocessing.scale_releases.moment_sensitivity`); L2 sensitivity
+      sqrt(p) (2/n + 2^-41) jointly, and sqrt(p sum_k w_k^2) (2/n + 2^-41) for the weighted
+      ladder (w_k times the statistic at rung k).
     * The three Gaussian releases, with shares ``SCALE_SHARES`` of mu^2 of the budget, compose to
       one mu-GDP mechanism, (eps, delta)-DP (Dong, Roth and Su 2022, Cor. 3.3); the rest is
       post-processing. |x_a - x_b| is computed per pair (a difference, no cancelling sums) and an
@@ -218,18 +231,19 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     absdiff = pair_differences(mat.values, first, second)
     loglik = octave_loglik(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]), rng,
                            ledger, _GRID, _FRACTIONS)
+    pairs = block_pairs(mat.values, SCALE_BLOCK_ROWS, rng)
     centre = _posterior_median(loglik)
     steps = np.arange(len(SCALE_PILOT_WEIGHTS)) - len(SCALE_PILOT_WEIGHTS) // 2
     pilot_clips = _clip_range(np.exp2(centre + SCALE_PILOT_SPACING * steps[:, None]))
-    pilot = clipped_moment(absdiff, pilot_clips, noise.group.share(noise.fraction * SCALE_SHARES[1]),
+    pilot = clipped_moment(pairs, pilot_clips, noise.group.share(noise.fraction * SCALE_SHARES[1]),
                            rng, ledger, "scale: pilot clipped second moments of |x_a - x_b| (wide ladder)",
                            weights=SCALE_PILOT_WEIGHTS)
     loglik = loglik + _moment_loglik(pilot)
     final_noise = noise.group.share(noise.fraction * SCALE_SHARES[2])
     final_clip = _final_clip(np.exp2(_posterior_median(loglik)),
-                             final_noise.sigma(moment_sensitivity(absdiff.shape)))
+                             final_noise.sigma(moment_sensitivity(mat.n, mat.p)))
     ladder = final_clip * SCALE_LADDER_FACTOR ** np.arange(len(SCALE_LADDER_WEIGHTS))[:, None]
-    final = clipped_moment(absdiff, _clip_range(ladder), final_noise, rng, ledger,
+    final = clipped_moment(pairs, _clip_range(ladder), final_noise, rng, ledger,
                            "scale: final clipped second moments of |x_a - x_b| (clip ladder)",
                            weights=SCALE_LADDER_WEIGHTS)
     sd_diff, floored = _combine(loglik, pilot, final)
@@ -366,8 +380,8 @@ def _combine(loglik, pilot, final) -> tuple[np.ndarray, np.ndarray]:
     """
     loglik = loglik + _moment_loglik(final, rows=[0])
     log_s0, _ = _log_sd(loglik, _shrinkage_prior(*_log_sd(loglik, _weak_prior())))
-    high, r_high = _point_scale(final)
-    rung = _chosen_rung(r_high)
+    high, _ = _point_scale(final)
+    rung = _chosen_rung(final, log_s0)
     cols = np.arange(rung.size)
     log_sd = np.where(rung == 0, log_s0, np.log(high[rung, cols]))
     sd2 = pilot["sd"][0]
@@ -380,16 +394,18 @@ def _combine(loglik, pilot, final) -> tuple[np.ndarray, np.ndarray]:
     return np.exp(log_sd), (sd2 <= SCALE_FLOOR_MAX_NOISE) & silent
 
 
-def _chosen_rung(noise) -> np.ndarray:
-    """Per column, the highest rung k such that rungs 1..k all read the scale with relative sd at
-    most ``SCALE_RUNG_NOISE`` (rung 0 when rung 1 does not): the largest clip the release
-    measures precisely. At large clips the relative sd is ~ sd_v / (2 v), so a rung needs
-    v >= 4 sd_v: a column whose spread lies far below a rung passes it by noise with
-    probability 3e-5, and a higher rung needs every rung below it too. For a Gaussian column
-    every rung estimates the same SD (the readings are consistent), so only precision matters;
-    for a heavy-tailed or mostly-zero column a higher clip is closer to its SD."""
-    precise = np.cumprod(noise[1:] <= SCALE_RUNG_NOISE, axis=0)  # rungs 1..k all precise
-    return precise.sum(axis=0)
+def _chosen_rung(final, log_s0) -> np.ndarray:
+    """Per column, the highest rung k such that rungs 1..k all read more than rung 0's Gaussian
+    fit predicts, v_k >= r(C_k / s_0) + ``SCALE_RUNG_EXCESS_SD`` sd_k (rung 0 when rung 1 does
+    not): the largest clip at which the release shows a heavier tail than the Gaussian. For a
+    Gaussian column every rung estimates the same SD, so an upper rung would only add its noise
+    (and the selection would favour noise that reads the scale too large); for a heavy-tailed or
+    mostly-zero column a higher clip is closer to its SD. Post-processing of the releases."""
+    v, clip = np.atleast_2d(final["value"]), np.atleast_2d(final["clip"])
+    sd = np.broadcast_to(np.atleast_2d(final["sd"]), v.shape)
+    predicted = clip_ratio(clip / np.exp(log_s0))
+    excess = v - predicted >= SCALE_RUNG_EXCESS_SD * sd
+    return np.cumprod(excess[1:], axis=0).sum(axis=0)  # rungs 1..k all in excess
 
 
 __all__ = ["clip_ratio", "private_column_scales", "scale_accuracy"]

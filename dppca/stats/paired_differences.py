@@ -7,6 +7,8 @@ same groups and return the same doubles.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -28,26 +30,28 @@ def _clamped_abs(diff) -> np.ndarray:
         return np.minimum(np.abs(diff), np.finfo(float).max)
 
 
-class _DaskPairs:
-    """The paired differences of a dask array, lazily: ``shape`` (m, p) and, per group of
-    consecutive pairs, a statistic of |x_a - x_b| (:func:`group_results`)."""
+class _LazyPairs:
+    """The paired differences of a numpy or dask array, lazily: ``shape`` (m, p) and, per group
+    of consecutive pairs, a statistic of |x_a - x_b| (:func:`group_results`); the rows of a dask
+    array stay on the workers, and in memory only one group's differences exist at a time."""
 
     def __init__(self, values, first, second):
         self.values, self.first, self.second = values, first, second
         self.shape = (len(first), values.shape[1])
 
 
-def pair_differences(values, first, second):
-    """|x_a - x_b| in memory, or a :class:`_DaskPairs` for a dask array (rows stay on the workers).
+def pair_differences(values, first, second, lazy=False):
+    """|x_a - x_b| in memory, or a lazy :class:`_LazyPairs` for a dask array (rows stay on the
+    workers) or when ``lazy`` (many pairs: the differences are formed group by group).
 
     Examples
     --------
     >>> pair_differences(np.array([[1.0], [4.0]]), [0], [1]).shape
     (1, 1)
     """
-    if isinstance(values, np.ndarray):
+    if isinstance(values, np.ndarray) and not lazy:
         return abs_differences(values, first, second)
-    return _DaskPairs(values, first, second)
+    return _LazyPairs(values, first, second)
 
 
 def group_results(absdiff, statistic, rows: int) -> list:
@@ -75,12 +79,72 @@ def group_results(absdiff, statistic, rows: int) -> list:
     >>> group_results(np.arange(5.0)[:, None], lambda group: float(group.sum()), 2)
     [1.0, 5.0, 4.0]
     """
-    if isinstance(absdiff, _DaskPairs):
+    starts = range(0, max(absdiff.shape[0], 1), rows)
+    if isinstance(absdiff, _LazyPairs) and isinstance(absdiff.values, np.ndarray):
+        return [statistic(abs_differences(absdiff.values, absdiff.first[a:a + rows],
+                                          absdiff.second[a:a + rows])) for a in starts]
+    if isinstance(absdiff, _LazyPairs):
         from ..backends.dask import pair_chunk_statistics
 
         return pair_chunk_statistics(absdiff.values, absdiff.first, absdiff.second, rows,
                                      lambda diff: statistic(_clamped_abs(diff)))
-    starts = range(0, max(absdiff.shape[0], 1), rows)
     return [statistic(absdiff[a:a + rows]) for a in starts]
 
-__all__ = ["abs_differences", "group_results", "pair_differences"]
+class BlockPairs(NamedTuple):
+    """All pairs inside the blocks of a random block design, grouped by block size.
+
+    Attributes
+    ----------
+    sets : tuple of (pairs, weight)
+        Per block size S: the lazy differences of every pair inside a block of S rows
+        (:func:`pair_differences`, block by block) and the weight (rows in such blocks) / n.
+    n, p : int
+        Rows and columns (public).
+    """
+
+    sets: tuple
+    n: int
+    p: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(pairs, columns)."""
+        return sum(pairs.shape[0] for pairs, _ in self.sets), self.p
+
+
+def block_pairs(values, block_rows: int, rng: np.random.Generator) -> BlockPairs:
+    """The within-block pairs of :func:`dppca.stats.pair_design.block_design` with blocks of
+    about ``block_rows`` rows (all n rows, blocks of floor(n/B) or ceil(n/B) rows, B =
+    max(n // block_rows, 1) blocks): the pairs of an incomplete U-statistic of order two.
+
+    The design depends on n and ``rng`` only (public). A row of a block of S rows is in S - 1
+    of its S(S - 1)/2 pairs, so the mean over the pairs of the blocks of size S moves by at most
+    2 / (rows in those blocks) when one row changes and its terms lie in [0, 1]; weighted by
+    (rows in those blocks) / n, the sum over the sizes moves by at most 2 / n, as the mean over
+    n / 2 disjoint pairs does (Blom 1976; Lee 1990, Ch. 4.3).
+
+    Examples
+    --------
+    >>> design = block_pairs(np.zeros((10, 2)), 4, np.random.default_rng(0))
+    >>> [(pairs.shape[0], weight) for pairs, weight in design.sets]  # two blocks of 5 rows
+    [(20, 1.0)]
+    >>> odd = block_pairs(np.zeros((9, 1)), 4, np.random.default_rng(0))  # blocks of 5 and 4 rows
+    >>> [(pairs.shape[0], weight) for pairs, weight in odd.sets]
+    [(10, 0.5555555555555556), (6, 0.4444444444444444)]
+    """
+    from .pair_design import block_design
+
+    n = values.shape[0]
+    design = block_design(n, min(int(block_rows), n) - 1, rng)
+    sizes = np.diff(design.bounds)
+    sets = []
+    for size in sorted(set(sizes.tolist()), reverse=True):
+        starts = design.bounds[:-1][sizes == size]
+        rows = design.order[starts[:, None] + np.arange(size)]
+        first, second = np.triu_indices(size, 1)
+        pairs = pair_differences(values, rows[:, first].ravel(), rows[:, second].ravel(), lazy=True)
+        sets.append((pairs, rows.size / n))
+    return BlockPairs(tuple(sets), n, values.shape[1])
+
+
+__all__ = ["BlockPairs", "abs_differences", "block_pairs", "group_results", "pair_differences"]
