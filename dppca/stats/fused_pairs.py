@@ -61,11 +61,13 @@ __all__ = ["FUSED_MAX_P", "fused_available", "fused_pair_sums", "fused_parts", "
 #: The public rule: the fused kernel runs when p <= FUSED_MAX_P (and numba is installed and the
 #: scale function is built in); above it the BLAS form wins (its two GEMMs reach the flop
 #: rate of the machine, the fused loops, a few passes per group of coordinates, do not).
-#: Measured here with the kernel generated per d (2 shared cores, Gaussian rows, BLAS time
-#: over fused time, median of 5): n = 5000: p = 8: 3.5, 12: 2.4, 16: 2.1, 24: 1.2, 32: 1.0,
-#: 40: 0.8; n = 20000: p = 16: 1.65, 24: 1.4, 32: 1.2. Each d compiles once per machine
-#: (seconds; numba's cache keeps it).
-FUSED_MAX_P = 24
+#: Measured with the two-row kernel (2 shared cores, load 6-9, Gaussian rows, CPU time of all
+#: threads, BLAS over fused, min / median of 5): n = 5000: p = 16: 1.58 / 1.49, 24: 2.21 /
+#: 1.92, 32: 1.07 / 1.06, 40: 1.17 / 1.14, 48: 1.21 / 1.03; n = 20000: p = 24: 1.70 / 1.68,
+#: 32: 1.58 / 1.44, 40: 1.27 / 1.28 (wall times under this load swing 2x either way). The
+#: one-row kernel gave 1.2 at p = 24 and 0.8 at 40 (n = 5000). Each d compiles once per
+#: machine (numba's cache keeps it): 4 s CPU at d = 5, 10 s at 20, 12 at 24, 22 at 32 and 40.
+FUSED_MAX_P = 40
 
 #: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
 #: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
