@@ -52,6 +52,14 @@ def gemm_rate(runs):
     return 2 * 2000**3 / median_seconds(lambda: A @ A, runs)
 
 
+def load_average():
+    """The 1-minute load average (other processes share the cores), or "n/a"."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "n/a"
+
+
 def fresh_process_seconds(code, runs):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     times = []
@@ -66,7 +74,7 @@ def fresh_process_seconds(code, runs):
 def kendall_rows(workloads, runs):
     rate = gemm_rate(runs)
     print(f"BLAS rate (2000 x 2000 GEMM, median of {runs}): {rate / 1e9:.1f} GFLOP/s; "
-          f"fused kernel for p <= {FUSED_MAX_P}")
+          f"fused kernel for p <= {FUSED_MAX_P}; load average {load_average()}")
     print(f"{'workload':<12} {'n':>8} {'p':>3} {'limit s':>8} {'fused s':>8} {'share':>6} "
           f"{'BLAS s':>8} {'share':>6} {'xp-np s':>8} {'share':>6} {'target':>6}")
     for name, X in workloads:

@@ -157,10 +157,12 @@ def test_default_engine_follows_the_public_rule():
     assert rel_err(K, kendall_tau_matrix_naive(big, "winsorized", radius=1e150)) < MATCH_RTOL
 
 
-#: Dimensions with their own generated fused kernel to test: each one-pass kernel (d <= GROUP,
-#: its coordinates unrolled), the two- and three-group kernels at their edges, the rule's p.
-SPECIALISED_P = sorted({*range(1, fused_pairs.GROUP + 1), fused_pairs.GROUP + 1,
-                        2 * fused_pairs.GROUP, 2 * fused_pairs.GROUP + 1, fused_pairs.FUSED_MAX_P})
+#: Dimensions with their own generated fused kernel to test: each one-row one-pass kernel
+#: (d < TWO_ROWS_MIN_D), the first two-row ones, the two-row kernels at the edges of their
+#: groups of coordinates (one to three distance passes), the rule's p.
+_GROUP = fused_pairs.DIST_GROUP[2]
+SPECIALISED_P = sorted({*range(1, fused_pairs.TWO_ROWS_MIN_D + 2), _GROUP, _GROUP + 1,
+                        2 * _GROUP, 2 * _GROUP + 1, 3 * _GROUP + 1, fused_pairs.FUSED_MAX_P})
 
 
 def hard_rows(p, seed=7):

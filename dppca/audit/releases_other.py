@@ -20,6 +20,7 @@ from ..preprocessing import Matrix, private_column_scales, random_pairs
 from ..preprocessing.scale_releases import (clipped_moment, mean_of_clipped,
                                             moment_sensitivity, octave_counts)
 from ..preprocessing.scales import SCALE_BLOCK_ROWS
+from ..stats.fused_source import TWO_ROWS_MIN_D
 from ..stats.kendall import kendall_tau_matrix
 from ..stats.paired_differences import abs_differences, block_pairs
 from ..privacy import Ledger
@@ -71,6 +72,14 @@ register(AuditedRelease(
     statistic=lambda X, c: kendall_tau_matrix(X, "winsorized", radius=1.0, engine="fused"),
     sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
     mechanism=_kendall_fused_mechanism, eps=EPS, delta=DELTA, p=3))
+
+# Its two-rows-per-pass loops (d >= TWO_ROWS_MIN_D; at p = 3 above one row per pass runs),
+# with the spherical sign: rows i, i + 1 share each column's loads and the near-duplicate test.
+register(AuditedRelease(
+    "g-DPPCA: Kendall's tau matrix, fused two-row kernel (spherical sign)", claim="2 sqrt(2)/n (Frob.)",
+    statistic=lambda X, c: kendall_tau_matrix(X, engine="fused"),
+    sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
+    mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=TWO_ROWS_MIN_D))
 
 # ----------------------------------------------------------------------------- private scales
 

@@ -8,12 +8,11 @@ the engine (pairs in the norm band only), the weight ``w_ij``, and the Laplacian
 ``deg_i += w_ij``, ``deg_j += w_ij``, ``c_i += w_ij z_j``. Flagged pairs are summed from their
 explicit differences of the original rows, as in the BLAS form.
 
-Specialised on d. The kernel's source is generated per dimension d (:func:`_kernel_source`):
-the loops over the coordinates are unrolled, so a row's ``-2 z_i`` and its sums ``c_i`` live
-in registers and the loop over a tile's columns vectorises (4 pairs per AVX2 instruction);
-above ``GROUP`` coordinates it runs one pass per group of coordinates through an L1 buffer.
-The source is written to a file named by its hash and compiled with ``cache=True``, so numba
-compiles it once per machine and d (seconds), never at import.
+Specialised on d. The kernel's source is generated per dimension d
+(:mod:`dppca.stats.fused_source`: coordinates unrolled, two rows per pass from d = 8 on,
+vectorised loops over a tile's columns). The source is written to a file named by its hash
+and compiled with ``cache=True``, so numba compiles it once per machine and d (seconds),
+never at import.
 
 Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this kernel):
 
@@ -23,22 +22,28 @@ Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this ke
 * the weight is one correctly rounded division (no reciprocal approximation: numba's
   ``fastmath`` is limited to ``reassoc`` and ``contract``, which reorder sums and fuse a
   multiply into an add, each fused operation rounding once);
-* every sum (``deg_i``, ``c_i`` over a row's partners, in vector lanes, spans and tiles;
-  ``cross`` over rows and threads; ``direct`` over flagged pairs) is a summation tree over at
-  most ``rows`` nonzero terms (adding 0.0 is exact), so each term passes through at most
-  ``rows`` additions in whatever order the compiler picks: within the depth L of the slack.
+* a distance summed in passes (groups of coordinates, the partial sum kept in a buffer
+  between passes) is still that one inner product, in another order;
+* every sum (``deg_i``, ``c_i`` over a row's partners, in vector lanes, spans, tiles and the
+  one-row and two-row loops; ``deg_j`` over its partners, two of them first added together
+  when rows i and i + 1 go together; ``cross`` over rows and threads; ``direct`` over flagged
+  pairs) is a summation tree over at most ``rows`` nonzero terms (adding 0.0 is exact), so
+  each term passes through at most ``rows`` additions in whatever order the compiler picks:
+  within the depth L of the slack. Taking rows two at a time changes only these orders: the
+  arithmetic of each pair (distance, test, weight, products) is the same.
   ``cross += z_i c_i^T`` multiplies a row's sum once per row (two products per piece).
 * numba's ``error_model="numpy"`` drops Python's zero-division check (which blocks
   vectorisation); no division by zero occurs: a pair outside the band is not flagged
-  (:func:`_bands`), a non-flagged pair has distance > tol (s_i + s_j) + floor > 0, and a
-  flagged one is given distance +inf (weight 0).
+  (:func:`_bands`; two rows share the test on the band of the second, a superset of the
+  first's, as the BLAS form tests a strip on the union of its rows' bands), a non-flagged
+  pair has distance > tol (s_i + s_j) + floor > 0, and a flagged one is given distance +inf
+  (weight 0).
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 import importlib.util
-import inspect
 import math
 import os
 import sys
@@ -48,18 +53,21 @@ from pathlib import Path
 
 import numpy as np
 
+from .fused_source import DIST_GROUP, TWO_ROWS_MIN_D, kernel_source
 from .threads import available_cores
 
 __all__ = ["FUSED_MAX_P", "fused_available", "fused_pair_sums", "fused_parts", "use_fused"]
 
 #: The public rule: the fused kernel runs when p <= FUSED_MAX_P (and numba is installed and the
 #: scale function is built in); above it the BLAS form wins (its two GEMMs reach the flop
-#: rate of the machine, the fused loops, one pass per group of 8 coordinates, do not).
-#: Measured here with the kernel generated per d (2 shared cores, Gaussian rows, BLAS time
-#: over fused time, median of 5): n = 5000: p = 8: 3.5, 12: 2.4, 16: 2.1, 24: 1.2, 32: 1.0,
-#: 40: 0.8; n = 20000: p = 16: 1.65, 24: 1.4, 32: 1.2. Each d compiles once per machine
-#: (seconds; numba's cache keeps it).
-FUSED_MAX_P = 24
+#: rate of the machine, the fused loops, a few passes per group of coordinates, do not).
+#: Measured with the two-row kernel (2 shared cores, load 6-9, Gaussian rows, CPU time of all
+#: threads, BLAS over fused, min / median of 5): n = 5000: p = 16: 1.58 / 1.49, 24: 2.21 /
+#: 1.92, 32: 1.07 / 1.06, 40: 1.17 / 1.14, 48: 1.21 / 1.03; n = 20000: p = 24: 1.70 / 1.68,
+#: 32: 1.58 / 1.44, 40: 1.27 / 1.28 (wall times under this load swing 2x either way). The
+#: one-row kernel gave 1.2 at p = 24 and 0.8 at 40 (n = 5000). Each d compiles once per
+#: machine (numba's cache keeps it): 4 s CPU at d = 5, 10 s at 20, 12 at 24, 22 at 32 and 40.
+FUSED_MAX_P = 40
 
 #: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
 #: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
@@ -212,7 +220,7 @@ def _compiled_kernel(d):
     """
     import numba
 
-    source = _kernel_source(d)
+    source = kernel_source(d, TILE_DOUBLES)
     options = dict(nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
     digest = hashlib.sha256((source + numba.__version__).encode()).hexdigest()[:16]
     for folder in _source_folders():
@@ -247,139 +255,3 @@ def _load_source(path, source):
     sys.modules[spec.name] = module  # numba's cache finds the module by name when it loads
     spec.loader.exec_module(module)
     return module
-
-
-def _direct_pair(X, order, i, j, xi_radius, g, direct):
-    """Add g(t) g(t)^T of one flagged pair, t = (x_j - x_i)/sqrt2 from the original rows,
-    as signs.apply_sign computes it (a power-of-two rescaling); g(0) = 0. ``g``: scratch (d,)."""
-    d = X.shape[1]
-    big = 0.0
-    for a in range(d):
-        g[a] = (X[order[j], a] - X[order[i], a]) / math.sqrt(2.0)
-        big = max(big, abs(g[a]))
-    if big == 0.0:
-        return
-    unit = math.ldexp(1.0, min(max(math.frexp(big)[1], -1021), 1023))
-    length = 0.0
-    for a in range(d):
-        g[a] = g[a] / unit
-        length += g[a] * g[a]
-    length = math.sqrt(length)
-    xi = min(length * unit, xi_radius) if xi_radius > 0.0 else 1.0
-    for a in range(d):
-        for b in range(d):
-            direct[a, b] += (g[a] * (xi / length)) * (g[b] * (xi / length))
-
-
-# ---------------------------------------------------------------------------
-# The kernel, generated per dimension d
-# ---------------------------------------------------------------------------
-
-#: Coordinates per pass over a span of columns: each pass keeps its coordinates' ``-2 z_i``
-#: and sums in registers (16 vector registers on AVX2), so larger d takes several passes that
-#: hand the distances, then the weights, on through a buffer in the L1 cache.
-GROUP = 8
-
-_KERNEL_TEMPLATE = """\
-\"\"\"The fused pair kernel of dppca.stats.fused_pairs for d = {d} (generated; do not edit).\"\"\"
-import math
-
-import numba
-import numpy as np
-
-
-{direct}
-
-_direct_pair = numba.njit(nogil=True)(_direct_pair)
-
-
-def kernel(left, sq, hi, X, order, numerator, least, xi_radius, tol, half_floor,
-           worker, workers, block_rows, block_cols, degree, cross, direct):
-    n = left.shape[0]
-    T = np.empty(({d}, block_cols))
-    buf = np.empty(block_cols)
-    flags = np.empty(block_cols)
-    g = np.empty({d})
-    sums = np.empty((block_rows, {d}))
-    blocks = (n + block_rows - 1) // block_rows
-    for block in range(worker, blocks, workers):
-        r0 = block * block_rows
-        r1 = min(r0 + block_rows, n)
-        sums[:] = 0.0
-        for c0 in range(r0, n, block_cols):
-            c1 = min(c0 + block_cols, n)
-            for k in range(c1 - c0):
-                for a in range({d}):
-                    T[a, k] = left[c0 + k, a]
-            for i in range(r0, min(r1, c1 - 1)):
-                start = max(c0, i + 1)
-                band = min(max(hi[i], start), c1)
-                sqi = sq[i]
-                limit = tol * sqi + half_floor
-                row = sums[i - r0]
-                degi = 0.0
-{load_row}
-{band_span}
-                for k in range(band - start):
-                    if flags[k] == math.inf:
-                        _direct_pair(X, order, i, start + k, xi_radius, g, direct)
-{fast_span}
-                degree[i] += degi
-        for r in range(r1 - r0):
-            for a in range({d}):
-                za = left[r0 + r, a]
-                for b in range({d}):
-                    cross[a, b] += za * sums[r, b]
-"""
-
-
-def _kernel_source(d):
-    """Python source of the kernel for dimension d.
-
-    The coordinates' loops are unrolled, so a row's ``-2 z_i`` and its sums ``c_i`` stay in
-    registers and one loop over a span of columns does the whole pair (distance, test,
-    weight, accumulation) when d <= GROUP; larger d takes one pass per group of coordinates.
-    """
-    cuts = [d * g // -(-d // GROUP) for g in range(-(-d // GROUP) + 1)]  # balanced groups
-    groups = [range(a, b) for a, b in zip(cuts, cuts[1:])]
-    return _KERNEL_TEMPLATE.format(
-        d=d, direct=inspect.getsource(_direct_pair),
-        load_row=_indented(_each("m{a} = -2.0 * left[i, {a}]", range(d))),
-        band_span=_span_source("start", "band", groups, True),
-        fast_span=_span_source("band", "c1", groups, False))
-
-
-def _each(text, coords):
-    return [text.format(a=a) for a in coords]
-
-
-def _indented(lines):
-    return "\n".join(" " * 16 + line for line in lines)
-
-
-def _dot(coords):
-    return " + ".join(f"m{a} * v{a}[k]" for a in coords)
-
-
-def _span_source(lo, hi, groups, flagged):
-    """The loops over the columns [lo, hi) of a tile for row i (``flagged``: the near-duplicate
-    test too, its outcome kept in ``flags`` for the explicit pass)."""
-    *first, last = groups
-    loop = f"for k in range({hi} - {lo}):"
-    body = [f"sqs, degs = sq[{lo}:{hi}], degree[{lo}:{hi}]",
-            *_each(f"v{{a}} = T[{{a}}, {lo} - c0:{hi} - c0]", range(last[-1] + 1))]
-    for number, group in enumerate(first):  # distances, a group of coordinates per pass
-        body += [loop, f"    buf[k] = (sqi + sqs[k]) + ({_dot(group)})" if number == 0
-                 else f"    buf[k] += {_dot(group)}"]
-    body += [*_each("s{a} = 0.0", last), loop,
-             f"    dist = {'buf[k]' if first else '(sqi + sqs[k])'} + ({_dot(last)})"]
-    if flagged:
-        body += ["    if dist <= limit + (tol * sqs[k] + half_floor):", "        dist = math.inf",
-                 "    flags[k] = dist"]
-    body += ["    w = numerator / (dist if dist > least else least)", "    degi += w",
-             "    degs[k] += w", *(["    buf[k] = w"] if first else []),
-             *_each("    s{a} += w * v{a}[k]", last), *_each("row[{a}] += s{a}", last)]
-    for group in first:  # the sums of the other groups, from the weights in buf
-        body += [*_each("s{a} = 0.0", group), loop, "    w = buf[k]",
-                 *_each("    s{a} += w * v{a}[k]", group), *_each("row[{a}] += s{a}", group)]
-    return _indented(body)
