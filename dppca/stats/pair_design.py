@@ -28,7 +28,8 @@ import numpy as np
 
 from .._validation import DPPCAValueError, int_arg, option_arg
 from .array_api_kendall import is_foreign_array, take_rows
-from .kendall import kendall_tau_matrix, rounding_slack
+from .block_kendall import block_kendall_terms
+from .kendall import kendall_tau_matrix, one_blas_thread, rounding_slack
 from .threads import available_cores
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
@@ -215,17 +216,23 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     are added by :func:`pairwise_sum` (rounding depth logarithmic in the number of blocks;
     :func:`block_sum_slack` bounds the effect on the sensitivity).
     """
-    blocks = list(zip(bounds[:-1], bounds[1:]))
+    m = len(bounds) - 1
+    foreign = is_foreign_array(X)
     # A user xi runs on the calling thread (it may be an R function: see dppca.stats.kendall).
     # An array-API array (GPU) is reduced block after block, its library parallelising each.
-    workers = 1 if xi is not None or is_foreign_array(X) else min(available_cores(), len(blocks))
+    workers = 1 if xi is not None or foreign else min(available_cores(), m)
 
     def blocks_sum(share):
-        return pairwise_sum((stop - start) * kendall_tau_matrix(
-            take_rows(X, order[start:stop]), sign=sign, radius=radius, xi=xi) for start, stop in share)
+        if foreign:
+            return pairwise_sum((bounds[j + 1] - bounds[j]) * kendall_tau_matrix(
+                take_rows(X, order[bounds[j]:bounds[j + 1]]), sign=sign, radius=radius, xi=xi)
+                for j in share)
+        # Blocks share the cores one level up: each thread's small BLAS products on one core.
+        return one_blas_thread(lambda: pairwise_sum(
+            block_kendall_terms(X, order, bounds, share, sign, radius, xi)))
 
     # A static round-robin split of the blocks and a fixed reduction order: deterministic.
-    shares = [blocks[k::workers] for k in range(workers)]
+    shares = [np.arange(k, m, workers) for k in range(workers)]
     if workers == 1:
         return blocks_sum(shares[0])
     with ThreadPoolExecutor(max_workers=workers) as pool:
