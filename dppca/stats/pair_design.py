@@ -39,10 +39,13 @@ __all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack", "incompl
 
 DESIGNS = ("auto", "complete", "incomplete")
 
-#: Below this many pair-coordinate operations (n^2 p) the complete statistic costs under about
-#: a second here (the tiled engine runs at ~3e10 n^2 p per second on this 2-core machine:
-#: 13.6 s at n = 10^5, p = 50), so ``design="auto"`` keeps it exact.
-COMPLETE_WORK = 3e10
+#: Below this many pair-coordinate operations (n^2 p) the complete statistic costs about a
+#: second on 2 idle cores, so ``design="auto"`` keeps it exact. Measured (fused kernel,
+#: benchmarks/bench_pipeline.py --complete, median of 3, CPU seconds of both threads; the
+#: cores were shared, so wall times ran 3x): n^2 p = 1e10 / 2e10 / 3e10: p = 5: 1.0 / 2.2 /
+#: 3.1 s, p = 20: 1.9 / 3.0 / 4.2 s, i.e. ~1.1 s (p = 5) and ~1.5 s (p = 20) of wall time at
+#: 2e10 on 2 free cores (3e10 took 1.5 and 2.1 s). The BLAS form (p > 24) is no faster per n^2 p.
+COMPLETE_WORK = 2e10
 
 #: ``design="auto"`` never spends more than this many n r p operations (~10 s here).
 INCOMPLETE_WORK_CAP = 4e11
@@ -193,7 +196,7 @@ def kendall_statistic(X, pairs_per_row, rng, sign="spherical", radius=None, xi=N
     """The Kendall's tau matrix of a call and a sentence describing its design.
 
     ``pairs_per_row=None``: the complete U-statistic (a dask array is computed in memory,
-    which ``design="auto"`` does only when n^2 p <= 3e10); otherwise the incomplete
+    which ``design="auto"`` does only when n^2 p <= 2e10); otherwise the incomplete
     statistic over a block design drawn from ``rng``. Returns (K of shape (p, p), str).
     """
     n = X.shape[0]
@@ -320,7 +323,7 @@ def pairs_per_row_rule(n: int, p: int, eps: float, delta: float, calibration: st
     Returns
     -------
     int or None
-        ``None`` when n^2 p <= 3e10 (the complete statistic costs under about a second);
+        ``None`` when n^2 p <= 2e10 (the complete statistic costs about a second);
         otherwise r = clip(ceil(5 n / (c^2 p (p + 1))), 512, 4e11 / (n p)), at most n - 1,
         with c = sigma n / (2 sqrt(2) G^2) the unit noise scale of the Gaussian mechanism.
 
