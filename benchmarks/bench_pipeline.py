@@ -5,11 +5,11 @@ Run ``python benchmarks/bench_pipeline.py`` (``--runs`` repeats, default 5; ``--
 time at n^2 p = 1e10, 2e10, 3e10 for ``design="auto"``'s threshold). Prints, every number a
 median of the runs:
 
-* the call against ``np.cov`` of the same data, timed in turn in each run (so both see the
-  same load), in wall-clock and in CPU seconds (all threads);
+* the call against ``np.cov`` of the same data, in wall-clock and in CPU seconds (all threads);
 * the call's stages, each timed on its own: input checks and copy (``as_matrix``), the random
   block design, the incomplete Kendall statistic (threads), the rest (noise, eigh, accuracy
-  model, result) as the call minus those;
+  model, result) as the call minus those. Each run times all of these in turn, so that they
+  see the same load (the cores are shared);
 * the statistic's steps on one thread (CPU seconds over all blocks, ms per block): the row
   gather, the working rows (medians, scale, norms, sort), the fused kernel, the Laplacian
   combination and the normalised sum.
@@ -51,26 +51,25 @@ def medians(pairs):
     return tuple(statistics.median(column) for column in zip(*pairs))
 
 
-def call_against_cov(X, runs):
-    """Per run: np.cov, then the call (interleaved: the same load for both)."""
-    cov, fit = [], []
-    for _ in range(runs):
-        cov.append(timed(lambda: np.cov(X, rowvar=False)))
-        fit.append(timed(lambda: dp_pc_dir(X, 2, eps=1.0, delta=1e-5, rng=1)))
-    ratios = [f[0] / c[0] for f, c in zip(fit, cov)]
-    return medians(cov), medians(fit), statistics.median(ratios)
-
-
-def stage_rows(X, runs, fit):
+def call_and_stages(X, runs):
+    """Per run, in turn (so that all see the same load): np.cov, the call, then each stage."""
     r = pairs_per_row_rule(N, P, 1.0, 1e-5)
     design = block_design(N, r, np.random.default_rng(1))
-    stages = {
-        "input checks + copy (as_matrix)": medians([timed(lambda: as_matrix(X)) for _ in range(runs)]),
-        f"block design (r = {r}, permutation)": medians(
-            [timed(lambda: block_design(N, r, np.random.default_rng(1))) for _ in range(runs)]),
-        "incomplete Kendall statistic": medians(
-            [timed(lambda: incomplete_kendall_tau_matrix(X, design)) for _ in range(runs)]),
-    }
+    work = {"np.cov": lambda: np.cov(X, rowvar=False),
+            "dp_pc_dir (defaults)": lambda: dp_pc_dir(X, 2, eps=1.0, delta=1e-5, rng=1),
+            "input checks + copy (as_matrix)": lambda: as_matrix(X),
+            f"block design (r = {r}, permutation)": lambda: block_design(N, r, np.random.default_rng(1)),
+            "incomplete Kendall statistic": lambda: incomplete_kendall_tau_matrix(X, design)}
+    times = {name: [] for name in work}
+    for _ in range(runs):
+        for name, func in work.items():
+            times[name].append(timed(func))
+    ratios = [f[0] / c[0] for f, c in zip(times["dp_pc_dir (defaults)"], times["np.cov"])]
+    stages = {name: medians(pairs) for name, pairs in times.items()}
+    cov, fit = stages.pop("np.cov"), stages.pop("dp_pc_dir (defaults)")
+    print(f"dp_pc_dir n=1e6 p=20 defaults: {fit[0]:.3f} s wall ({fit[1]:.3f} s CPU); np.cov "
+          f"{cov[0]:.3f} s wall ({cov[1]:.3f} s CPU): {statistics.median(ratios):.1f}x (median of "
+          f"the runs' ratios; {fit[0] / cov[0]:.1f}x of the medians); target <= 15x")
     stages["rest (noise, eigh, accuracy, result)"] = tuple(
         f - sum(s[k] for s in stages.values()) for k, f in enumerate(fit))
     print(f"{'stage of dp_pc_dir':40s} {'wall s':>7s} {'CPU s':>7s}")
@@ -145,11 +144,7 @@ def main(argv=None):
           f"{len(os.sched_getaffinity(0))} cores, load average {load:.1f} at the start")
     X = np.random.default_rng(1).standard_normal((N, P))
     dp_pc_dir(X[:5000], 2, eps=1.0, delta=1e-5, rng=1, design="incomplete")  # numba loaded
-    cov, fit, ratio = call_against_cov(X, args.runs)
-    print(f"dp_pc_dir n=1e6 p=20 defaults: {fit[0]:.3f} s wall ({fit[1]:.3f} s CPU); np.cov "
-          f"{cov[0]:.3f} s wall ({cov[1]:.3f} s CPU): {ratio:.1f}x (median of the runs' "
-          f"ratios; {fit[0] / cov[0]:.1f}x of the medians); target <= 15x")
-    design = stage_rows(X, args.runs, fit)
+    design = call_and_stages(X, args.runs)
     step_rows(X, design)
     if args.startup:
         startup_rows(args.runs)
