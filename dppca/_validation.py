@@ -6,12 +6,15 @@ the argument, the rule, and what was given.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 import re
 
-import numpy as np
+import lazy_loader as _lazy
+
+# Loaded on first use, so that `dppca --help` (which checks its arguments with these
+# functions) starts without numpy; any analysis module loads it at its own import.
+np = _lazy.load("numpy")
 
 
 class DPPCAValueError(ValueError):
@@ -209,6 +212,8 @@ def control_arg(value, kind, name: str):
     if isinstance(value, kind):
         return value
     if isinstance(value, dict):
+        import dataclasses  # here: it imports inspect, which `dppca --help` does not need
+
         known = [f.name for f in dataclasses.fields(kind)]
         unknown = sorted(set(value) - set(known))
         if unknown:

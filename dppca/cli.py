@@ -8,21 +8,18 @@ the sections run (basic composition), and ``ledger.json`` lists every release.
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import lazy_loader as lazy
-import numpy as np
 
 from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg, int_arg
 from .cli_budget import add_budget_parser, charge_report, record_report
 from .cli_data import BUNDLED, MISSING_LABEL, deferred, feature_columns, group_levels, load_data
 
-# `dppca --help` builds the parser only: pandas and the analysis (SciPy, statsmodels,
+# `dppca --help` builds the parser only: numpy, pandas and the analysis (SciPy, statsmodels,
 # matplotlib) load when a command first uses them (SPEC 1 lazy loading).
+np = lazy.load("numpy")
 pd = lazy.load("pandas")
 
 
@@ -186,6 +183,8 @@ def run_report(args) -> int:
     frame, bundled = load_data(args.data, args.group)
     numeric = feature_columns(frame, args, bundled)
     _check_shape(numeric, names, args.k)
+    import shutil  # the report's modules load when it runs, not for `dppca --help`
+
     out = Path(args.out)
     staging = _staging_folder(out)
     try:
@@ -211,6 +210,8 @@ def _check_shape(numeric, names, k):
 
 def _staging_folder(out: Path) -> Path:
     """A new temporary folder on the file system of ``--out``; the errors name ``--out``."""
+    import tempfile
+
     if out.exists() and not out.is_dir():
         raise DPPCAValueError(f"--out must be a folder; {str(out)!r} is a file")
     try:
@@ -261,6 +262,8 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
         result.total_eps, result.budget_share = args.eps, eps / args.eps
         print(result.summary(), end="\n\n")
         ledgers[name] = _ledger_payload(result)
+    import json
+
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,
                                                  "sections": ledgers}, indent=2))
     record_report(charge, ledgers)

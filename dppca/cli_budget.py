@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 
 import lazy_loader as lazy
-import numpy as np
 
 from ._validation import DPPCAValueError
 from .cli_data import deferred
 
-# `dppca --help` lists this sub-command: the store and pandas load when a command runs
+# `dppca --help` lists this sub-command: the store, numpy and pandas load when a command runs
 # (lazy_loader.load of a dppca submodule would import its package, dppca.privacy, at once).
+np = lazy.load("numpy")
 pd = lazy.load("pandas")
 Budget, debit = (deferred("privacy.spending", name) for name in ("Budget", "debit"))
 BudgetStore = deferred("privacy.store", "BudgetStore")

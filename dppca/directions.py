@@ -82,7 +82,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         g-DPPCA's Kendall's tau matrix over all n(n-1)/2 pairs ("complete"), or an incomplete
         U-statistic over a random block design drawn from ``rng`` ("incomplete"; the same
         sensitivity, so the same noise). "auto" (default) is complete while that costs under
-        about a second (n^2 p <= 3e10) and incomplete above. See :mod:`dppca.stats.pair_design`.
+        about a second (n^2 p <= 2e10) and incomplete above. See :mod:`dppca.stats.pair_design`.
     pairs_per_row : int, optional
         Pairs per row r of the incomplete design (default: the rule of
         :func:`dppca.stats.pair_design.pairs_per_row_rule`).

@@ -36,13 +36,22 @@ def test_import_dppca_loads_no_heavy_module():
     assert not loaded["numpy"]  # not even numpy: the public names load on first use
 
 
-def test_cli_help_loads_no_heavy_module():
+@pytest.mark.parametrize("argv", [["--help"], ["report", "--help"], ["plan", "--help"],
+                                  ["app", "--help"], ["budget", "--help"]])
+def test_cli_help_loads_no_heavy_module(argv):
     code = ("import contextlib, io\nfrom dppca import cli\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    try:\n        cli.main(['report', '--help'])\n"
+            f"    try:\n        cli.main({argv!r})\n"
             "    except SystemExit:\n        pass\n")
     loaded = loaded_after(code)
     assert not any(loaded[m] for m in HEAVY), {m for m in HEAVY if loaded[m]}
+    assert not loaded["numpy"]  # the parser is built from the standard library alone
+
+
+def test_cli_command_loads_numpy_on_first_use():
+    # The lazy numpy of the CLI and of dppca._validation is the real one once a check runs.
+    loaded = loaded_after("from dppca import _validation\n_validation.eps_arg(1.0)")
+    assert loaded["numpy"]
 
 
 def test_first_use_loads_the_name():

@@ -26,9 +26,10 @@ import numpy as np
 
 from .._validation import int_arg
 from .array_api_kendall import array_api_kendall_tau_matrix, is_foreign_array
-from .fused_pairs import fused_parts, use_fused
-from .signs import SIGNS, apply_sign, pair_weights, power_of_two_scale, resolve_sign, sign_bound, spatial_sign, without_overflow
+from .fused_pairs import fused_pair_sums, fused_parts, use_fused
+from .signs import SIGNS, apply_sign, pair_weights, resolve_sign, sign_bound, spatial_sign, without_overflow
 from .threads import available_cores, openblas_local_thread_setters
+from .working_rows import PREPARE_CHUNK, working_rows
 
 __all__ = [
     "SIGNS",
@@ -186,14 +187,43 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
                          f"installed) or 'array_api'; got {engine!r}")
     X, spec = without_overflow(X, spec)  # near DBL_MAX: a Python xi, so the BLAS form (the
     fused = fused and spec.kind != "custom"  # engine changes only rounding, covered by the slack)
-    prep = _prepare(X)
-    if fused:
-        parts = [_Accumulator(*part) for part in fused_parts(
-            prep.left, X, prep.order, spec.kind, spec.radius, prep.scale,
-            _NEAR_DUPLICATE_TOL, _DISTANCE_FLOOR)]
-    else:
-        parts = _accumulate_in_parallel(prep, spec, n, tile)
-    return normalise_pair_sum(_combine(prep, parts), n)
+    return normalise_pair_sum(pair_sum(working_rows(X), spec, fused, tile), n)
+
+
+def pair_sum(prep, spec, fused, tile=2048, threads=True):
+    """The unnormalised pair sum ``sum_{i<j} g(t_ij) g(t_ij)^T`` (d, d) of prepared rows.
+
+    ``prep``: :func:`dppca.stats.working_rows.working_rows` of the rows; ``spec``: their
+    sign (:func:`dppca.stats.signs.resolve_sign`, after ``without_overflow``); ``fused``: the
+    engine. ``threads=False`` keeps the work on the calling thread (the blocks of an
+    incomplete design are spread over the cores one level up).
+    """
+    if not fused:
+        return _combine(prep, _accumulate_in_parallel(prep, spec, prep.left.shape[0], tile, threads))
+    if threads:
+        return _combine(prep, [_Accumulator(*part) for part in fused_parts(
+            prep.left, prep.X, prep.order, spec.kind, spec.radius, prep.scale,
+            _NEAR_DUPLICATE_TOL, _DISTANCE_FLOOR)])
+    return laplacian_sum(prep.left[:, :-2], *_fused_sums(prep, spec))
+
+
+def pair_sums_of_blocks(blocks, spec, fused):
+    """:func:`pair_sum` of each block of a :class:`~dppca.stats.working_rows.WorkingBlocks`
+    batch, on the calling thread: shape (g, d, d). The fused engine's sums of the blocks are
+    combined in one stacked product; each block's arithmetic is that of :func:`pair_sum`."""
+    g, b, d = blocks.X.shape
+    if not fused:
+        return np.stack([pair_sum(blocks.block(k), spec, False, threads=False) for k in range(g)])
+    degree, cross, direct = np.empty((g, b)), np.empty((g, d, d)), np.empty((g, d, d))
+    for k in range(g):
+        degree[k], cross[k], direct[k] = _fused_sums(blocks.block(k), spec)
+    return laplacian_sum(blocks.left[..., :d], degree, cross, direct)
+
+
+def _fused_sums(prep, spec):
+    """(degree, cross, direct) of the fused kernel over all pairs, on this thread."""
+    return fused_pair_sums(prep.left, prep.X, prep.order, spec.kind, spec.radius, prep.scale,
+                           _NEAR_DUPLICATE_TOL, _DISTANCE_FLOOR)
 
 
 # ---------------------------------------------------------------------------
@@ -210,9 +240,9 @@ def check_rows(X):
 
 
 def normalise_pair_sum(S, n):
-    """2/(n(n-1)) S, symmetrised (the accumulations are not bitwise symmetric)."""
+    """2/(n(n-1)) S, symmetrised (the accumulations are not bitwise symmetric); S may be a stack."""
     K = S * (2.0 / (n * (n - 1.0)))
-    return (K + K.T) / 2.0
+    return (K + np.swapaxes(K, -1, -2)) / 2.0
 
 
 # ---------------------------------------------------------------------------
@@ -220,54 +250,10 @@ def normalise_pair_sum(S, n):
 # ---------------------------------------------------------------------------
 
 
-class _Prepared(NamedTuple):
-    """Centred, scaled, norm-sorted data as the augmented Gram factor [z, 1, ||z||^2]."""
-
-    X: np.ndarray  # original rows (for explicit differences)
-    order: np.ndarray  # sorted position -> original row
-    scale: float  # power of two; working units = original / scale
-    sqnorm: np.ndarray  # ||z_i||^2 of the working rows z, ascending
-    left: np.ndarray  # [z, 1, ||z||^2]; [-2 z, ||z||^2, 1] of a strip's rows is formed on the fly
-
-
 #: Below this many rows the pair work (~n^2 d / 2) takes less time than starting threads
 #: (~0.5 ms each), so one thread does it; blocks of incomplete designs are spread over the
 #: cores one level up instead (:func:`dppca.stats.pair_design.sum_block_kendall`).
 _PARALLEL_MIN_ROWS = 1024
-
-#: Rows per chunk when building the working rows: the temporaries stay O(chunk d).
-_PREPARE_CHUNK = 2**12
-
-
-def _prepare(X):
-    """Centre at the column medians, rescale by a power of two, sort by norm.
-
-    Built chunk by chunk straight into the Gram factor, so the only O(n d) allocation is
-    that factor (n (d + 2) floats): the engine's extra memory is about (d + 2)/d times the data.
-    """
-    n, d = X.shape
-    # np.median copies its input: whole for small data, one column at a time for large.
-    median = np.median(X, axis=0) if n <= _PREPARE_CHUNK else \
-        np.array([np.median(X[:, j]) for j in range(d)])
-    # fl(x - m) is monotone in x, so the largest |x - m| sits at a column's min or max.
-    big = float(max(np.max(np.abs(X.max(axis=0) - median)), np.max(np.abs(X.min(axis=0) - median))))
-    scale = float(power_of_two_scale(big))
-    sq = np.empty(n)
-    for start in range(0, n, _PREPARE_CHUNK):
-        Z = (X[start:start + _PREPARE_CHUNK] - median) * (1.0 / scale)  # exact: a power of two
-        sq[start:start + _PREPARE_CHUNK] = np.einsum("ij,ij->i", Z, Z)
-    order = np.argsort(sq, kind="stable")
-    # Augmenting the factor puts the whole Gram trick inside one GEMM,
-    # ||z_i||^2 + ||z_j||^2 - 2 z_i.z_j, saving two elementwise passes; the
-    # ones column also yields the row sums of W from W @ left.
-    left = np.empty((n, d + 2))
-    for start in range(0, n, _PREPARE_CHUNK):
-        rows = order[start:start + _PREPARE_CHUNK]
-        np.multiply(X[rows] - median, 1.0 / scale, out=left[start:start + rows.size, :d])
-    left[:, d] = 1.0
-    left[:, d + 1] = sq[order]
-    return _Prepared(X, order, scale, left[:, d + 1], left)
-
 
 def _right_factor(left_rows):
     """[-2 z, ||z||^2, 1] of some rows of the factor (exact: a scaling by -2 and a swap)."""
@@ -315,18 +301,18 @@ class _Accumulator(NamedTuple):
     direct: np.ndarray  # (d, d) pair sum of the near-duplicate pairs
 
 
-def _accumulate_in_parallel(prep, spec, n, tile):
-    """Share the strips over the cores; one accumulator per worker thread."""
+def _accumulate_in_parallel(prep, spec, n, tile, threads=True):
+    """Share the strips over the cores (``threads``); one accumulator per worker thread."""
     setters = openblas_local_thread_setters()
     strips = -(-n // _strip_height(min(tile, n)))  # at least this many strips
     # A user xi runs on the calling thread: it may be an R function (reticulate aborts R
     # when R code runs on another thread) or other code that is not thread-safe.
-    parallel = setters and n >= _PARALLEL_MIN_ROWS and spec.kind != "custom"
+    parallel = threads and setters and n >= _PARALLEL_MIN_ROWS and spec.kind != "custom"
     workers = min(available_cores(), strips) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [_strip_tasks(n, tile, k, workers) for k in range(workers)]
     if setters:  # also with one worker: threaded BLAS on small strips stalls under load
-        work = functools.partial(_accumulate_strips_one_blas_thread, setters, prep, spec)
+        work = functools.partial(one_blas_thread, _accumulate_strips, prep, spec)
     else:
         work = functools.partial(_accumulate_strips, prep, spec)
     if workers == 1:
@@ -335,11 +321,13 @@ def _accumulate_in_parallel(prep, spec, n, tile):
         return list(pool.map(work, chunks))
 
 
-def _accumulate_strips_one_blas_thread(setters, prep, spec, tasks):
-    """_accumulate_strips with this thread's BLAS calls kept on one core."""
+def one_blas_thread(work, *args):
+    """``work(*args)`` with this thread's BLAS calls kept on one core (OpenBLAS's thread-local
+    switch; plain ``work(*args)`` where it is absent)."""
+    setters = openblas_local_thread_setters()
     previous = [setter(1) for setter in setters]
     try:
-        return _accumulate_strips(prep, spec, tasks)
+        return work(*args)
     finally:
         for setter, value in zip(setters, previous):
             setter(value)
@@ -432,19 +420,23 @@ def _add_direct_pairs(prep, spec, gi, gj, acc):
     acc.direct[...] += G.T @ G
 
 
-@np.errstate(invalid="ignore", over="ignore")  # finite rows cannot warn; dask refuses NaN later
 def _combine(prep, parts):
-    """S = Z^T D Z - Z^T W Z + direct pairs, reduced in a fixed order.
-
-    ``cross`` holds each pair once (i < j), so Z^T W Z = cross + cross^T.
-    """
+    """S of one set of rows from its accumulators, reduced in a fixed order."""
     d = prep.left.shape[1] - 2
     degree = np.sum([p.degree for p in parts], axis=0)
     cross = np.sum([p.cross for p in parts], axis=0)
     direct = np.sum([p.direct for p in parts], axis=0)
-    Z = prep.left[:, :d]
-    weighted = np.zeros((d, d))
-    for start in range(0, Z.shape[0], _PREPARE_CHUNK):  # Z^T D Z without an n x d temporary
-        rows = slice(start, start + _PREPARE_CHUNK)
-        weighted += Z[rows].T @ (degree[rows, None] * Z[rows])
-    return weighted - cross - cross.T + direct
+    return laplacian_sum(prep.left[:, :d], degree, cross, direct)
+
+
+@np.errstate(invalid="ignore", over="ignore")  # finite rows cannot warn; dask refuses NaN later
+def laplacian_sum(Z, degree, cross, direct):
+    """S = Z^T D Z - Z^T W Z + direct pairs, of one block or of a stack (leading axis).
+
+    ``cross`` holds each pair once (i < j), so Z^T W Z = cross + cross^T.
+    """
+    weighted = np.zeros(cross.shape)
+    for start in range(0, Z.shape[-2], PREPARE_CHUNK):  # Z^T D Z without an n x d temporary
+        rows = slice(start, start + PREPARE_CHUNK)
+        weighted += np.swapaxes(Z[..., rows, :], -1, -2) @ (degree[..., rows, None] * Z[..., rows, :])
+    return weighted - cross - np.swapaxes(cross, -1, -2) + direct

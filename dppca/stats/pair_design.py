@@ -28,7 +28,8 @@ import numpy as np
 
 from .._validation import DPPCAValueError, int_arg, option_arg
 from .array_api_kendall import is_foreign_array, take_rows
-from .kendall import kendall_tau_matrix, rounding_slack
+from .block_kendall import block_kendall_terms
+from .kendall import kendall_tau_matrix, one_blas_thread, rounding_slack
 from .threads import available_cores
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
@@ -38,17 +39,21 @@ __all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack", "incompl
 
 DESIGNS = ("auto", "complete", "incomplete")
 
-#: Below this many pair-coordinate operations (n^2 p) the complete statistic costs under about
-#: a second here (the tiled engine runs at ~3e10 n^2 p per second on this 2-core machine:
-#: 13.6 s at n = 10^5, p = 50), so ``design="auto"`` keeps it exact.
-COMPLETE_WORK = 3e10
+#: Below this many pair-coordinate operations (n^2 p) the complete statistic costs about a
+#: second on 2 idle cores, so ``design="auto"`` keeps it exact. Measured (fused kernel,
+#: benchmarks/bench_pipeline.py --complete, median of 3, CPU seconds of both threads; the
+#: cores were shared, so wall times ran 3x): n^2 p = 1e10 / 2e10 / 3e10: p = 5: 1.0 / 2.2 /
+#: 3.1 s, p = 20: 1.9 / 3.0 / 4.2 s, i.e. ~1.1 s (p = 5) and ~1.5 s (p = 20) of wall time at
+#: 2e10 on 2 free cores (3e10 took 1.5 and 2.1 s). The BLAS form (p > 24) is no faster per n^2 p.
+COMPLETE_WORK = 2e10
 
 #: ``design="auto"`` never spends more than this many n r p operations (~10 s here).
 INCOMPLETE_WORK_CAP = 4e11
 
 #: At least this many pairs per row: then the extra sampling variance 2 G^4 / (n r) is at
 #: most 1/256 of the variance bound G^4 / n of a single row's mean pair term, and blocks of
-#: >= 513 rows keep the engine's fixed cost per block (~0.3 ms) small against its BLAS work.
+#: >= 513 rows keep the engine's fixed cost per block (~0.5 ms with batched preparation,
+#: against ~2.4 ms of fused kernel at 851 rows, p = 20) small against its pair work.
 MIN_PAIRS_PER_ROW = 512
 
 
@@ -184,7 +189,9 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     if is_dask_array(X):
         chunks = dask_block_kendall(X, design, sum_block_kendall, sign, radius, xi)
         return pairwise_sum(chunks) / design.n
-    X = X if is_foreign_array(X) else np.asarray(X, dtype=np.float64)  # CuPy, torch: on device
+    # CuPy, torch: on their device. numpy: rows contiguous (a no-op for C-ordered data), as the
+    # blocks gather rows: from a Fortran-ordered 10^6 x 20 array that took 4.3 s against 0.06 s.
+    X = X if is_foreign_array(X) else np.ascontiguousarray(X, dtype=np.float64)
     return sum_block_kendall(X, design.order, design.bounds, sign, radius, xi) / design.n
 
 
@@ -192,7 +199,7 @@ def kendall_statistic(X, pairs_per_row, rng, sign="spherical", radius=None, xi=N
     """The Kendall's tau matrix of a call and a sentence describing its design.
 
     ``pairs_per_row=None``: the complete U-statistic (a dask array is computed in memory,
-    which ``design="auto"`` does only when n^2 p <= 3e10); otherwise the incomplete
+    which ``design="auto"`` does only when n^2 p <= 2e10); otherwise the incomplete
     statistic over a block design drawn from ``rng``. Returns (K of shape (p, p), str).
     """
     n = X.shape[0]
@@ -215,17 +222,23 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     are added by :func:`pairwise_sum` (rounding depth logarithmic in the number of blocks;
     :func:`block_sum_slack` bounds the effect on the sensitivity).
     """
-    blocks = list(zip(bounds[:-1], bounds[1:]))
+    m = len(bounds) - 1
+    foreign = is_foreign_array(X)
     # A user xi runs on the calling thread (it may be an R function: see dppca.stats.kendall).
     # An array-API array (GPU) is reduced block after block, its library parallelising each.
-    workers = 1 if xi is not None or is_foreign_array(X) else min(available_cores(), len(blocks))
+    workers = 1 if xi is not None or foreign else min(available_cores(), m)
 
     def blocks_sum(share):
-        return pairwise_sum((stop - start) * kendall_tau_matrix(
-            take_rows(X, order[start:stop]), sign=sign, radius=radius, xi=xi) for start, stop in share)
+        if foreign:
+            return pairwise_sum((bounds[j + 1] - bounds[j]) * kendall_tau_matrix(
+                take_rows(X, order[bounds[j]:bounds[j + 1]]), sign=sign, radius=radius, xi=xi)
+                for j in share)
+        # Blocks share the cores one level up: each thread's small BLAS products on one core.
+        return one_blas_thread(lambda: pairwise_sum(
+            block_kendall_terms(X, order, bounds, share, sign, radius, xi)))
 
     # A static round-robin split of the blocks and a fixed reduction order: deterministic.
-    shares = [blocks[k::workers] for k in range(workers)]
+    shares = [np.arange(k, m, workers) for k in range(workers)]
     if workers == 1:
         return blocks_sum(shares[0])
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -277,7 +290,8 @@ def block_sum_slack(n: int, pairs_per_row, p: int) -> float:
     (i) its computed K~_B moves by at most (2 sqrt(2) G^2 / |B|)(1 + rho_engine(b_max))
     (:func:`dppca.stats.kendall.rounding_slack`); (ii) a_B = fl(|B| K~_B) adds u |B| ||K~_B||_F
     <= u b_max G^2 per data set; every other a_B is the same array of doubles (a deterministic
-    function of its rows). (iii) The sum of the a_B (:func:`pairwise_sum` within a thread,
+    function of its rows: blocks prepared in batches by :mod:`dppca.stats.block_kendall` get
+    the doubles of the engine run on each block alone, tests/test_block_kendall.py). (iii) The sum of the a_B (:func:`pairwise_sum` within a thread,
     over the threads and over the dask chunks) puts every term through at most
     L = 6 ceil(log2(m + 1)) roundings, so it is within gamma_L sum_B ||a_B||_F <= 1.0001 L u n G^2
     of the exact sum; (iv) dividing by n adds u ||K||_F <= u G^2. Against 2 sqrt(2) G^2 / n for
@@ -313,7 +327,7 @@ def pairs_per_row_rule(n: int, p: int, eps: float, delta: float, calibration: st
     Returns
     -------
     int or None
-        ``None`` when n^2 p <= 3e10 (the complete statistic costs under about a second);
+        ``None`` when n^2 p <= 2e10 (the complete statistic costs about a second);
         otherwise r = clip(ceil(5 n / (c^2 p (p + 1))), 512, 4e11 / (n p)), at most n - 1,
         with c = sigma n / (2 sqrt(2) G^2) the unit noise scale of the Gaussian mechanism.
 

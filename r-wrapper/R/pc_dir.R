@@ -34,7 +34,7 @@
 #'   `calibration`; proven only for `eps < 1`; about 1.4 times the tight noise). The scree
 #'   and score functions pass it to their directions when the Python core takes it there.
 #' @param design The pairs of the Kendall's tau U-statistic: `"auto"` (default: complete
-#'   while \eqn{n^2 p \le 3 \times 10^{10}}, about a second of work, incomplete above),
+#'   while \eqn{n^2 p \le 2 \times 10^{10}}, about a second of work, incomplete above),
 #'   `"complete"` (all \eqn{n(n-1)/2} pairs) or `"incomplete"` (the pairs inside the
 #'   blocks of \eqn{r + 1} rows of a random block design drawn from the call's seed).
 #'   Each row is in one block, so the sensitivity, the noise and the privacy guarantee are
