@@ -373,7 +373,7 @@ def test_summary_header_and_notes(wide):
     text = str(dp_scree(wide, 2, method=ALL, g_dppca=True, rng=11, **BUDGET).summary())
     for fact in ["Differentially Private Scree", "clipped, pmwm, huber", "replace-one", "400",
                  "Seed:", "11", "Total variance", "g-DPPCA (private)", "PVE among k", "cum. PVE",
-                 "noise only", "too sparse for that histogram", "PC1", "PC2"]:
+                 "noise only", "too sparse", "post-release", "PC1", "PC2"]:
         assert fact in text
     assert dp_scree(wide, 2, g_dppca=True, rng=0, **BUDGET)._repr_html_().startswith("<table")
 
