@@ -94,7 +94,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         directions; the scree values are then NOT private end to end (see Notes) and
         ``result.directions_private`` is False.
     mono : bool
-        True: clip at 0 and fit the non-increasing sequence (PAVA), as R. False: the raw,
+        True: clip at 0 (here: at a third of the noise sd, see
+        :data:`dppca.results.scree.NOISE_FLOOR`) and fit the non-increasing sequence (PAVA),
+        as R. False: the raw,
         unbiased noisy estimates (possibly negative or not ordered).
     calibration : {"analytic", "classic"}
         Gaussian noise calibration; "classic" (R's formula) is proven only for eps < 1.

@@ -127,3 +127,19 @@ def test_robust_values_on_heavy_tails_are_marked():
     assert res.reliable["clipped"].iloc[0]
     assert not res.reliable["pmwm"].iloc[0] and not res.reliable["huber"].iloc[0]
     assert "misses the clipped one" in str(res.summary())
+
+
+def test_noise_dominated_value_is_released_at_the_floor():
+    # iris at eps 4 (n = 150): PC3's target (~0.09) is below its noise sd (~0.11), so its raw
+    # estimate is often negative; it is released at NOISE_FLOOR x sd (not 0, which is never within
+    # 10x of a positive target) and marked unreliable.
+    from sklearn.datasets import load_iris
+
+    from dppca.results.scree import NOISE_FLOOR
+
+    res = _quiet(load_iris(as_frame=True).data, k=3, eps=4, delta=1e-5, rng=4)
+    raw, sd = res.raw["clipped"], res.std_err["clipped"]
+    low = raw < NOISE_FLOOR * sd
+    assert low.any()
+    assert (res.scree["clipped"][low] >= NOISE_FLOOR * sd[low] * (1 - 1e-12)).all()
+    assert not res.reliable["clipped"][low].any()

@@ -27,6 +27,11 @@ REFERENCE = "nonprivate"
 RELIABLE_MIN_SD, CLIP_BINDING = 10.0 / 3.0, 1.0 / 3.0
 #: ... and the monotone fit moved it by at most this factor.
 MONO_MOVE = 2.0
+#: A noise-dominated value (raw below this x its noise sd) is released as this x its sd, not 0:
+#: its target is then typically of the order of the sd, and 0 is never within 10x of it (iris and
+#: wine at eps 4, 60 seeds: PC1-PC3 within 10x .878 -> .983 and .911 -> .956; such values are
+#: marked unreliable, raw < 3.3 sd). Post-processing of released numbers; still >= 0.
+NOISE_FLOOR = 1.0 / 3.0
 
 
 class ScreeResult(DPResult):
@@ -62,7 +67,8 @@ class ScreeResult(DPResult):
     seed : int or str
         As given to :func:`dppca.dp_scree` (shown in the summary).
     mono : bool
-        Whether to clip at 0 and fit a non-increasing sequence.
+        Whether to fit a non-increasing sequence (values are clamped to [sd / 3, their clamp's
+        top] either way).
     controls : dict of str to control
         The resolved control object of each method.
     nonprivate : dict, optional
@@ -169,10 +175,12 @@ class ScreeResult(DPResult):
         index = pc_names(self.k)
         self.raw = pd.DataFrame({m: f.release.estimate for m, f in fits.items()}, index=index)
         self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
-        # Fail-safe (post-processing): every released value lies in [0, its public or private
-        # upper bound] (the clamp interval's top for the clipped and winsorized means).
-        bounded = self.raw.clip(lower=0.0, upper=pd.DataFrame(
-            {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index))
+        # Fail-safe (post-processing): every released value lies in [NOISE_FLOOR x its noise sd,
+        # its public or private upper bound] (the clamp interval's top for the clipped and
+        # winsorized means).
+        bounded = self.raw.clip(lower=NOISE_FLOOR * self.std_err, upper=pd.DataFrame(
+            {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index),
+            axis=None)
         scree = bounded.apply(monotone_scree) if mono else bounded
         self.trace, self.trace_std_err = float(trace), float(trace_std_err)
         # T >= the sum of the k values (orthonormal directions); nan trace (k = p): T is the sum.
@@ -418,7 +426,7 @@ class ScreeResult(DPResult):
         notes.append("PVE = scree / T, T = max(private total variance, sum of the k scree values); "
                      "'PVE among k' is the R package's pve (share of the k values only).")
         notes.extend(f"{m}: {f.tuning}." for m, f in self.fits.items())
-        notes.append("Released values are clamped to [0, the top of their clamp interval] "
+        notes.append("Released values are clamped to [sd / 3, the top of their clamp interval] "
                      "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
                      "rest on, raw < 3.3 s.e., raw > 1/3 of the clip, the monotone fit moved "
                      "it by more than 2x, or its post-release clipping-bias bound exceeds 9x the "
