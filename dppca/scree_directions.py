@@ -273,7 +273,8 @@ def permuted(fit, order):
     histogram = getattr(fit, "histogram", None)
     if histogram is not None:  # the clip choice's per-component fields (its counts' rows)
         histogram = replace(histogram, **{f: np.asarray(getattr(histogram, f))[order]
-                                          for f in ("clip", "allowance", "fallback", "counts")})
+                                          for f in ("clip", "allowance", "fallback", "counts",
+                                                    "tail_estimate", "tail_upper")})
         return replace(fit, release=release, allowance=allowance, histogram=histogram)
     return replace(fit, release=release, allowance=allowance)
 

@@ -143,3 +143,11 @@ def test_noise_dominated_value_is_released_at_the_floor():
     assert low.any()
     assert (res.scree["clipped"][low] >= NOISE_FLOOR * sd[low] * (1 - 1e-12)).all()
     assert not res.reliable["clipped"][low].any()
+
+
+def test_binding_threshold_is_the_gaussian_rule_clip():
+    # results/ may not import estimators/, so the constant is restated: it must stay equal.
+    from dppca.estimators.scree_accuracy import CLIP_OVER_LAMBDA
+    from dppca.results.scree_checks import BINDING_NONE
+
+    assert BINDING_NONE == CLIP_OVER_LAMBDA

@@ -29,7 +29,7 @@ caller's public fallback clip.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -89,6 +89,9 @@ class ClipChoice:
         The histogram's edges.
     m : int
         Values per column (public).
+    tail_estimate, tail_upper : ndarray, shape (k,), optional
+        The post-release clipping bias of each clipped mean, :func:`tail_bias` of this choice
+        (set by :func:`choose_clips`).
     """
 
     clip: np.ndarray
@@ -98,6 +101,8 @@ class ClipChoice:
     sigma: float = float("nan")
     edges: np.ndarray | None = None
     m: int = 0
+    tail_estimate: np.ndarray | None = None
+    tail_upper: np.ndarray | None = None
 
 
 def clip_edges(anchor: float, log2_range=CLIP_LOG2_RANGE) -> np.ndarray:
@@ -219,8 +224,10 @@ def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:
     allowance = bias[np.arange(k), best] + np.sum(loose * excess[best], axis=1) / max(m, 1)
     none = ~significant.any(axis=1)
     fallback = np.broadcast_to(np.asarray(fallback, float), (k,))
-    return ClipChoice(np.where(none, fallback, clip), np.where(none, 0.0, allowance), none,
-                      noisy, float(sigma), edges, int(m))
+    choice = ClipChoice(np.where(none, fallback, clip), np.where(none, 0.0, allowance), none,
+                        noisy, float(sigma), edges, int(m))
+    tail = tail_bias(choice)
+    return replace(choice, tail_estimate=tail.estimate, tail_upper=tail.upper)
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,9 @@ REFERENCE = "nonprivate"
 RELIABLE_MIN_SD, CLIP_BINDING = 10.0 / 3.0, 1.0 / 3.0
 #: ... and the monotone fit moved it by at most this factor.
 MONO_MOVE = 2.0
-#: A noise-dominated value (raw below this x its noise sd) is released as this x its sd, not 0:
-#: its target is then typically of the order of the sd, and 0 is never within 10x of it (iris and
-#: wine at eps 4, 60 seeds: PC1-PC3 within 10x .878 -> .983 and .911 -> .956; such values are
-#: marked unreliable, raw < 3.3 sd). Post-processing of released numbers; still >= 0.
+#: A value with raw < this x its noise sd is released as this x its sd, not 0 (never within 10x
+#: of its target, typically of the order of the sd; iris/wine eps 4, 60 seeds: within 10x .878 ->
+#: .983, .911 -> .956). Such values are marked unreliable (raw < 3.3 sd). Post-processing.
 NOISE_FLOOR = 1.0 / 3.0
 
 
@@ -176,8 +175,7 @@ class ScreeResult(DPResult):
         self.raw = pd.DataFrame({m: f.release.estimate for m, f in fits.items()}, index=index)
         self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
         # Fail-safe (post-processing): every released value lies in [NOISE_FLOOR x its noise sd,
-        # its public or private upper bound] (the clamp interval's top for the clipped and
-        # winsorized means).
+        # its public or private upper bound] (the clamp's top for clipped and winsorized means).
         bounded = self.raw.clip(lower=NOISE_FLOOR * self.std_err, upper=pd.DataFrame(
             {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index),
             axis=None)

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..estimators.clip_choice import tail_bias
-from ..estimators.scree_accuracy import CLIP_OVER_LAMBDA
 from ..privacy.accuracy import StepAccuracy
 from .scree_values import gaussian_clip_bias
 
@@ -33,8 +31,9 @@ BIAS_LIMIT = 9.0
 #: The clip binds when C / value is below this (with a clip histogram: Gaussian scores give
 #: C / lambda >= 5.6 under the histogram rule; heavy tails cut off at the clip give less) ...
 BINDING_HISTOGRAM = 4.0
-#: ... or below this without one (the Gaussian rule's C = 6.5 lambda).
-BINDING_NONE = CLIP_OVER_LAMBDA
+#: ... or below this without one (the Gaussian rule's C = 6.5 lambda: CLIP_OVER_LAMBDA of
+#: :mod:`dppca.estimators.scree_accuracy`, which results may not import).
+BINDING_NONE = 2.4 * 2.7055
 #: Post-release error at or above which a method's values are flagged in the accuracy block
 #: (relative error 0.9: the value may be under a tenth of its target).
 POST_RELEASE_THRESHOLD = 0.9
@@ -67,7 +66,8 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     ----------
     fit : MethodFit
         The clipped method's fit (``release.upper`` is the clip C; ``histogram`` its clip
-        choice with noisy counts, or None).
+        choice, whose ``tail_estimate`` and ``tail_upper`` are
+        :func:`dppca.estimators.clip_choice.tail_bias` of its noisy counts, or None).
     raw : ndarray, shape (k,)
         The released raw estimates.
     trace_room : ndarray, shape (k,)
@@ -108,8 +108,8 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     histogram = getattr(fit, "histogram", None)
     room = np.maximum(np.nan_to_num(np.asarray(trace_room, float), nan=0.0), 0.0)
     if histogram is not None:
-        tail = tail_bias(histogram)
-        estimate, bound = np.maximum(estimate, tail.estimate), np.maximum(bound, tail.upper)
+        estimate = np.maximum(estimate, histogram.tail_estimate)
+        bound = np.maximum(bound, histogram.tail_upper)
         binding = ratio < BINDING_HISTOGRAM
         return ValueBias(estimate, bound, np.where(binding, np.maximum(bound, room), bound))
     bound = np.where(ratio < BINDING_NONE, np.maximum(bound, room), bound)
