@@ -132,10 +132,11 @@ def test_robust_values_on_heavy_tails_are_marked():
 def test_noise_dominated_value_is_released_at_the_floor():
     # iris at eps 4 (n = 150): PC3's target (~0.09) is below its noise sd (~0.11), so its raw
     # estimate is often negative; it is released at NOISE_FLOOR x sd (not 0, which is never within
-    # 10x of a positive target) and marked unreliable.
+    # 10x of a positive target) and marked unreliable (the pre-release model predicts the values
+    # within FLOOR_GATE here); at eps 0.5 (predicted 5.5) no floor: a value stays >= 0.
     from sklearn.datasets import load_iris
 
-    from dppca.results.scree import NOISE_FLOOR
+    from dppca.results.scree_checks import NOISE_FLOOR
 
     res = _quiet(load_iris(as_frame=True).data, k=3, eps=4, delta=1e-5, rng=4)
     raw, sd = res.raw["clipped"], res.std_err["clipped"]
@@ -143,6 +144,9 @@ def test_noise_dominated_value_is_released_at_the_floor():
     assert low.any()
     assert (res.scree["clipped"][low] >= NOISE_FLOOR * sd[low] * (1 - 1e-12)).all()
     assert not res.reliable["clipped"][low].any()
+    noisy = _quiet(load_iris(as_frame=True).data, k=3, eps=0.5, delta=1e-5, rng=4)
+    assert ((noisy.scree["clipped"] == 0) | (noisy.raw["clipped"] >= 0)).all()
+    assert (noisy.scree["clipped"] == 0).any()
 
 
 def test_binding_threshold_is_the_gaussian_rule_clip():

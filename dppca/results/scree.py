@@ -16,7 +16,7 @@ from ..privacy import Ledger
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 from .directions import pc_names
-from .scree_checks import (BIAS_LIMIT, method_bias, post_release_error, post_release_step,
+from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_error, post_release_step,
                            robust_comparable)
 from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
 
@@ -27,10 +27,6 @@ REFERENCE = "nonprivate"
 RELIABLE_MIN_SD, CLIP_BINDING = 10.0 / 3.0, 1.0 / 3.0
 #: ... and the monotone fit moved it by at most this factor.
 MONO_MOVE = 2.0
-#: A value with raw < this x its noise sd is released as this x its sd, not 0 (never within 10x
-#: of its target, typically of the order of the sd; iris/wine eps 4, 60 seeds: within 10x .878 ->
-#: .983, .911 -> .956). Such values are marked unreliable (raw < 3.3 sd). Post-processing.
-NOISE_FLOOR = 1.0 / 3.0
 
 
 class ScreeResult(DPResult):
@@ -66,8 +62,8 @@ class ScreeResult(DPResult):
     seed : int or str
         As given to :func:`dppca.dp_scree` (shown in the summary).
     mono : bool
-        Whether to fit a non-increasing sequence (values are clamped to [sd / 3, their clamp's
-        top] either way).
+        Whether to fit a non-increasing sequence (values are clamped to [0 or sd / 3
+        (``NOISE_FLOOR``), their clamp's top] either way).
     controls : dict of str to control
         The resolved control object of each method.
     nonprivate : dict, optional
@@ -176,7 +172,7 @@ class ScreeResult(DPResult):
         self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
         # Fail-safe (post-processing): every released value lies in [NOISE_FLOOR x its noise sd,
         # its public or private upper bound] (the clamp's top for clipped and winsorized means).
-        bounded = self.raw.clip(lower=NOISE_FLOOR * self.std_err, upper=pd.DataFrame(
+        bounded = self.raw.clip(lower=noise_floors(self.std_err, accuracy), upper=pd.DataFrame(
             {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index),
             axis=None)
         scree = bounded.apply(monotone_scree) if mono else bounded
@@ -424,7 +420,8 @@ class ScreeResult(DPResult):
         notes.append("PVE = scree / T, T = max(private total variance, sum of the k scree values); "
                      "'PVE among k' is the R package's pve (share of the k values only).")
         notes.extend(f"{m}: {f.tuning}." for m, f in self.fits.items())
-        notes.append("Released values are clamped to [sd / 3, the top of their clamp interval] "
+        notes.append("Released values are clamped to [0 (sd / 3 where the model predicts the "
+                     "values within 1), the top of their clamp interval] "
                      "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
                      "rest on, raw < 3.3 s.e., raw > 1/3 of the clip, the monotone fit moved "
                      "it by more than 2x, or its post-release clipping-bias bound exceeds 9x the "
