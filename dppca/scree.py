@@ -36,6 +36,7 @@ from .methods.gdppca import states_gdppca_sensitivity
 from .backends.dask import is_dask_input
 from .preprocessing import as_matrix, column_scales, random_pairs
 from .privacy import CALIBRATIONS, Ledger
+from .privacy.accuracy import AccuracyReport
 from .results.scree import ScreeResult
 from .estimators.scree_fits import FITTERS, check_split_mode, private_trace
 from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
@@ -93,7 +94,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         directions; the scree values are then NOT private end to end (see Notes) and
         ``result.directions_private`` is False.
     mono : bool
-        True: clip at 0 and fit the non-increasing sequence (PAVA), as R. False: the raw,
+        True: clip at 0 (here: at a third of the noise sd, see
+        :data:`dppca.results.scree.NOISE_FLOOR`) and fit the non-increasing sequence (PAVA),
+        as R. False: the raw,
         unbiased noisy estimates (possibly negative or not ordered).
     calibration : {"analytic", "classic"}
         Gaussian noise calibration; "classic" (R's formula) is proven only for eps < 1.
@@ -255,15 +258,18 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                             and values_reliable(accuracy, methods[0]))
     fits = {name: permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
-    return ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
-                       shared_releases=len(shared),
-                       directions=dirs.directions.iloc[:, order].set_axis(mat.columns, axis=0)
-                       .set_axis(columns, axis=1),
-                       private_directions=dirs.private, scale_source=dirs.scale_source,
-                       n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
-                       seed=seed_of(rng), mono=flags["mono"], controls=controls,
-                       nonprivate=reference, extra_notes=_calibration_notes(group),
-                       accuracy=accuracy)
+    result = ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
+                         shared_releases=len(shared),
+                         directions=dirs.directions.iloc[:, order].set_axis(mat.columns, axis=0)
+                         .set_axis(columns, axis=1),
+                         private_directions=dirs.private, scale_source=dirs.scale_source,
+                         n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
+                         seed=seed_of(rng), mono=flags["mono"], controls=controls,
+                         nonprivate=reference, extra_notes=_calibration_notes(group),
+                         accuracy=accuracy)
+    # Post-release rows (released values only: post-processing), after the public pre-release ones.
+    AccuracyReport(result.accuracy.steps[len(accuracy.steps):]).warn(basis="released values only")
+    return result
 
 
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,

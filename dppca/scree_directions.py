@@ -240,7 +240,8 @@ def permuted(fit, order):
     ----------
     fit : dataclass fit
         With a dataclass ``release`` (``estimate``, ``noise_sd``, ``lower``, ``upper``, each
-        shape (k,)) and ``allowance`` (shape (k,) or None).
+        shape (k,)), ``allowance`` (shape (k,) or None) and optionally ``histogram`` (a
+        :class:`dppca.estimators.clip_choice.ClipChoice` or None).
     order : array_like of int, shape (k,)
         A permutation, e.g. from :func:`variance_order`.
 
@@ -269,6 +270,12 @@ def permuted(fit, order):
     release = replace(fit.release, **{f: np.asarray(getattr(fit.release, f))[order]
                                       for f in ("estimate", "noise_sd", "lower", "upper")})
     allowance = None if fit.allowance is None else np.asarray(fit.allowance)[order]
+    histogram = getattr(fit, "histogram", None)
+    if histogram is not None:  # the clip choice's per-component fields (its counts' rows)
+        histogram = replace(histogram, **{f: np.asarray(getattr(histogram, f))[order]
+                                          for f in ("clip", "allowance", "fallback", "counts",
+                                                    "tail_estimate", "tail_upper")})
+        return replace(fit, release=release, allowance=allowance, histogram=histogram)
     return replace(fit, release=release, allowance=allowance)
 
 

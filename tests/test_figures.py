@@ -118,7 +118,7 @@ def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha
         np.testing.assert_allclose(line.get_ydata(), rows["scree"], rtol=1e-12)
         segments = container.lines[2][0].get_segments()
         lower = np.maximum(rows["raw"] - z * rows["std_err"], 0.0)
-        upper = np.maximum(rows["raw"] + z * rows["std_err"] + _clip_allowance(result, method, rows), 0.0)
+        upper = np.maximum(rows["raw"] + z * rows["std_err"] + _clip_allowance(result, method, alpha), 0.0)
         np.testing.assert_allclose([s[0][1] for s in segments], lower, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose([s[1][1] for s in segments], upper, rtol=1e-9, atol=1e-9)
         clamped += int((rows["raw"] - z * rows["std_err"] < 0).sum())
@@ -126,21 +126,11 @@ def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha
     assert f"{1 - alpha:.0%} intervals of the privacy noise" in ax.get_title().replace("\n", " ")
 
 
-def _clip_allowance(result, method, rows):
-    """The clipped method's documented upper-end allowance, computed here from chi-square tails:
-    for u = lambda chi2_1 clipped at C = c lambda, the bias is b(c) = P(chi2_3 > c) - c P(chi2_1 > c),
-    and the upper end adds the larger of raw b / (1 - b) with c = C / raw and the released tail
-    allowance of the clip histogram (when the clip was self-tuned; 0 for the other methods)."""
-    from scipy.stats import chi2
-
-    if method != "clipped":
-        return 0.0
-    raw = np.maximum(rows["raw"].to_numpy(), 0.0)
-    with np.errstate(divide="ignore"):
-        c = np.where(raw > 0, result.fits[method].release.upper / raw, np.inf)
-    bias = np.clip(np.nan_to_num(chi2.sf(c, 3) - c * chi2.sf(c, 1)), 0.0, 0.5)
-    tail = result.fits[method].allowance
-    return np.maximum(raw * bias / (1 - bias), 0.0 if tail is None else tail)
+def _clip_allowance(result, method, alpha):
+    """The clipped method's upper-end allowance: its post-release clipping-bias interval
+    (dppca.results.scree_checks.value_bias, pinned in tests/test_scree_checks.py); 0 for the
+    other methods."""
+    return result.clipping_bias(alpha)[method].interval if method == "clipped" else 0.0
 
 
 def test_scree_labels_units_legend_and_privacy(gau, scree):

@@ -135,6 +135,8 @@ def test_mono_gives_non_negative_non_increasing_values(wide):
     # mono=False: the raw estimates, clamped to [0, the clip] (fail-safe post-processing) only.
     raw = dp_scree(wide, 4, eps=0.05, delta=1e-5, g_dppca=True, rng=0, mono=False)
     upper = raw.fits["clipped"].release.upper
+    # eps = 0.05: the pre-release model predicts the values far beyond FLOOR_GATE, so no noise
+    # floor: the clamp's lower end is 0.
     pd.testing.assert_series_equal(raw.scree["clipped"], raw.raw["clipped"].clip(0.0, upper))
 
 
@@ -373,7 +375,7 @@ def test_summary_header_and_notes(wide):
     text = str(dp_scree(wide, 2, method=ALL, g_dppca=True, rng=11, **BUDGET).summary())
     for fact in ["Differentially Private Scree", "clipped, pmwm, huber", "replace-one", "400",
                  "Seed:", "11", "Total variance", "g-DPPCA (private)", "PVE among k", "cum. PVE",
-                 "noise only", "too sparse for that histogram", "PC1", "PC2"]:
+                 "noise only", "too sparse", "post-release", "PC1", "PC2"]:
         assert fact in text
     assert dp_scree(wide, 2, g_dppca=True, rng=0, **BUDGET)._repr_html_().startswith("<table")
 

@@ -37,12 +37,17 @@ class MethodFit:
         Estimated clipping bias of each value from a private histogram of its tail
         (:mod:`dppca.estimators.clip_choice`); None: the Gaussian-tail model of
         :func:`dppca.results.scree.gaussian_clip_bias` is used instead.
+    histogram : ClipChoice, optional
+        The clip choice with its released noisy counts (the post-release accuracy reads them,
+        :func:`dppca.estimators.clip_choice.tail_bias`); None when the clip came from no
+        histogram.
     """
 
     release: object
     mechanism: str
     tuning: str
     allowance: np.ndarray | None = None
+    histogram: object = None
 
 
 #: Share of the trace's mu^2 for its two tuning histograms (half each).
@@ -141,7 +146,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
     k = scores.shape[1]
     m = len(pairs[0])
     coarse = model.MEDIAN_TUNING_SHARE * share
-    allowance = None
+    allowance = choice = None
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
     elif not model.tuning_reliable(m, k, control.tuning_share * share, group.mu) and \
@@ -177,7 +182,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
                   "for a component with no significant bin")
     release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
-    return MethodFit(release, "Gaussian", tuning, allowance)
+    return MethodFit(release, "Gaussian", tuning, allowance, choice)
 
 
 def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,

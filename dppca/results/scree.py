@@ -16,8 +16,9 @@ from ..privacy import Ledger
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, frame_table, scaling_label
 from .directions import pc_names
-from .scree_values import (antitonic, clip_allowance, gaussian_clip_bias, monotone_scree,
-                           share_of_sum)
+from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_error, post_release_step,
+                           robust_comparable)
+from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
 REFERENCE = "nonprivate"
@@ -61,7 +62,8 @@ class ScreeResult(DPResult):
     seed : int or str
         As given to :func:`dppca.dp_scree` (shown in the summary).
     mono : bool
-        Whether to clip at 0 and fit a non-increasing sequence.
+        Whether to fit a non-increasing sequence (values are clamped to [0 or sd / 3
+        (``NOISE_FLOOR``), their clamp's top] either way).
     controls : dict of str to control
         The resolved control object of each method.
     nonprivate : dict, optional
@@ -115,12 +117,21 @@ class ScreeResult(DPResult):
     mono : bool
         As passed.
     accuracy : AccuracyReport
-        As passed (empty when not given).
+        As passed (empty when not given), followed by one post-release row per method
+        (:func:`dppca.results.scree_checks.post_release_step`).
+    bias : dict of str to ValueBias
+        Per method, the post-release clipping-bias estimate, bound and interval allowance of
+        each value (:meth:`clipping_bias`; post-processing of released numbers).
+    value_error : pandas.DataFrame, shape (k, r)
+        Post-release predicted (median) relative error of each value: noise and clipping bias
+        (:func:`dppca.results.scree_checks.post_release_error`).
     reliable : pandas.DataFrame of bool, shape (k, r)
         Per method and component, whether the value can be trusted to be within 10x of what
         it estimates: the model's gating steps are reliable, raw >= ``RELIABLE_MIN_SD`` s.e. and
-        raw <= ``CLIP_BINDING`` x its clip, and the monotone fit moved it by at most a factor
-        ``MONO_MOVE`` (post-processing of released numbers).
+        raw <= ``CLIP_BINDING`` x its clip, the monotone fit moved it by at most a factor
+        ``MONO_MOVE``, its clipping-bias bound is at most ``BIAS_LIMIT`` x raw, and (pmwm,
+        huber, with "clipped" in the call) its interval meets the clipped one (post-processing
+        of released numbers).
     seed : int or str
         As passed.
     figure : matplotlib Figure or None
@@ -159,10 +170,11 @@ class ScreeResult(DPResult):
         index = pc_names(self.k)
         self.raw = pd.DataFrame({m: f.release.estimate for m, f in fits.items()}, index=index)
         self.std_err = pd.DataFrame({m: f.release.noise_sd for m, f in fits.items()}, index=index)
-        # Fail-safe (post-processing): every released value lies in [0, its public or private
-        # upper bound] (the clamp interval's top for the clipped and winsorized means).
-        bounded = self.raw.clip(lower=0.0, upper=pd.DataFrame(
-            {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index))
+        # Fail-safe (post-processing): every released value lies in [NOISE_FLOOR x its noise sd,
+        # its public or private upper bound] (the clamp's top for clipped and winsorized means).
+        bounded = self.raw.clip(lower=noise_floors(self.std_err, accuracy), upper=pd.DataFrame(
+            {m: f.release.upper if m != "huber" else np.inf for m, f in fits.items()}, index=index),
+            axis=None)
         scree = bounded.apply(monotone_scree) if mono else bounded
         self.trace, self.trace_std_err = float(trace), float(trace_std_err)
         # T >= the sum of the k values (orthonormal directions); nan trace (k = p): T is the sum.
@@ -189,7 +201,13 @@ class ScreeResult(DPResult):
         self.mono = mono
         self.controls = dict(controls)
         self.has_nonprivate = nonprivate is not None
-        self.accuracy = AccuracyReport([]) if accuracy is None else accuracy
+        self.bias = self.clipping_bias()
+        self.value_error = pd.DataFrame(
+            {m: post_release_error(self.raw[m], self.std_err[m], self.bias[m].estimate)
+             for m in self.methods}, index=index)
+        before = [] if accuracy is None else list(accuracy.steps)
+        self.accuracy = AccuracyReport(before + [post_release_step(m, self.value_error[m])
+                                                 for m in self.methods])
         self.reliable = self._reliable_values()
         self._extra_notes = list(extra_notes)
         self.figure = None
@@ -218,19 +236,48 @@ class ScreeResult(DPResult):
             fitted = self.scree[m].to_numpy()
             with np.errstate(divide="ignore", invalid="ignore"):
                 value_ok &= (fitted <= MONO_MOVE * raw) & (raw <= MONO_MOVE * fitted)
+            # Post-release: the clipping-bias bound says the target may be > 10x the value.
+            value_ok &= self.bias[m].bound <= BIAS_LIMIT * np.maximum(raw, 0.0)
             marks[m] = ok & value_ok
+        if "clipped" in self.fits:  # robust values must agree with the clipped v'Sv
+            z = float(norm.ppf(0.975))
+            ci = self.conf_int()
+            for m in set(self.methods) - {"clipped"}:
+                marks[m] = marks[m] & robust_comparable(
+                    self.raw[m], self.std_err[m], ci[("clipped", "lower")],
+                    ci[("clipped", "upper")], z)
         return pd.DataFrame(marks, index=self.raw.index)
+
+    def clipping_bias(self, alpha=0.05) -> dict:
+        """Per method, the post-release clipping bias of its values (post-processing).
+
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            Level of the intervals whose lower ends and trace bound enter the trace room.
+
+        Returns
+        -------
+        dict of str to ValueBias
+            :class:`dppca.results.scree_checks.ValueBias` (zero for pmwm and huber);
+            ``result.bias`` is the one at alpha = 0.05.
+        """
+        return method_bias(self.fits, self.raw, self.std_err, self.trace, self.trace_std_err,
+                           float(norm.ppf(1 - alpha / 2)))
 
     def conf_int(self, alpha=0.05) -> pd.DataFrame:
         """(1 - alpha) intervals: raw -/+ z sd, clipped at 0; the clipped method's upper end
-        also allows for its clipping bias (:func:`clip_allowance`).
+        also allows for its clipping bias (:func:`dppca.results.scree_checks.value_bias`).
 
         Clipping only lowers the estimate: for u = lambda chi2_1 and clip C = c lambda,
         E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at
         c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
-        for a self-tuned clip, the tail allowance measured by its private log2 histogram
-        (post-processing of released numbers). A tail too sparse for that histogram to see
-        (a few rows holding most of the variance) is not covered (docs/small_data.md).
+        for a self-tuned clip, the bias bound read from its released log2 histogram (the mass
+        of the significant and 3.5-sd bins above C, plus 2 sd of what the two octaves above C
+        could hide); where the clip binds (C / raw < 4 with a histogram, < 6.5 without) it
+        reaches the bound the private trace sets (post-processing of released numbers). A
+        tail too sparse for the histogram to see, far above the clip, is not covered
+        (docs/small_data.md).
 
         Returns
         -------
@@ -238,10 +285,11 @@ class ScreeResult(DPResult):
             Rows PC1..PCk, columns (method, "lower"/"upper").
         """
         z = float(norm.ppf(1 - alpha / 2))
+        bias = self.bias if alpha == 0.05 else self.clipping_bias(alpha)
         parts = {}
         for m in self.methods:
             raw, sd = self.raw[m], self.std_err[m]
-            allowance = clip_allowance(self.fits[m], raw.to_numpy()) if m == "clipped" else 0.0
+            allowance = bias[m].interval
             parts[(m, "lower")] = np.maximum(raw - z * sd, 0.0)
             parts[(m, "upper")] = np.maximum(raw + z * sd + allowance, 0.0)
         return pd.DataFrame(parts, index=self.raw.index)
@@ -358,14 +406,11 @@ class ScreeResult(DPResult):
                         "split the rest of the budget; one method's numbers alone depend only on "
                         "its own ledger (`result.ledger[method]`)."))
         notes.append("Std err and intervals cover the privacy noise (for clipped, plus its "
-                     "clipping bias: the larger of the Gaussian-tail bias and the tail measured "
-                     "by its private clip histogram), not sampling error or direction error. A "
-                     "tail too sparse for that histogram to see (a few rows carrying much of a "
-                     "component's variance: skewed measurements at n < 1,000) still biases the "
-                     "clipped values below the variance, so that an interval marked reliable can "
-                     "miss it (measured coverage of 95% intervals at n x eps >= 500: 22-52% on "
-                     "breast_cancer, 67-100% on randhie, 13-87% on adult, 97-98% on gau; "
-                     "benchmarks/results/small_data_tails.txt); "
+                     "clipping bias read from its released clip histogram, or the Gaussian-tail "
+                     "bias without one; where the clip binds, up to the bound the private trace "
+                     "sets), not sampling error or direction error. A tail far above the clip and "
+                     "too sparse for the histogram (a few rows carrying much of a component's "
+                     "variance) is still missed (benchmarks/results/small_data_scree.txt); "
                      "intervals are raw -/+ z(1 - alpha/2) s.e. (+ the clipped allowance) "
                      "(conf_int(alpha); summary(alpha)), clipped at 0"
                      + (" (Huber: noise of the last step, approximate)."
@@ -375,11 +420,19 @@ class ScreeResult(DPResult):
         notes.append("PVE = scree / T, T = max(private total variance, sum of the k scree values); "
                      "'PVE among k' is the R package's pve (share of the k values only).")
         notes.extend(f"{m}: {f.tuning}." for m, f in self.fits.items())
-        notes.append("Released values are clamped to [0, the top of their clamp interval] "
+        notes.append("Released values are clamped to [0 (sd / 3 where the model predicts the "
+                     "values within 1), the top of their clamp interval] "
                      "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
-                     "rest on, raw < 3.3 s.e., raw > 1/3 of the clip, or the monotone fit moved "
-                     "it by more than 2x; such values (and their intervals, which cover noise "
-                     "only) may be off by more than 10x.")
+                     "rest on, raw < 3.3 s.e., raw > 1/3 of the clip, the monotone fit moved "
+                     "it by more than 2x, or its post-release clipping-bias bound exceeds 9x the "
+                     "value (the target may be over 10x it: declare bounds= or spend more eps)"
+                     + ("; pmwm/huber: the value's interval misses the clipped one of the same "
+                        "direction (on heavy tails a robust method estimates a robust variance, "
+                        "not v'Sv)" if "clipped" in self.methods and len(self.methods) > 1 else
+                        "" if "clipped" in self.methods else
+                        "; pmwm/huber estimate a robust variance, equal to v'Sv for light tails "
+                        "only: add method 'clipped' to check them against it")
+                     + "; such values may be off by more than 10x.")
         return notes + self._extra_notes
 
 

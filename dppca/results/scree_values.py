@@ -1,7 +1,8 @@
 """Post-processing of released scree values (free of privacy cost).
 
 The monotone fit (R's ``scree_post_processing``), R's ``scree_to_pve`` share of a sum, and the
-upper-end allowance of the clipped method's intervals for its clipping bias. Each takes
+Gaussian-tail clipping bias (the upper-end allowance of the clipped method's intervals is in
+:mod:`dppca.results.scree_checks`). Each takes
 released numbers only; :class:`dppca.results.scree.ScreeResult` applies them.
 """
 from __future__ import annotations
@@ -44,32 +45,6 @@ def gaussian_clip_bias(c) -> np.ndarray:
     return np.where(np.isinf(c), 0.0, bias)
 
 
-def clip_allowance(fit, raw) -> np.ndarray:
-    """Upper-end allowance of the clipped method's intervals for its clipping bias, shape (k,).
-
-    The larger of the Gaussian-tail allowance raw b(c) / (1 - b(c)), c = C / raw (for
-    u = lambda chi2_1 clipped at C = c lambda, E min(u, C) = lambda (1 - b(c))), and the fit's
-    histogram allowance (the estimated bias E(u - C)+ from a private log2 histogram of the pair
-    values' tail, :mod:`dppca.estimators.clip_choice`), when it has one. Post-processing of
-    released numbers.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from types import SimpleNamespace
-    >>> fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([6.5])), allowance=None)
-    >>> round(float(clip_allowance(fit, np.array([1.0]))[0]), 4)
-    0.02
-    """
-    positive = np.maximum(np.asarray(raw, float), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = np.where(positive > 0, np.asarray(fit.release.upper, float) / positive, np.inf)
-    bias = np.clip(gaussian_clip_bias(c), 0.0, 0.5)
-    gaussian = positive * bias / (1 - bias)
-    histogram = getattr(fit, "allowance", None)
-    return gaussian if histogram is None else np.maximum(gaussian, np.asarray(histogram, float))
-
-
 def share_of_sum(values) -> np.ndarray:
     """R's ``scree_to_pve``: values / sum, or zeros when the sum is not positive."""
     values = np.asarray(values, float)
@@ -77,4 +52,4 @@ def share_of_sum(values) -> np.ndarray:
     return values / total if np.isfinite(total) and total > 0 else np.zeros_like(values)
 
 
-__all__ = ["antitonic", "clip_allowance", "gaussian_clip_bias", "monotone_scree", "share_of_sum"]
+__all__ = ["antitonic", "gaussian_clip_bias", "monotone_scree", "share_of_sum"]

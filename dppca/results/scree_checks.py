@@ -1,0 +1,253 @@
+"""Post-release accuracy of released scree values (issue 20): pure post-processing.
+
+After :func:`dppca.dp_scree` has released its numbers, what they say about their own error is
+public: the clip-choice histograms' noisy counts and their sd, the chosen clips, the released
+values and their noise sd, and the private trace. From them, per value:
+
+* a clipping-bias estimate and bound (:func:`value_bias`): the clipped mean only lowers the
+  variance it estimates, by the mass of the pair values above the clip, which the histogram
+  measures (:func:`dppca.estimators.clip_choice.tail_bias`) or, without one, the Gaussian-tail
+  model bounds;
+* a predicted relative error (:func:`post_release_error`), shown as the "post-release" rows of
+  the summary's "Expected accuracy" block next to the pre-release model's;
+* for the robust methods (pmwm, huber), whether their values are comparable to v'Sv
+  (:func:`robust_comparable`).
+
+Nothing here reads the data: every input is a released noisy value or public, so every mark,
+warning and interval computed here is post-processing of the (eps, delta)-DP release.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..privacy.accuracy import StepAccuracy
+from .scree_values import gaussian_clip_bias
+
+#: A value is unreliable when its clipping-bias bound exceeds this many times the value: its
+#: target could then be more than 10x the value.
+BIAS_LIMIT = 9.0
+#: The clip binds when C / value is below this (with a clip histogram: Gaussian scores give
+#: C / lambda >= 5.6 under the histogram rule; heavy tails cut off at the clip give less) ...
+BINDING_HISTOGRAM = 4.0
+#: ... or below this without one (the Gaussian rule's C = 6.5 lambda: CLIP_OVER_LAMBDA of
+#: :mod:`dppca.estimators.scree_accuracy`, which results may not import).
+BINDING_NONE = 2.4 * 2.7055
+#: Post-release error at or above which a method's values are flagged in the accuracy block
+#: (relative error 0.9: the value may be under a tenth of its target).
+POST_RELEASE_THRESHOLD = 0.9
+
+
+#: Where the pre-release model predicts a method's values within FLOOR_GATE (public), a value
+#: with raw < NOISE_FLOOR x sd is released as NOISE_FLOOR x sd, not 0 (never within 10x of its
+#: target, then of the order of the sd; iris/wine eps 4: within 10x .878 -> .983, .911 -> .956).
+NOISE_FLOOR, FLOOR_GATE = 1.0 / 3.0, 1.0
+
+
+def noise_floors(std_err, accuracy):
+    """Lower clamp of the released values: NOISE_FLOOR x sd for the methods whose pre-release
+    "scree values" step predicts at most FLOOR_GATE (public arithmetic: far noisier values would
+    be raised to many times their target), else 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dppca.privacy.accuracy import AccuracyReport, StepAccuracy
+    >>> report = AccuracyReport([StepAccuracy("clipped: scree values", "", 0.4, "relative",
+    ...                                       0.5, "", "")])
+    >>> noise_floors(pd.DataFrame({"clipped": [0.3]}), report)["clipped"].tolist()
+    [0.1]
+    """
+    steps = {} if accuracy is None else {s.step: s.predicted for s in accuracy.steps}
+    gate = [steps.get(f"{m}: scree values", np.inf) <= FLOOR_GATE for m in std_err.columns]
+    return NOISE_FLOOR * std_err * np.asarray(gate, float)
+
+
+@dataclass(frozen=True)
+class ValueBias:
+    """Clipping bias of each released value of one method (units of the values), shape (k,).
+
+    Attributes
+    ----------
+    estimate : ndarray
+        Point estimate (enters the predicted error).
+    bound : ndarray
+        Upper bound used by the ``reliable`` mark (bound > ``BIAS_LIMIT`` x value: unreliable).
+    interval : ndarray
+        Upper end of the (1 - alpha) interval's allowance: ``bound``, raised to the trace's
+        bound where the clip binds (:func:`value_bias`).
+    """
+
+    estimate: np.ndarray
+    bound: np.ndarray
+    interval: np.ndarray
+
+
+def value_bias(fit, raw, trace_room) -> ValueBias:
+    """The clipping bias of one clipped fit's values (post-processing).
+
+    Parameters
+    ----------
+    fit : MethodFit
+        The clipped method's fit (``release.upper`` is the clip C; ``histogram`` its clip
+        choice, whose ``tail_estimate`` and ``tail_upper`` are
+        :func:`dppca.estimators.clip_choice.tail_bias` of its noisy counts, or None).
+    raw : ndarray, shape (k,)
+        The released raw estimates.
+    trace_room : ndarray, shape (k,)
+        For each component, how far above its value its target can be given the private trace:
+        trace + z sd_T - (sum of the other components' lower ends) - value (inf when no trace
+        was released). v'Sv of orthonormal directions sum to at most tr S.
+
+    Returns
+    -------
+    ValueBias
+
+    Notes
+    -----
+    The Gaussian-tail bias raw b(c) / (1 - b(c)), c = C / raw
+    (:func:`dppca.results.scree_values.gaussian_clip_bias`), is a floor of the bound, and the
+    estimate when no histogram measured the tail. With a clip histogram,
+    :func:`dppca.estimators.clip_choice.tail_bias` gives the estimate and raises the bound
+    (significant and 3.5-sd bins above C; plus 2 sd of what the bins just above C could
+    hide). Where the clip binds (C / raw under ``BINDING_HISTOGRAM``, or under
+    ``BINDING_NONE`` without a histogram) the tail above C is unmeasured: the interval's
+    allowance becomes at least ``trace_room``, and, without a histogram, so does the bound.
+    Privacy: released values and public constants only (post-processing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([6.5, 2.0])), histogram=None)
+    >>> b = value_bias(fit, np.array([1.0, 1.0]), np.array([50.0, 50.0]))
+    >>> round(float(b.estimate[0]), 3), float(b.bound[1]), float(b.interval[1])
+    (0.02, 50.0, 50.0)
+    """
+    positive = np.maximum(np.asarray(raw, float), 0.0)
+    clip = np.asarray(fit.release.upper, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(positive > 0, clip / positive, np.inf)
+    share = np.clip(gaussian_clip_bias(ratio), 0.0, 0.5)
+    estimate = bound = positive * share / (1 - share)
+    histogram = getattr(fit, "histogram", None)
+    room = np.maximum(np.nan_to_num(np.asarray(trace_room, float), nan=0.0), 0.0)
+    if histogram is not None:
+        # The measured tail replaces the assumed one in the estimate (on gau at eps 4 the
+        # Gaussian term made the prediction 2.3x the measured error); the bound keeps both.
+        estimate = np.asarray(histogram.tail_estimate, float)
+        bound = np.maximum(bound, histogram.tail_upper)
+        binding = ratio < BINDING_HISTOGRAM
+        return ValueBias(estimate, bound, np.where(binding, np.maximum(bound, room), bound))
+    bound = np.where(ratio < BINDING_NONE, np.maximum(bound, room), bound)
+    return ValueBias(estimate, bound, bound)
+
+
+def method_bias(fits, raw, std_err, trace, trace_sd, z) -> dict:
+    """:func:`value_bias` of the clipped fit, zeros for the others: method -> ValueBias.
+
+    ``raw`` and ``std_err`` are DataFrames (one column per method); the trace room uses the
+    z-sd lower ends of the clipped values (:func:`trace_room`).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([65.0])), histogram=None)
+    >>> frame = pd.DataFrame({"clipped": [10.0]})
+    >>> out = method_bias({"clipped": fit}, frame, frame * 0.1, 20.0, 1.0, 1.96)
+    >>> round(float(out["clipped"].bound[0]), 3)  # Gaussian tail at C = 6.5 x value: 2%
+    0.199
+    """
+    out = {}
+    for m in fits:
+        values, sd = raw[m].to_numpy(), std_err[m].to_numpy()
+        if m != "clipped":
+            zero = np.zeros(values.shape)
+            out[m] = ValueBias(zero, zero, zero)
+            continue
+        room = trace_room(trace, trace_sd, values, np.maximum(values - z * sd, 0.0), z)
+        out[m] = value_bias(fits[m], values, room)
+    return out
+
+
+def trace_room(trace, trace_sd, raw, lower, z) -> np.ndarray:
+    """How far above each value its target can lie given the private trace, shape (k,).
+
+    trace + z trace_sd - (sum of the other values' interval lower ends) - max(raw, 0): the
+    variances of orthonormal directions sum to at most tr S. inf when no trace was released
+    (k = p). Post-processing of released values.
+
+    Examples
+    --------
+    >>> trace_room(10.0, 0.5, [5.0, 2.0], [4.0, 1.0], 2.0).tolist()
+    [5.0, 5.0]
+    """
+    raw, lower = np.asarray(raw, float), np.asarray(lower, float)
+    if not np.isfinite(trace):
+        return np.full(raw.shape, np.inf)
+    return trace + z * trace_sd - (lower.sum() - lower) - np.maximum(raw, 0.0)
+
+
+#: Median of |Z| for Z ~ N(0, 1): the typical size of the noise part of an error.
+MEDIAN_ABS_NORMAL = 0.6745
+
+
+def post_release_error(raw, sd, bias) -> np.ndarray:
+    """Predicted (median) relative error of each released value, shape (k,).
+
+    sqrt((0.6745 sd)^2 + bias^2) / max(value + bias, sd): the noise's median absolute size
+    (``MEDIAN_ABS_NORMAL`` sd) and the clipping bias, which only lowers the estimate (the
+    target is about value + bias), over the target; a value lost in its noise predicts an error
+    near 0.67 or more.
+
+    Examples
+    --------
+    >>> post_release_error([10.0], [1.0], [0.0]).round(4).tolist()
+    [0.0674]
+    """
+    raw, sd, bias = (np.asarray(a, float) for a in (raw, sd, bias))
+    return np.sqrt((MEDIAN_ABS_NORMAL * sd) ** 2 + bias ** 2) / \
+        np.maximum(np.maximum(raw, 0.0) + bias, sd)
+
+
+def post_release_step(method, error) -> StepAccuracy:
+    """The summary's post-release row of one method: PC1's predicted relative error.
+
+    Examples
+    --------
+    >>> post_release_step("clipped", [0.05, 0.2]).reliable
+    True
+    """
+    error = np.asarray(error, float)
+    return StepAccuracy(
+        f"{method}: scree values (post-release)",
+        "PC1's predicted relative error from the released values, noise sd and clipping-bias "
+        f"estimate (all: result.value_error; largest {np.max(error):.3g})", float(error[0]),
+        "relative", POST_RELEASE_THRESHOLD,
+        "bias from the released clip histogram, or Gaussian tails without one" if
+        method == "clipped" else "noise only: a robust variance, v'Sv for light tails only",
+        "declared bounds (bounds=), more eps, or fewer components")
+
+
+def robust_comparable(raw, sd, clipped_lower, clipped_upper, z) -> np.ndarray:
+    """Whether robust values (pmwm, huber) are comparable to v'Sv, shape (k,) of bool.
+
+    A robust method estimates a robust variance; on heavy tails it is far below v'Sv. The
+    clipped method of the same call estimates v'Sv of the same directions, with an interval
+    that allows for its clipping bias: a robust value is comparable when its own z-sd interval
+    meets the clipped one. Post-processing of released values.
+
+    Examples
+    --------
+    >>> robust_comparable([1.0, 0.2], [0.1, 0.01], [0.9, 0.9], [1.2, 1.2], 2.0).tolist()
+    [True, False]
+    """
+    raw, sd = np.asarray(raw, float), np.asarray(sd, float)
+    return (raw + z * sd >= np.asarray(clipped_lower, float)) & \
+        (raw - z * sd <= np.asarray(clipped_upper, float))
+
+
+__all__ = ["BIAS_LIMIT", "FLOOR_GATE", "NOISE_FLOOR", "ValueBias", "method_bias", "noise_floors", "post_release_error", "post_release_step",
+           "robust_comparable", "trace_room", "value_bias"]
