@@ -289,8 +289,7 @@ class DPResult:
         notes = self._notes()
         accuracy = self.accuracy
         if accuracy is not None and accuracy.steps:
-            smry.tables.append(frame_table(accuracy.table_frame(), title="Expected accuracy "
-                                           "(accuracy model, public numbers only)"))
+            smry.tables.append(frame_table(accuracy.table_frame(), title=_accuracy_title(accuracy)))
             notes = notes + accuracy.notes()
         if notes:
             smry.add_extra_txt(notes_text(notes))
@@ -301,6 +300,13 @@ class DPResult:
 
     def _repr_html_(self) -> str:
         return self.summary().as_html()
+
+def _accuracy_title(accuracy) -> str:
+    """The accuracy block's title: says which rows read released values (post-processing)."""
+    if any("post-release" in step.step for step in accuracy.steps):
+        return "Expected accuracy (model: public numbers; post-release rows: released values)"
+    return "Expected accuracy (accuracy model, public numbers only)"
+
 
 __all__ = ["DPResult", "data_units", "fmt", "frame_table", "ledger_table", "notes_text",
            "release_count", "scaling_label"]
