@@ -331,13 +331,26 @@ def _ledger_payload(result):
     return getattr(result, "combined_ledger", result.ledger).to_dict()
 
 
+def _save_plot(result, args, path, dpi, **plot_args) -> None:
+    """Draw the section's figure with the report's labels (:func:`_scaled`), write it and close
+    it, with the figure ``dp_scree_plot`` / ``dp_score_plot`` attached before the labels were
+    set (a caller running many reports in one process would otherwise keep them all open)."""
+    import matplotlib.pyplot as plt
+
+    fig = _scaled(result, args).plot(**plot_args)
+    fig.savefig(path, dpi=dpi)
+    for figure in (fig, getattr(result, "figure", None)):
+        if figure is not None:
+            plt.close(figure)
+
+
 def directions_section(frame, numeric, args, eps, delta, rng, out):
     """Private PC directions: directions.csv and loadings.png (``args.declared_bounds``: the
     --schema bounds in the units of ``numeric``, or None)."""
     result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng,
                        bounds=_section_bounds(args))
     result.directions.to_csv(out / "directions.csv", index_label="variable")
-    _scaled(result, args).plot().savefig(out / "loadings.png", dpi=110)
+    _save_plot(result, args, out / "loadings.png", dpi=110)
     return result
 
 
@@ -360,7 +373,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
         result = dp_score_plot_group(numeric, labels.to_numpy(), eps, delta,
                                      levels=getattr(args, "levels", None), **options)
     result.to_frame().to_csv(out / "score_histograms.csv", index=False)
-    _scaled(result, args).plot().savefig(out / "score.png", dpi=100)
+    _save_plot(result, args, out / "score.png", dpi=100)
     return result
 
 
@@ -372,7 +385,7 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
     result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
                            rng=rng, bounds=_section_bounds(args))
     result.to_frame().to_csv(out / "scree.csv", index=False)
-    _scaled(result, args).plot(type="scree").savefig(out / "scree.png", dpi=110)
+    _save_plot(result, args, out / "scree.png", dpi=110, type="scree")
     return result
 
 

@@ -34,6 +34,21 @@ def test_report_on_csv_writes_outputs(tmp_path, capsys, gaussian_frame, saved_fi
     assert "Differentially Private PC Directions" in capsys.readouterr().out
 
 
+def test_report_closes_its_figures(tmp_path, gaussian_frame):
+    # A caller that runs many reports in one process (a notebook, a test) must not accumulate
+    # open figures: matplotlib warns past 20, and the warning would depend on the run's order.
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    csv = tmp_path / "data.csv"
+    gaussian_frame.to_csv(csv, index=False)
+    assert main(["report", "--data", str(csv), "--k", "2", "--eps", "2", "--delta", "1e-5",
+                 "--seed", "1", "--out", str(tmp_path / "report")]) == 0
+    assert sorted(p.name for p in (tmp_path / "report").glob("*.png")) == [
+        "loadings.png", "score.png", "scree.png"]
+    assert plt.get_fignums() == []
+
+
 def test_report_is_reproducible(tmp_path, gaussian_frame):
     csv = tmp_path / "data.csv"
     gaussian_frame.to_csv(csv, index=False)

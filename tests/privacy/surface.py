@@ -195,8 +195,8 @@ def cli_report(X, labels, tmp: Path, schema: bool = False):
 
     import matplotlib.pyplot as plt
 
-    # main() saves its figures without closing them (harmless in its own process): close them
-    # here, or matplotlib's "More than 20 figures" warning would tell runs apart by their order
+    # main() closes the figures it saves; close anything else a run left open, or matplotlib's
+    # "More than 20 figures" warning would tell runs apart by their order
     plt.close("all")
 
     shutil.rmtree(out, ignore_errors=True)
