@@ -123,7 +123,15 @@ def test_scree_line_is_the_fit_and_bars_the_clamped_noise_intervals(which, alpha
         np.testing.assert_allclose([s[1][1] for s in segments], upper, rtol=1e-9, atol=1e-9)
         clamped += int((rows["raw"] - z * rows["std_err"] < 0).sum())
     assert (clamped > 0) == (which == "noisy_scree")  # the clamp is exercised where it acts
-    assert f"{1 - alpha:.0%} intervals of the privacy noise" in ax.get_title().replace("\n", " ")
+    bias = " + clipping-bias bound" if "clipped" in result.methods else ""
+    assert f"{1 - alpha:.0%} intervals: privacy noise{bias}" in ax.get_title().replace("\n", " ")
+
+
+def test_scree_bars_title_names_the_bias_bound_only_with_the_clipped_method(gau):
+    # Only the clipped method's upper ends add a clipping-bias bound; the title says so.
+    robust = dp_scree(gau.iloc[:1000], 2, method=("pmwm",), g_dppca=True, rng=3, **BUDGET)
+    title = robust.plot(type="scree").axes[0].get_title().replace("\n", " ")
+    assert "95% intervals: privacy noise" in title and "clipping-bias" not in title
 
 
 def _clip_allowance(result, method, alpha):

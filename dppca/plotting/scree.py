@@ -127,8 +127,9 @@ def _title(result, type, alpha) -> str:
     if result.has_nonprivate:
         privacy += "; vs NON-PRIVATE reference"
     lines = [what] + textwrap.wrap(f"({privacy})", TITLE_CHARACTERS, break_on_hyphens=False)
-    if type == "scree":
-        lines.append(f"bars: {1 - alpha:.0%} intervals of the privacy noise")
+    if type == "scree":  # the clipped method's upper ends add its clipping-bias bound
+        bias = " + clipping-bias bound" if "clipped" in result.methods else ""
+        lines.append(f"bars: {1 - alpha:.0%} intervals: privacy noise{bias}")
     return "\n".join(lines)
 
 
