@@ -19,9 +19,12 @@ away. Here the tail is measured instead:
    C (each bin's values taken at its midpoint 1.5 x its lower edge) and C is the candidate that
    minimises bias + noise sd at C (the noise of the normalised statistic is public);
 4. the estimated bias at the chosen C, plus the positive noisy mass of the ``TAIL_OCTAVES``
-   octaves above C (where an insignificant tail would sit), is the *tail allowance*: the clipped
-   estimate is biased low, so the upper end of its interval adds it
-   (:meth:`dppca.results.scree.ScreeResult.conf_int`).
+   octaves above C (where an insignificant tail would sit), is the *tail allowance*
+   (``ClipChoice.allowance``, audited with the clips);
+5. :func:`tail_bias` reads the post-release clipping-bias estimate and bound from the same
+   noisy counts: the clipped estimate is biased low, so the upper end of its interval adds the
+   bound (:func:`dppca.results.scree_checks.value_bias`,
+   :meth:`dppca.results.scree.ScreeResult.conf_int`).
 
 Everything after the histogram is post-processing. A component with no significant bin gets the
 caller's public fallback clip.
