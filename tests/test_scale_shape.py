@@ -57,7 +57,8 @@ def test_gaussian_column_keeps_the_gaussian_clip_at_the_readme_budget():
     share = GaussianGroup(4.0, 1e-5).share(0.35 * 0.2)
     sigma = share.sigma(np.sqrt(2.0 * 10))
     counts = octave_counts(a) + rng.normal(scale=sigma, size=(1, 130))
-    release = {"counts": counts, "sd": sigma, "pairs": 221, "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
+    release = {"counts": counts, "sd": sigma, "pairs": 221,
+               "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
     assert np.isnan(bulk_edges(release, np.array([0.5]), np.array([np.sqrt(2)]), 0.04, 0.04 / 0.428)).all()
 
 
@@ -74,7 +75,8 @@ def test_binary_column_gets_the_edge_clip_at_the_readme_budget():
     share = GaussianGroup(4.0, 1e-5).share(0.35 * 0.2)
     sigma = share.sigma(np.sqrt(2.0 * 10))
     counts = octave_counts(a) + rng.normal(scale=sigma, size=(1, 130))
-    release = {"counts": counts, "sd": sigma, "pairs": 221, "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
+    release = {"counts": counts, "sd": sigma, "pairs": 221,
+               "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
     assert bulk_edges(release, np.array([0.0]), np.array([1.06]), 0.04, 0.04 / 0.428)[0] == 2.0
 
 

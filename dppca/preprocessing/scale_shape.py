@@ -49,7 +49,7 @@ def bulk_edges(release, centre, sd_diff, sd_final, gaussian_noise) -> np.ndarray
         counts (p, width), their sd, the number of pairs m (public) and the best zero-inflated
         Gaussian fit's log-likelihood (p,).
     centre : ndarray, shape (p,)
-        log2 of each column's located scale (posterior median after the histograms and pilot).
+        The log2 of each column's located scale (posterior median after the histograms and pilot).
     sd_diff : ndarray, shape (p,)
         The SD of the differences so far (posterior), data units.
     sd_final : float

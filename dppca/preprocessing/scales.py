@@ -83,7 +83,8 @@ _CLIP_C, _CLIP_R, _CLIP_ELASTICITY = _gaussian_clip_table()
 #: c* = argmax r(c) E(c): the clip (in SDs of the differences) where the Gaussian-consistent
 #: clipped second moment has the least noise per unit of budget (c* = 1.37).
 SCALE_EFFICIENT_CLIP = float(_CLIP_C[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
-_CLIP_R_STAR, _CLIP_E_STAR = (float(a[np.argmax(_CLIP_R * _CLIP_ELASTICITY)]) for a in (_CLIP_R, _CLIP_ELASTICITY))
+_CLIP_R_STAR, _CLIP_E_STAR = (float(a[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
+                              for a in (_CLIP_R, _CLIP_ELASTICITY))
 
 
 def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="analytic",
@@ -386,8 +387,9 @@ def _combine(loglik, pilot, final, bounded) -> tuple[np.ndarray, np.ndarray]:
 
     Rung 0: the posterior mean of ln SD_D given the histograms, the pilot ladder and the first
     final moment (``loglik`` holds the first two) under :func:`_shrinkage_prior`; where the first
-    clip is the edge above the bulk of |D| (``bounded``, :func:`dppca.preprocessing.scale_shape.bulk_edges`),
-    no shape correction: C sqrt(v) (v read in [2^-40, 1]); a higher rung (chosen by
+    clip is the edge above the bulk of |D| (``bounded``,
+    :func:`dppca.preprocessing.scale_shape.bulk_edges`), no shape correction: C sqrt(v) (v read in
+    [2^-40, 1]); a higher rung (chosen by
     :func:`_chosen_rung`): its own reading (:func:`_point_scale`).
     """
     edge_read = np.log(final["clip"][0] * np.sqrt(np.clip(final["value"][0], 2.0 ** -40, 1.0)))
