@@ -394,8 +394,7 @@ def _combine(loglik, pilot, final, bounded) -> tuple[np.ndarray, np.ndarray]:
     """
     edge_read = np.log(final["clip"][0] * np.sqrt(np.clip(final["value"][0], 2.0 ** -40, 1.0)))
     bounded = bounded & (final["value"][0] > 0)  # a reading at or below 0 says nothing: posterior
-    rows = [0] if not bounded.all() else []
-    loglik = loglik + np.where(bounded[:, None, None], 0.0, _moment_loglik(final, rows=rows))
+    loglik = loglik + np.where(bounded[:, None, None], 0.0, _moment_loglik(final, rows=[0]))
     log_s0, _ = _log_sd(loglik, _shrinkage_prior(*_log_sd(loglik, _weak_prior())))
     log_s0 = np.where(bounded, edge_read, log_s0)
     high, _ = _point_scale(final)
