@@ -25,13 +25,17 @@ SCALE_OCTAVES = (-64, 64)
 SCALE_SUM_ROWS = 2**16
 
 
-def octave_loglik(absdiff, noise, rng, ledger, grid, fractions) -> np.ndarray:
+def octave_loglik(absdiff, noise, rng, ledger, grid, fractions) -> tuple[np.ndarray, dict]:
     """Release 1, read as a log-likelihood: for each column j and each t on ``grid`` (log2 of the
     SD of the differences) and each non-zero fraction pi in ``fractions``, the log-likelihood
     of the noisy octave counts n_j under D ~ (1 - pi) delta_0 + pi N(0, 4^t), up to a constant:
     -||n_j - pi m P_t||^2 / (2 sigma^2), P_t the octave profile of |N(0, 4^t)| (the end bin
-    below, which holds the zeros, is left out). Shape (p, len(fractions), len(grid)). Only the release depends on the data; the rest is
-    post-processing."""
+    below, which holds the zeros, is left out). Shape (p, len(fractions), len(grid)). Also
+    returns the release itself, ``{"counts": (p, width) noisy counts, "sd": sigma, "pairs": m,
+    "gauss_fit":
+    (p,) the same log-likelihood maximized over t on the grid and a free amount A = pi m in
+    [0, m]}`` (for :mod:`dppca.preprocessing.scale_shape`). Only the release depends on the
+    data; the rest is post-processing."""
     counts = octave_counts(absdiff)
     noisy, sigma = noise.release(counts, np.sqrt(2.0 * absdiff.shape[1]), rng, ledger,
                                  "scale: octave histograms of |x_a - x_b|")
@@ -39,7 +43,10 @@ def octave_loglik(absdiff, noise, rng, ledger, grid, fractions) -> np.ndarray:
     dot = noisy[:, 1:] @ profile.T  # (p, G)
     norm2 = np.sum(profile ** 2, axis=1)
     amount = absdiff.shape[0] * np.asarray(fractions, float)[None, :, None]  # A = pi m
-    return (amount * dot[:, None, :] - amount ** 2 * norm2 / 2) / sigma ** 2
+    free = np.clip(dot / np.maximum(norm2, 1e-300), 0.0, absdiff.shape[0])  # the best A at each t
+    gauss_fit = np.max(free * dot - free ** 2 * norm2 / 2, axis=1) / sigma ** 2
+    loglik = (amount * dot[:, None, :] - amount ** 2 * norm2 / 2) / sigma ** 2
+    return loglik, {"counts": noisy, "sd": float(sigma), "pairs": absdiff.shape[0], "gauss_fit": gauss_fit}
 
 
 def _octave_profiles(grid) -> np.ndarray:

@@ -13,6 +13,7 @@ from ..privacy import Ledger
 from ..stats.paired_differences import block_pairs, pair_differences
 from .scale_accuracy import scale_accuracy, warn_if_unlocated
 from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, octave_loglik
+from .scale_shape import bulk_edges
 
 
 #: Shares of the scale budget (of its Gaussian-DP mu^2): octave histograms, pilot ladder, final
@@ -82,6 +83,8 @@ _CLIP_C, _CLIP_R, _CLIP_ELASTICITY = _gaussian_clip_table()
 #: c* = argmax r(c) E(c): the clip (in SDs of the differences) where the Gaussian-consistent
 #: clipped second moment has the least noise per unit of budget (c* = 1.37).
 SCALE_EFFICIENT_CLIP = float(_CLIP_C[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
+_CLIP_R_STAR, _CLIP_E_STAR = (float(a[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
+                              for a in (_CLIP_R, _CLIP_ELASTICITY))
 
 
 def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="analytic",
@@ -121,6 +124,11 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        prediction by ``SCALE_RUNG_EXCESS_SD`` noise sd (evidence of a heavier tail) wins: its
        own reading, a C sqrt-like inversion of v (for heavy-tailed columns a higher clip is
        closer to the SD); at rung 0 the scale is the posterior mean of ln(sqrt(pi) s) given all of steps 1-3.
+       Binary and few-valued columns (post-processing of step 1): where the released octave
+       counts put every |D| below an octave edge 2^e (a two-point fit, or a bound on the counts
+       missed above), C3 = 2^e instead and the rung-0 scale is C3 sqrt(v), no shape correction
+       (:func:`dppca.preprocessing.scale_shape.bulk_edges`; with the Gaussian correction a
+       binary column read 1.1-1.3x its SD with the noise off).
     4. **Borrowing strength only where there is none of one's own** (post-processing, p >= 4):
        the prior of step 3's posterior is a half-half mixture of the weak prior and a normal
        around the columns' median scale with their robust spread (:func:`_shrinkage_prior`):
@@ -229,7 +237,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     warn_if_unlocated(noise, mat.n // 2, mat.p)
     first, second = random_pairs(mat.n, rng)
     absdiff = pair_differences(mat.values, first, second)
-    loglik = octave_loglik(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]), rng,
+    loglik, histogram = octave_loglik(absdiff, noise.group.share(noise.fraction * SCALE_SHARES[0]), rng,
                            ledger, _GRID, _FRACTIONS)
     pairs = block_pairs(mat.values, SCALE_BLOCK_ROWS, rng)
     centre = _posterior_median(loglik)
@@ -240,13 +248,16 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
                            weights=SCALE_PILOT_WEIGHTS)
     loglik = loglik + _moment_loglik(pilot)
     final_noise = noise.group.share(noise.fraction * SCALE_SHARES[2])
-    final_clip = _final_clip(np.exp2(_posterior_median(loglik)),
-                             final_noise.sigma(moment_sensitivity(mat.n, mat.p)))
+    sigma_final = final_noise.sigma(moment_sensitivity(mat.n, mat.p))
+    median = _posterior_median(loglik)
+    edge = bulk_edges(histogram, median, np.exp(_log_sd(loglik, _weak_prior())[0]), sigma_final,
+                      sigma_final / (_CLIP_R_STAR * _CLIP_E_STAR))
+    final_clip = np.where(np.isnan(edge), _final_clip(np.exp2(median), sigma_final), edge)
     ladder = final_clip * SCALE_LADDER_FACTOR ** np.arange(len(SCALE_LADDER_WEIGHTS))[:, None]
     final = clipped_moment(pairs, _clip_range(ladder), final_noise, rng, ledger,
                            "scale: final clipped second moments of |x_a - x_b| (clip ladder)",
                            weights=SCALE_LADDER_WEIGHTS)
-    sd_diff, floored = _combine(loglik, pilot, final)
+    sd_diff, floored = _combine(loglik, pilot, final, ~np.isnan(edge))
     if floored.any():
         warnings.warn(f"columns {[c for c, f in zip(mat.columns, floored) if f]} look (near-)constant "
                       "to the private scale estimate (no moment is above its noise); their scales are not "
@@ -371,15 +382,21 @@ def _clip_range(clip) -> np.ndarray:
     return np.clip(clip, np.ldexp(1.0, low - 8), np.ldexp(1.0, high + 8))
 
 
-def _combine(loglik, pilot, final) -> tuple[np.ndarray, np.ndarray]:
+def _combine(loglik, pilot, final, bounded) -> tuple[np.ndarray, np.ndarray]:
     """Final SD of the differences per column, and which columns are floored.
 
     Rung 0: the posterior mean of ln SD_D given the histograms, the pilot ladder and the first
-    final moment (``loglik`` holds the first two) under :func:`_shrinkage_prior`; a higher rung
-    (chosen by :func:`_chosen_rung`): its own reading (:func:`_point_scale`).
+    final moment (``loglik`` holds the first two) under :func:`_shrinkage_prior`; where the first
+    clip is the edge above the bulk of |D| (``bounded``,
+    :func:`dppca.preprocessing.scale_shape.bulk_edges`), no shape correction: C sqrt(v) (v read in
+    [2^-40, 1]); a higher rung (chosen by
+    :func:`_chosen_rung`): its own reading (:func:`_point_scale`).
     """
-    loglik = loglik + _moment_loglik(final, rows=[0])
+    edge_read = np.log(final["clip"][0] * np.sqrt(np.clip(final["value"][0], 2.0 ** -40, 1.0)))
+    bounded = bounded & (final["value"][0] > 0)  # a reading at or below 0 says nothing: posterior
+    loglik = loglik + np.where(bounded[:, None, None], 0.0, _moment_loglik(final, rows=[0]))
     log_s0, _ = _log_sd(loglik, _shrinkage_prior(*_log_sd(loglik, _weak_prior())))
+    log_s0 = np.where(bounded, edge_read, log_s0)
     high, _ = _point_scale(final)
     rung = _chosen_rung(final, log_s0)
     cols = np.arange(rung.size)
