@@ -9,7 +9,7 @@ import pytest
 from dppca import (DPPCATypeError, DPPCAValueError, ScreeResult, clipped_control, dp_pc_dir,
                    dp_scree, dp_scree_plot, huber_control, load_gau, pmwm_control,
                    scree_plot_control)
-from dppca.estimators.scree_accuracy import CLIP_OVER_LAMBDA
+from dppca.privacy.accuracy import CLIP_OVER_LAMBDA
 from dppca.results.scree import gaussian_clip_bias
 
 BUDGET = dict(eps=2.0, delta=1e-5)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import DPPCAValueError
+from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
 from .clip_choice import TRACE_LOG2_RANGE, dp_clip_choice
@@ -59,13 +60,6 @@ TRACE_FALLBACK_CLIP_OVER_CENTRE = 16.0
 #: Self-tuning histograms of the pair values: bins [0, 2^-16 T), [2^-16 T, 2^-15 T), ...,
 #: [2^2 T, 2^3 T] around the private trace T: components down to ~2^-8 T are resolved.
 TUNING_LOG2_BINS = (-16, 3)
-
-
-#: Reference clip C = CLIP_MULTIPLIER x the CLIP_LEVEL-quantile of the pair values (the clipped
-#: method's former self-tuned rule, now chosen by :mod:`dppca.estimators.clip_choice`): the
-#: accuracy model's Gaussian clip and PMWM's trim calibration. For Gaussian scores
-#: u ~ lambda chi2_1: q90 = 2.71 lambda, C = 6.5 lambda, clipping bias 1.3%.
-CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
 
 
 #: Self-tuned PMWM trim level: this many noise sd of a histogram count (its rank error near the
