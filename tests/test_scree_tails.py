@@ -8,7 +8,7 @@ import pytest
 
 import dppca
 from dppca.estimators.clip_choice import (EXTEND_SD, SIGNIFICANT_SD, TAIL_LOOSE_SD, TAIL_WINDOW,
-                                          choose_clips, clip_edges, dp_clip_choice)
+                                          choose_clips, clip_edges, dp_clip_choice, tail_bias)
 from dppca.privacy.composition import GaussianGroup
 
 EDGES = clip_edges(1.0, (-2, 6))  # [0, 1/4, 1/2, 1, 2, ..., 64]: bin b >= 1 is [e_b, 2 e_b)
@@ -52,6 +52,25 @@ def test_the_clip_trades_bias_against_noise():
     assert dear.clip[0] < 64.0
     # the bias left above the chosen clip is in the estimate (10 values at 48)
     assert dear.tail_estimate[0] >= 10 * (48 - dear.clip[0]) / 340
+
+
+def test_the_tail_bias_of_choose_clips_is_tail_bias_of_its_choice():
+    # choose_clips hands its significance mask to the tail bias instead of recomputing it: the
+    # bounds it stores must be bitwise those tail_bias recomputes from the released counts.
+    rng = np.random.default_rng(5)
+    seen = 0
+    for _ in range(200):
+        k, sigma = int(rng.integers(1, 5)), 10 ** rng.uniform(-1, 1)
+        shape = (k, EDGES.size - 1)  # noise plus, in 40% of the bins, mass of a few tens of sd
+        counts = rng.normal(0, sigma, shape) + \
+            np.where(rng.random(shape) < 0.4, rng.exponential(30 * sigma, shape), 0.0)
+        choice = choose_clips(counts, sigma, EDGES, int(rng.integers(5, 5000)),
+                              10 ** rng.uniform(-5, 0), 99.0)
+        again = tail_bias(choice)
+        np.testing.assert_array_equal(choice.tail_estimate, again.estimate)
+        np.testing.assert_array_equal(choice.tail_upper, again.upper)
+        seen += int(np.sum(choice.tail_estimate > 0))
+    assert seen > 50  # the draws leave mass above the chosen clips: the comparison is not 0 = 0
 
 
 def test_a_bulk_spread_over_octaves_is_found_by_the_window():

@@ -206,7 +206,7 @@ def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:
     noisy = np.atleast_2d(np.asarray(noisy, float))
     k = noisy.shape[0]
     edges = np.asarray(edges, float)
-    significant = _extended(_seeds(noisy, sigma), noisy > EXTEND_SD * sigma)
+    significant = _significant(noisy, sigma)
     kept = np.where(significant, noisy, 0.0)
     values = np.concatenate(([edges[1] / 2], BIN_MIDPOINT * edges[1:-1]))  # one per bin
     candidates = edges[1:]
@@ -218,7 +218,7 @@ def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:
     none = ~significant.any(axis=1)
     fallback = np.broadcast_to(np.asarray(fallback, float), (k,))
     choice = ClipChoice(np.where(none, fallback, clip), none, noisy, float(sigma), edges, int(m))
-    tail = tail_bias(choice)
+    tail = _tail_bias(choice, significant)  # the mask just computed: tail_bias would redo it
     return replace(choice, tail_estimate=tail.estimate, tail_upper=tail.upper)
 
 
@@ -282,8 +282,12 @@ def tail_bias(choice: ClipChoice) -> TailBias:
     """
     if choice.counts is None:
         raise ValueError("`choice` carries no noisy counts (made without a histogram)")
+    return _tail_bias(choice, _significant(np.atleast_2d(choice.counts), choice.sigma))
+
+
+def _tail_bias(choice, significant) -> TailBias:
+    """:func:`tail_bias` given the significance mask of ``choice.counts`` (shape (k, B))."""
     noisy, sigma, edges = np.atleast_2d(choice.counts), choice.sigma, np.asarray(choice.edges)
-    significant = _extended(_seeds(noisy, sigma), noisy > EXTEND_SD * sigma)
     values = np.concatenate(([edges[1] / 2], BIN_MIDPOINT * edges[1:-1]))
     low = edges[:-1]
     clip = np.asarray(choice.clip, float)[:, None]
@@ -297,6 +301,11 @@ def tail_bias(choice: ClipChoice) -> TailBias:
     hidden = above & ~counted & (low[None, :] < clip * 2.0 ** HIDDEN_OCTAVES)
     spread = sigma * np.sqrt(np.sum(np.where(hidden, excess, 0.0) ** 2, axis=1)) / m
     return TailBias(estimate, estimate + HIDDEN_SD * spread)
+
+
+def _significant(noisy, sigma) -> np.ndarray:
+    """The significant bins of noisy counts (k, B): seeds, extended upwards (module docstring)."""
+    return _extended(_seeds(noisy, sigma), noisy > EXTEND_SD * sigma)
 
 
 def _seeds(noisy, sigma) -> np.ndarray:
