@@ -40,7 +40,7 @@ import dppca
 from dppca import dp_pc_dir
 from dppca.directions import SCALE_SHARE
 from dppca.estimators.frame import private_frame
-from dppca.estimators.scree_accuracy import CLIP_OVER_LAMBDA
+from dppca.privacy.accuracy import CLIP_OVER_LAMBDA
 from dppca.metrics import sin_theta
 from dppca.preprocessing import as_matrix, private_column_scales
 from dppca.preprocessing.scales import scale_accuracy

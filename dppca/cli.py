@@ -27,8 +27,8 @@ dp_pc_dir = deferred("directions", "dp_pc_dir")
 as_matrix = deferred("preprocessing", "as_matrix")
 column_scales = deferred("preprocessing", "column_scales")
 fully_declared = deferred("preprocessing.matrix", "fully_declared")
-clip_to_bounds, read_schema, record_declared = (deferred("preprocessing.schema", name) for name in
-                                                ("clip_to_bounds", "read_schema", "record_declared"))
+declared_input, read_schema = (deferred("preprocessing.schema", name) for name in
+                               ("declared_input", "read_schema"))
 GaussianGroup = deferred("privacy.composition", "GaussianGroup")
 Ledger = deferred("privacy", "Ledger")
 
@@ -237,14 +237,13 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     """
     streams = np.random.SeedSequence(args.seed).spawn(len(names) + 1)
     ledgers, share, scales = {}, 1.0, None
-    schema = _declared(args, numeric)
-    if schema is not None:
-        numeric = pd.DataFrame(clip_to_bounds(numeric.to_numpy(float), schema, list(numeric.columns)),
-                               index=numeric.index, columns=numeric.columns)
-        ledgers["declared"] = _declared_section(schema, numeric, args)
+    numeric, given = _declared(args, numeric)
+    schema = None if given is None else given.schema
+    if given is not None:
+        ledgers["declared"] = _declared_section(given, args)
     if args.standardize:
-        numeric, ledgers["scales"], spent, scales = _privately_standardized(numeric, args,
-                                                                            streams[-1], schema)
+        numeric, ledgers["scales"], spent, scales = _privately_standardized(
+            numeric, args, streams[-1], None if given is None else given.scale)
         share = 1.0 - spent
     # Every section gets the declared bounds in its own units (the data divided by the
     # scales), as ``args.declared_bounds``: its ledger shows them, its frame and trace respect them.
@@ -271,18 +270,22 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
 
 
 def _declared(args, numeric):
-    """The --schema codebook (None without one), checked against the report's columns."""
+    """The report's data after the --schema codebook, and the codebook applied as the Python API
+    applies ``bounds=`` (:func:`dppca.preprocessing.schema.declared_input`: checked against the
+    columns, values clipped to the declared bounds); ``(numeric, None)`` without one."""
     if args.schema is None:
-        return None
-    schema = read_schema(args.schema, kind="--schema")
-    schema.check_columns(list(map(str, numeric.columns)))
-    return schema
+        return numeric, None
+    given = declared_input(as_matrix(numeric, "--data"),
+                           bounds=read_schema(args.schema, kind="--schema"))
+    clipped = pd.DataFrame(given.matrix.values, index=numeric.index, columns=numeric.columns)
+    return clipped, given
 
 
-def _declared_section(schema, numeric, args) -> dict:
+def _declared_section(given, args) -> dict:
     """Print the --schema facts the report uses and return their ledger (zero-cost rows,
-    mechanism "public (declared)"), the report's "declared" section."""
-    columns = list(map(str, numeric.columns))
+    mechanism "public (declared)", as the API's ``given.record``), the report's "declared"
+    section."""
+    schema, columns = given.schema, list(map(str, given.matrix.columns))
     lower, upper = schema.bounds(columns)
     table = pd.DataFrame({"lower": lower, "upper": upper, "scale": schema.declared_scales(columns),
                           "units": [schema[c].units if c in schema.entries else "" for c in columns]},
@@ -291,7 +294,7 @@ def _declared_section(schema, numeric, args) -> dict:
     print(table[table[["lower", "upper", "scale"]].abs().lt(np.inf).any(axis=1)].to_string(),
           end="\n\n")
     ledger = Ledger(args.eps, args.delta)
-    record_declared(ledger, schema, columns)
+    given.record(ledger)
     return ledger.to_dict()
 
 

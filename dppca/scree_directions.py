@@ -240,7 +240,7 @@ def permuted(fit, order):
     ----------
     fit : dataclass fit
         With a dataclass ``release`` (``estimate``, ``noise_sd``, ``lower``, ``upper``, each
-        shape (k,)), ``allowance`` (shape (k,) or None) and optionally ``histogram`` (a
+        shape (k,)) and optionally ``histogram`` (a
         :class:`dppca.estimators.clip_choice.ClipChoice` or None).
     order : array_like of int, shape (k,)
         A permutation, e.g. from :func:`variance_order`.
@@ -262,21 +262,19 @@ def permuted(fit, order):
     >>> @dataclass
     ... class Fit:
     ...     release: Release
-    ...     allowance: object = None
     >>> fit = Fit(Release([1.0, 2.0], [0.1, 0.2], [0.0, 0.0], [9.0, 9.0]))
     >>> permuted(fit, [1, 0]).release.estimate.tolist()
     [2.0, 1.0]
     """
     release = replace(fit.release, **{f: np.asarray(getattr(fit.release, f))[order]
                                       for f in ("estimate", "noise_sd", "lower", "upper")})
-    allowance = None if fit.allowance is None else np.asarray(fit.allowance)[order]
+    changes = {"release": release}
     histogram = getattr(fit, "histogram", None)
     if histogram is not None:  # the clip choice's per-component fields (its counts' rows)
-        histogram = replace(histogram, **{f: np.asarray(getattr(histogram, f))[order]
-                                          for f in ("clip", "allowance", "fallback", "counts",
-                                                    "tail_estimate", "tail_upper")})
-        return replace(fit, release=release, allowance=allowance, histogram=histogram)
-    return replace(fit, release=release, allowance=allowance)
+        changes["histogram"] = replace(histogram, **{
+            f: np.asarray(getattr(histogram, f))[order]
+            for f in ("clip", "fallback", "counts", "tail_estimate", "tail_upper")})
+    return replace(fit, **changes)
 
 
 __all__ = ["check_directions", "direction_input", "permuted", "scree_directions",

@@ -212,6 +212,34 @@ def test_cli_schema_feeds_every_section_and_prints_the_declared_section(tmp_path
     assert re.search(r"\nc +-1200\.0 +1200\.0 +300\.0 +usd\n", out)
 
 
+def test_cli_schema_declares_and_clips_as_the_api_does(tmp_path):
+    # `dppca report --schema F` takes the API's path for declared metadata (declared_input): its
+    # "declared" section holds the "public (declared)" rows dp_pc_dir(X, bounds=F) records, and its
+    # directions section, on the data clipped the same way, releases the API call's directions
+    # bitwise (same seed stream, same budget). Row 0 of a lies outside a's declared box.
+    import json
+
+    from dppca.cli import main
+
+    X = _data()
+    X.iloc[0, 0] = 50.0
+    X.to_csv(tmp_path / "d.csv", index=False)
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"column": ["a", "c"], "lower": [-4.0, np.nan], "upper": [4.0, np.nan],
+                  "scale": [np.nan, 300.0]}).to_csv(path, index=False)
+    main(["report", "--data", str(tmp_path / "d.csv"), "--eps", "3", "--delta", "1e-5", "--seed",
+          "1", "--k", "2", "--schema", str(path), "--sections", "directions",
+          "--out", str(tmp_path / "out")])
+    sections = json.loads((tmp_path / "out" / "ledger.json").read_text())["sections"]
+    stream = np.random.SeedSequence(1).spawn(2)[0]  # the CLI's stream of its first section
+    api = dp_pc_dir(X, 2, eps=3.0, delta=1e-5, rng=np.random.default_rng(stream), bounds=str(path))
+    declared = [r for r in api.ledger.to_dict()["releases"] if r["mechanism"] == DECLARED]
+    assert [r["step"] for r in declared] == ["declared bounds: a", "declared scales: c"]
+    assert sections["declared"]["releases"] == declared
+    cli = pd.read_csv(tmp_path / "out" / "directions.csv", index_col="variable")
+    np.testing.assert_array_equal(cli.to_numpy(), api.directions.to_numpy())
+
+
 def test_scree_takes_directions_released_with_declared_bounds():
     # The declared rows of the directions' ledger cost nothing: the scree call must not count
     # them as Gaussian releases of its group (they have no noise).

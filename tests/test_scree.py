@@ -9,6 +9,7 @@ import pytest
 from dppca import (DPPCATypeError, DPPCAValueError, ScreeResult, clipped_control, dp_pc_dir,
                    dp_scree, dp_scree_plot, huber_control, load_gau, pmwm_control,
                    scree_plot_control)
+from dppca.privacy.accuracy import CLIP_OVER_LAMBDA
 from dppca.results.scree import gaussian_clip_bias
 
 BUDGET = dict(eps=2.0, delta=1e-5)
@@ -175,17 +176,48 @@ def test_standard_errors_and_intervals(wide):
         # no noise only where the winsorizing interval collapsed (U = L releases the constant L)
         release = res.fits[name].release
         assert ((res.std_err[name] > 0) | (release.upper <= release.lower)).all()
-        noise_only = np.maximum(res.raw[name] + 1.959964 * res.std_err[name], 0)
-        if name == "clipped":  # plus the larger of the Gaussian clipping-bias allowance
-            # raw b / (1 - b) and the histogram's tail allowance (a released number of the fit)
-            raw = np.maximum(res.raw[name].to_numpy(), 0)
-            with np.errstate(divide="ignore"):
-                b = gaussian_clip_bias(np.where(raw > 0, res.fits[name].release.upper / raw, np.inf))
-            tail = res.fits[name].allowance  # None: the clip did not come from the histogram
-            noise_only = noise_only + np.maximum(raw * b / (1 - b), 0.0 if tail is None else tail)
-        assert np.allclose(ci[(name, "upper")], noise_only)
+        allowance = _clipped_allowance(res, 1.959964) if name == "clipped" else 0.0
+        upper = np.maximum(res.raw[name] + 1.959964 * res.std_err[name] + allowance, 0)
+        assert np.allclose(ci[(name, "upper")], upper)
         assert (ci[(name, "lower")] <= ci[(name, "upper")]).all()
     assert "[0.025" in str(res) and "std err" in str(res)
+
+
+@pytest.mark.parametrize("clip, eps, histogram", [(None, 8.0, True), (0.5, 2.0, False),
+                                                  (50.0, 2.0, False)])
+def test_clipped_upper_end_adds_the_value_bias_allowance(wide, clip, eps, histogram):
+    # Self-tuned at eps 8 (the clip histogram is affordable: its tail bound enters) and public
+    # clips (no histogram: the Gaussian-tail bias, raised to the trace's room where
+    # C / raw < CLIP_OVER_LAMBDA; C = 0.5 binds for these unit-scale columns, C = 50 does not).
+    res = dp_scree(wide, 2, control=clipped_control(C_clip=clip), g_dppca=True, rng=0, eps=eps,
+                   delta=1e-5)
+    assert (res.fits["clipped"].histogram is not None) == histogram
+    upper = np.maximum(res.raw["clipped"] + 1.959964 * res.std_err["clipped"]
+                       + _clipped_allowance(res, 1.959964), 0)
+    assert np.allclose(res.conf_int()[("clipped", "upper")], upper)
+
+
+def _clipped_allowance(res, z):
+    """The clipped method's upper-end allowance, rebuilt from the released numbers (what
+    dppca.results.scree_checks.value_bias should give): the Gaussian-tail bias raw b / (1 - b),
+    b = b(C / raw) capped at 1/2, raised to the histogram's tail bound when the clip came from
+    one; where the clip binds (C / raw < 4 with a histogram, < CLIP_OVER_LAMBDA = 6.49 without)
+    at least the trace's room, trace + z sd_T - (the other values' lower ends) - raw, >= 0."""
+    fit = res.fits["clipped"]
+    values = res.raw["clipped"].to_numpy()
+    raw = np.maximum(values, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(raw > 0, fit.release.upper / raw, np.inf)
+    b = np.clip(gaussian_clip_bias(ratio), 0.0, 0.5)
+    bound = raw * b / (1 - b)
+    lower = np.maximum(values - z * res.std_err["clipped"].to_numpy(), 0.0)
+    room = res.trace + z * res.trace_std_err - (lower.sum() - lower) - raw \
+        if np.isfinite(res.trace) else np.full(raw.shape, np.inf)
+    room = np.maximum(room, 0.0)
+    if fit.histogram is None:
+        return np.where(ratio < CLIP_OVER_LAMBDA, np.maximum(bound, room), bound)
+    bound = np.maximum(bound, fit.histogram.tail_upper)
+    return np.where(ratio < 4.0, np.maximum(bound, room), bound)
 
 
 def test_public_c_clip_noise_matches_the_ledger(wide):

@@ -1,5 +1,5 @@
-"""The clipped method's clip choice on heavy tails (issue 20): the histogram rule, its tail
-allowance, and the variance order of the private directions."""
+"""The clipped method's clip choice on heavy tails (issue 20): the histogram rule, its
+post-release clipping-bias estimate, and the variance order of the private directions."""
 import warnings
 
 import numpy as np
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import dppca
-from dppca.estimators.clip_choice import (EXTEND_SD, SIGNIFICANT_SD, TAIL_OCTAVES, choose_clips,
-                                          clip_edges, dp_clip_choice)
+from dppca.estimators.clip_choice import (EXTEND_SD, SIGNIFICANT_SD, TAIL_LOOSE_SD, TAIL_WINDOW,
+                                          choose_clips, clip_edges, dp_clip_choice, tail_bias)
 from dppca.privacy.composition import GaussianGroup
 
 EDGES = clip_edges(1.0, (-2, 6))  # [0, 1/4, 1/2, 1, 2, ..., 64]: bin b >= 1 is [e_b, 2 e_b)
@@ -26,7 +26,7 @@ def test_clip_is_the_top_edge_of_the_highest_significant_bin_when_noise_is_cheap
     noisy = _counts(b0=200, b1=100, b2=30)  # all three far above 4.5 sd
     choice = choose_clips(noisy, 1.0, EDGES, 330, 1e-4, 99.0)
     assert choice.clip[0] == 8.0 and not choice.fallback[0]
-    assert choice.allowance[0] == 0.0  # nothing above 8, the next octaves hold only zeros
+    assert choice.tail_estimate[0] == 0.0  # nothing above 8, the next octaves hold only zeros
 
 
 def test_a_bin_below_the_bar_above_the_bulk_is_not_mass_unless_it_extends_the_bulk():
@@ -36,10 +36,10 @@ def test_a_bin_below_the_bar_above_the_bulk_is_not_mass_unless_it_extends_the_bu
     noisy = _counts(b0=200, b1=100, b2=30, b3=EXTEND_SD + 0.5, b5=bar - 0.5)
     choice = choose_clips(noisy, 1.0, EDGES, 330, 1e-4, 99.0)
     assert choice.clip[0] == 16.0
-    # the allowance takes the positive noisy counts of the TAIL_OCTAVES octaves above C:
-    # [16, 32) holds 0 and [32, 64) is beyond 2^TAIL_OCTAVES C = 64 (midpoint 48 < 64: inside)
-    assert TAIL_OCTAVES == 2
-    assert choice.allowance[0] == pytest.approx((bar - 0.5) * (48 - 16) / 330)
+    # the bias estimate takes the bins of the TAIL_WINDOW octaves above C above TAIL_LOOSE_SD sd:
+    # [16, 32) holds 0; [32, 64) (4 sd, lower edge 32 < 2^TAIL_WINDOW C) counts at its midpoint 48
+    assert bar - 0.5 > TAIL_LOOSE_SD and 32 < 16 * 2 ** TAIL_WINDOW
+    assert choice.tail_estimate[0] == pytest.approx((bar - 0.5) * (48 - 16) / 330)
 
 
 def test_the_clip_trades_bias_against_noise():
@@ -48,10 +48,29 @@ def test_the_clip_trades_bias_against_noise():
     noisy = _counts(b0=200, b1=100, b2=30, b5=10)
     cheap = choose_clips(noisy * 1.0, 1.0, EDGES, 340, 1e-3, 99.0)
     dear = choose_clips(noisy * 1.0, 1.0, EDGES, 340, 1.0, 99.0)
-    assert cheap.clip[0] == 64.0 and cheap.allowance[0] == 0.0
+    assert cheap.clip[0] == 64.0 and cheap.tail_estimate[0] == 0.0
     assert dear.clip[0] < 64.0
-    # the bias left above the chosen clip is in the allowance (10 values at 48)
-    assert dear.allowance[0] >= 10 * (48 - dear.clip[0]) / 340
+    # the bias left above the chosen clip is in the estimate (10 values at 48)
+    assert dear.tail_estimate[0] >= 10 * (48 - dear.clip[0]) / 340
+
+
+def test_the_tail_bias_of_choose_clips_is_tail_bias_of_its_choice():
+    # choose_clips hands its significance mask to the tail bias instead of recomputing it: the
+    # bounds it stores must be bitwise those tail_bias recomputes from the released counts.
+    rng = np.random.default_rng(5)
+    seen = 0
+    for _ in range(200):
+        k, sigma = int(rng.integers(1, 5)), 10 ** rng.uniform(-1, 1)
+        shape = (k, EDGES.size - 1)  # noise plus, in 40% of the bins, mass of a few tens of sd
+        counts = rng.normal(0, sigma, shape) + \
+            np.where(rng.random(shape) < 0.4, rng.exponential(30 * sigma, shape), 0.0)
+        choice = choose_clips(counts, sigma, EDGES, int(rng.integers(5, 5000)),
+                              10 ** rng.uniform(-5, 0), 99.0)
+        again = tail_bias(choice)
+        np.testing.assert_array_equal(choice.tail_estimate, again.estimate)
+        np.testing.assert_array_equal(choice.tail_upper, again.upper)
+        seen += int(np.sum(choice.tail_estimate > 0))
+    assert seen > 50  # the draws leave mass above the chosen clips: the comparison is not 0 = 0
 
 
 def test_a_bulk_spread_over_octaves_is_found_by_the_window():
@@ -63,7 +82,7 @@ def test_a_bulk_spread_over_octaves_is_found_by_the_window():
 
 def test_no_significant_bin_gives_the_public_fallback():
     choice = choose_clips(_counts(b0=1.0, b1=-2.0), 1.0, EDGES, 10, 1e-4, 99.0)
-    assert choice.clip[0] == 99.0 and choice.fallback[0] and choice.allowance[0] == 0.0
+    assert choice.clip[0] == 99.0 and choice.fallback[0] and choice.tail_estimate[0] == 0.0
 
 
 def test_dp_clip_choice_reaches_rare_huge_values():
@@ -127,4 +146,4 @@ def test_both_clip_histograms_are_on_the_ledger_with_their_sensitivities():
     assert ledger["trace tuning: clip histogram of ||x_a - x_b||^2/2"] == pytest.approx(np.sqrt(2))
     assert ledger["clipped tuning: log2 histograms of the pair values (PC1..PCk)"] == \
         pytest.approx(np.sqrt(6))  # sqrt(2 k): two counts per component move by 1
-    assert res.fits["clipped"].allowance is not None
+    assert res.fits["clipped"].histogram is not None

@@ -123,6 +123,25 @@ def test_pandas_output_and_feature_names(frame):
     assert list(pca.feature_names_in_) == list(frame.columns)
 
 
+def test_a_bare_array_is_named_as_dp_pc_dir_names_it(frame):
+    # The R package's convention V1, V2, ... (dp_pc_dir) in the result, its summary and the
+    # ledger's declared rows (a bound declared by that name), not 0, 1, 2; the output names stay
+    # scikit-learn's (dppca0, ...) and no feature_names_in_ is set for an array.
+    X = frame.to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pca = DPPCA(2, random_state=0, bounds={"V1": (0.0, 20.0)}).fit(X)
+        api = dp_pc_dir(X, 2, eps=1.0, delta=1e-5, rng=0, bounds={"V1": (0.0, 20.0)})
+    names = [f"V{j + 1}" for j in range(X.shape[1])]
+    assert list(api.directions.index) == names
+    assert list(pca.result_.directions.index) == names
+    assert "\nV6 " in str(pca.result_)
+    for ledger in (pca.ledger_, api.ledger):
+        assert "declared bounds: V1" in list(ledger.to_frame().step)
+    assert list(pca.get_feature_names_out()) == ["dppca0", "dppca1"]
+    assert not hasattr(pca, "feature_names_in_")
+
+
 def test_pipeline_keeps_names(frame):
     pipe = make_pipeline(FunctionTransformer(np.log, feature_names_out="one-to-one"),
                          DPPCA(2, random_state=0)).set_output(transform="pandas")

@@ -22,6 +22,7 @@ from ..preprocessing.scale_releases import (clipped_moment, mean_of_clipped,
 from ..preprocessing.scales import SCALE_BLOCK_ROWS
 from ..stats.fused_source import TWO_ROWS_MIN_D
 from ..stats.kendall import kendall_tau_matrix
+from ..stats.pair_design import BlockDesign, block_design, incomplete_kendall_tau_matrix
 from ..stats.paired_differences import abs_differences, block_pairs
 from ..privacy import Ledger
 from ..privacy.smooth import (quantile_smooth_sensitivity, smooth_beta, smooth_noise_scale,
@@ -80,6 +81,42 @@ register(AuditedRelease(
     statistic=lambda X, c: kendall_tau_matrix(X, engine="fused"),
     sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
     mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=TWO_ROWS_MIN_D))
+
+# The incomplete design (dp_pc_dir's design="incomplete", "auto" at large n): blocks computed in
+# batches by dppca.stats.block_kendall. Its privacy rests on each block's term being bitwise the
+# engine's on that block alone, so the batches must hold several blocks: the audit's rows are
+# joined by BATCH_PADDING public rows (the same for both neighbours: the neighbouring data sets
+# differ in one of the audit's rows), which puts 5-6 blocks of 4-5 rows in a batch; the audit's
+# own rows come first in the design's order, so the rows the search chooses share blocks.
+BATCH_PADDING, BATCH_PAIRS_PER_ROW = 400, 3
+
+
+def _padded(X) -> np.ndarray:
+    pad = np.random.default_rng(0).normal(size=(BATCH_PADDING, X.shape[1]))
+    return np.concatenate((np.asarray(X, float), pad))
+
+
+def _batched_context(D, rng):
+    """A public block design of the padded rows: the audit's rows (shuffled) before the padding."""
+    n = D.shape[0]
+    order = np.concatenate((rng.permutation(n), n + rng.permutation(BATCH_PADDING)))
+    bounds = block_design(n + BATCH_PADDING, BATCH_PAIRS_PER_ROW, rng).bounds
+    return {"design": BlockDesign(order, bounds)}
+
+
+def _kendall_batched_mechanism(X, c, rng):
+    fit = gdppca_directions(_padded(X), X.shape[1], eps=EPS, delta=DELTA, rng=rng,
+                            calibration="analytic", ledger=Ledger(EPS, DELTA), design="incomplete",
+                            pairs_per_row=BATCH_PAIRS_PER_ROW)
+    return _fit_matrix(fit)
+
+
+register(AuditedRelease(
+    "g-DPPCA: Kendall's tau matrix, incomplete design, batched blocks (spherical sign)",
+    claim="2 sqrt(2)/n (Frob.), n with the padding",
+    statistic=lambda X, c: incomplete_kendall_tau_matrix(_padded(X), c["design"]),
+    sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / (n + BATCH_PADDING),
+    mechanism=_kendall_batched_mechanism, eps=EPS, delta=DELTA, p=3, context=_batched_context))
 
 # ----------------------------------------------------------------------------- private scales
 

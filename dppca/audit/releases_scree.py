@@ -149,10 +149,12 @@ register(AuditedRelease(
 
 def _clip_choice(X, c, rng):
     """The clip histogram's release, seen through its output: log2 of the chosen clips and the
-    allowances over them (post-processing of the noisy counts)."""
+    clipping-bias estimates and bounds over them (``tail_bias``, what the intervals read;
+    post-processing of the noisy counts)."""
     choice = dp_clip_choice(paired_squares(X, c["pairs"]), float(np.max(c["scale"])), _share(),
                             1e-3, float(np.max(c["scale"])), rng)
-    return np.concatenate((np.log2(choice.clip), choice.allowance / choice.clip))
+    return np.concatenate((np.log2(choice.clip), choice.tail_estimate / choice.clip,
+                           choice.tail_upper / choice.clip))
 
 
 register(AuditedRelease(

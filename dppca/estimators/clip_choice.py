@@ -18,10 +18,7 @@ away. Here the tail is measured instead:
 3. for each candidate C among the edges, the bias is estimated from the significant bins above
    C (each bin's values taken at its midpoint 1.5 x its lower edge) and C is the candidate that
    minimises bias + noise sd at C (the noise of the normalised statistic is public);
-4. the estimated bias at the chosen C, plus the positive noisy mass of the ``TAIL_OCTAVES``
-   octaves above C (where an insignificant tail would sit), is the *tail allowance*
-   (``ClipChoice.allowance``, audited with the clips);
-5. :func:`tail_bias` reads the post-release clipping-bias estimate and bound from the same
+4. :func:`tail_bias` reads the post-release clipping-bias estimate and bound from the same
    noisy counts: the clipped estimate is biased low, so the upper end of its interval adds the
    bound (:func:`dppca.results.scree_checks.value_bias`,
    :meth:`dppca.results.scree.ScreeResult.conf_int`).
@@ -59,8 +56,6 @@ SEED_WINDOW = 3
 EXTEND_SD = 2.0
 #: Each bin's values are taken at this multiple of its lower edge (the midpoint of an octave).
 BIN_MIDPOINT = 1.5
-#: Octaves above C whose positive noisy counts enter the tail allowance even when insignificant.
-TAIL_OCTAVES = 2
 #: Post-release bias estimate (:func:`tail_bias`): inside this many octaves above C, a bin whose
 #: noisy count exceeds ``TAIL_LOOSE_SD`` noise sd counts too (a spike of a few hundred pairs far
 #: above the bulk, e.g. income top-codes; an empty bin passes with probability 2.3e-4, so about
@@ -79,8 +74,6 @@ class ClipChoice:
     ----------
     clip : ndarray, shape (k,)
         The clips C_l > 0 (units of the values).
-    allowance : ndarray, shape (k,)
-        Tail allowance: estimated clipping bias E(u - C)+ at C, in the units of the values.
     fallback : ndarray of bool, shape (k,)
         Components with no significant bin (their clip is the public fallback).
     counts : ndarray, shape (k, B), optional
@@ -98,7 +91,6 @@ class ClipChoice:
     """
 
     clip: np.ndarray
-    allowance: np.ndarray
     fallback: np.ndarray
     counts: np.ndarray | None = None
     sigma: float = float("nan")
@@ -156,8 +148,8 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
     sensitivity sqrt(2 k) (a replaced row moves one value per column, hence two counts per column
     by 1; exact integer counts, so the bound holds in floating point), with Gaussian noise from
     ``noise``; the edges depend only on the anchor (public or released before: adaptive
-    composition). The clips and allowances are post-processing of the noisy counts and public
-    numbers.
+    composition). The clips and their clipping-bias estimates and bounds (:func:`tail_bias`) are
+    post-processing of the noisy counts and public numbers.
 
     References
     ----------
@@ -172,7 +164,7 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
     >>> rng = np.random.default_rng(0)
     >>> w = rng.chisquare(1, size=(5000, 1)) / 2
     >>> choice = dp_clip_choice(w, 1.0, GaussianGroup(1.0, 1e-5).share(0.5), 1e-3, 10.0, rng)
-    >>> bool(4 <= choice.clip[0] <= 16), bool(choice.allowance[0] < 0.05)
+    >>> bool(4 <= choice.clip[0] <= 16), bool(choice.tail_upper[0] < 0.05)
     (True, True)
     """
     edges = clip_edges(anchor, log2_range)
@@ -181,7 +173,8 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
 
 
 def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:
-    """The clips and allowances from noisy counts (post-processing; see :func:`dp_clip_choice`).
+    """The clips and their clipping-bias estimates from noisy counts (post-processing; see
+    :func:`dp_clip_choice`).
 
     Parameters
     ----------
@@ -213,7 +206,7 @@ def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:
     noisy = np.atleast_2d(np.asarray(noisy, float))
     k = noisy.shape[0]
     edges = np.asarray(edges, float)
-    significant = _extended(_seeds(noisy, sigma), noisy > EXTEND_SD * sigma)
+    significant = _significant(noisy, sigma)
     kept = np.where(significant, noisy, 0.0)
     values = np.concatenate(([edges[1] / 2], BIN_MIDPOINT * edges[1:-1]))  # one per bin
     candidates = edges[1:]
@@ -222,14 +215,10 @@ def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:
     bias = kept @ excess.T / max(m, 1)  # (k, candidates)
     best = np.argmin(bias + candidates[None, :] * unit_sd, axis=1)
     clip = candidates[best]
-    window = (values[None, :] > clip[:, None]) & (values[None, :] < clip[:, None] * 2.0 ** TAIL_OCTAVES)
-    loose = np.where(window & ~significant, np.maximum(noisy, 0.0), 0.0)
-    allowance = bias[np.arange(k), best] + np.sum(loose * excess[best], axis=1) / max(m, 1)
     none = ~significant.any(axis=1)
     fallback = np.broadcast_to(np.asarray(fallback, float), (k,))
-    choice = ClipChoice(np.where(none, fallback, clip), np.where(none, 0.0, allowance), none,
-                        noisy, float(sigma), edges, int(m))
-    tail = tail_bias(choice)
+    choice = ClipChoice(np.where(none, fallback, clip), none, noisy, float(sigma), edges, int(m))
+    tail = _tail_bias(choice, significant)  # the mask just computed: tail_bias would redo it
     return replace(choice, tail_estimate=tail.estimate, tail_upper=tail.upper)
 
 
@@ -293,8 +282,12 @@ def tail_bias(choice: ClipChoice) -> TailBias:
     """
     if choice.counts is None:
         raise ValueError("`choice` carries no noisy counts (made without a histogram)")
+    return _tail_bias(choice, _significant(np.atleast_2d(choice.counts), choice.sigma))
+
+
+def _tail_bias(choice, significant) -> TailBias:
+    """:func:`tail_bias` given the significance mask of ``choice.counts`` (shape (k, B))."""
     noisy, sigma, edges = np.atleast_2d(choice.counts), choice.sigma, np.asarray(choice.edges)
-    significant = _extended(_seeds(noisy, sigma), noisy > EXTEND_SD * sigma)
     values = np.concatenate(([edges[1] / 2], BIN_MIDPOINT * edges[1:-1]))
     low = edges[:-1]
     clip = np.asarray(choice.clip, float)[:, None]
@@ -308,6 +301,11 @@ def tail_bias(choice: ClipChoice) -> TailBias:
     hidden = above & ~counted & (low[None, :] < clip * 2.0 ** HIDDEN_OCTAVES)
     spread = sigma * np.sqrt(np.sum(np.where(hidden, excess, 0.0) ** 2, axis=1)) / m
     return TailBias(estimate, estimate + HIDDEN_SD * spread)
+
+
+def _significant(noisy, sigma) -> np.ndarray:
+    """The significant bins of noisy counts (k, B): seeds, extended upwards (module docstring)."""
+    return _extended(_seeds(noisy, sigma), noisy > EXTEND_SD * sigma)
 
 
 def _seeds(noisy, sigma) -> np.ndarray:

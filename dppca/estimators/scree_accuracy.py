@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.accuracy import StepAccuracy
-from .scree_fits import CLIP_LEVEL, CLIP_MULTIPLIER, HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
+from ..privacy.accuracy import CLIP_LEVEL, CLIP_OVER_LAMBDA, StepAccuracy
+from .scree_fits import HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
 
 #: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). Its
 #: clip histogram gets half of it: it must see a far, sparse tail (income columns), while the
@@ -41,8 +41,6 @@ CENTRE_TARGET = 0.3
 CENTRE_SHARE_CAP = 0.25
 #: A quantile near the top is read from about this many bins above it (rank error sigma sqrt(.)).
 TAIL_BINS = 4
-#: Clip over lambda of the self-tuned clipped rule for Gaussian scores (2.4 x chi2_1's q90).
-CLIP_OVER_LAMBDA = CLIP_MULTIPLIER * 2.7055
 #: Fallback clip (a stated public rule) when the tuning histogram is noise-dominated: this many
 #: times the private trace (every component's lambda_l <= trace; 6.5 lambda for Gaussian scores).
 FALLBACK_CLIP_OVER_TRACE = CLIP_OVER_LAMBDA

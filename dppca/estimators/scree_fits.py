@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import DPPCAValueError
+from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
 from .clip_choice import TRACE_LOG2_RANGE, dp_clip_choice
@@ -33,10 +34,6 @@ class MethodFit:
         Short name for the summary.
     tuning : str
         How the thresholds were chosen (for the notes).
-    allowance : ndarray of shape (k,), optional
-        Estimated clipping bias of each value from a private histogram of its tail
-        (:mod:`dppca.estimators.clip_choice`); None: the Gaussian-tail model of
-        :func:`dppca.results.scree.gaussian_clip_bias` is used instead.
     histogram : ClipChoice, optional
         The clip choice with its released noisy counts (the post-release accuracy reads them,
         :func:`dppca.estimators.clip_choice.tail_bias`); None when the clip came from no
@@ -46,7 +43,6 @@ class MethodFit:
     release: object
     mechanism: str
     tuning: str
-    allowance: np.ndarray | None = None
     histogram: object = None
 
 
@@ -64,13 +60,6 @@ TRACE_FALLBACK_CLIP_OVER_CENTRE = 16.0
 #: Self-tuning histograms of the pair values: bins [0, 2^-16 T), [2^-16 T, 2^-15 T), ...,
 #: [2^2 T, 2^3 T] around the private trace T: components down to ~2^-8 T are resolved.
 TUNING_LOG2_BINS = (-16, 3)
-
-
-#: Reference clip C = CLIP_MULTIPLIER x the CLIP_LEVEL-quantile of the pair values (the clipped
-#: method's former self-tuned rule, now chosen by :mod:`dppca.estimators.clip_choice`): the
-#: accuracy model's Gaussian clip and PMWM's trim calibration. For Gaussian scores
-#: u ~ lambda chi2_1: q90 = 2.71 lambda, C = 6.5 lambda, clipping bias 1.3%.
-CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
 
 
 #: Self-tuned PMWM trim level: this many noise sd of a histogram count (its rank error near the
@@ -146,7 +135,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
     k = scores.shape[1]
     m = len(pairs[0])
     coarse = model.MEDIAN_TUNING_SHARE * share
-    allowance = choice = None
+    choice = None
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
     elif not model.tuning_reliable(m, k, control.tuning_share * share, group.mu) and \
@@ -176,13 +165,13 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
                                 noise.sigma(2.0 * math.sqrt(k) / scores.shape[0]),
                                 model.FALLBACK_CLIP_OVER_TRACE * anchor, rng, ledger=ledger,
                                 step="clipped tuning: log2 histograms of the pair values (PC1..PCk)")
-        clip, allowance = choice.clip, choice.allowance
+        clip = choice.clip
         tuning = ("C minimises the clipping bias (from a private log2 histogram of the pair "
                   f"values) + the noise sd; {model.FALLBACK_CLIP_OVER_TRACE:.3g} x private trace "
                   "for a component with no significant bin")
     release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
-    return MethodFit(release, "Gaussian", tuning, allowance, choice)
+    return MethodFit(release, "Gaussian", tuning, choice)
 
 
 def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,

@@ -16,7 +16,17 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["AccuracyReport", "DPAccuracyWarning", "StepAccuracy"]
+__all__ = ["AccuracyReport", "CLIP_LEVEL", "CLIP_MULTIPLIER", "CLIP_OVER_LAMBDA", "DPAccuracyWarning",
+           "StepAccuracy"]
+
+#: Reference clip of a clipped mean of pair values u: C = CLIP_MULTIPLIER x their CLIP_LEVEL
+#: quantile (the clipped method's former self-tuned rule; the scree accuracy model's Gaussian
+#: clip and PMWM's trim calibration). For Gaussian scores u ~ lambda chi2_1 (q90 = 2.7055
+#: lambda), C = CLIP_OVER_LAMBDA x lambda = 6.49 lambda, clipping bias 1.3%. One definition for
+#: the estimators (:mod:`dppca.estimators.scree_accuracy`, :mod:`dppca.estimators.scree_fits`)
+#: and the post-release checks (:mod:`dppca.results.scree_checks`), which may not import them.
+CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
+CLIP_OVER_LAMBDA = CLIP_MULTIPLIER * 2.7055
 
 
 class DPAccuracyWarning(UserWarning):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.accuracy import StepAccuracy
+from ..privacy.accuracy import CLIP_OVER_LAMBDA, StepAccuracy
 from .scree_values import gaussian_clip_bias
 
 #: A value is unreliable when its clipping-bias bound exceeds this many times the value: its
@@ -31,9 +31,8 @@ BIAS_LIMIT = 9.0
 #: The clip binds when C / value is below this (with a clip histogram: Gaussian scores give
 #: C / lambda >= 5.6 under the histogram rule; heavy tails cut off at the clip give less) ...
 BINDING_HISTOGRAM = 4.0
-#: ... or below this without one (the Gaussian rule's C = 6.5 lambda: CLIP_OVER_LAMBDA of
-#: :mod:`dppca.estimators.scree_accuracy`, which results may not import).
-BINDING_NONE = 2.4 * 2.7055
+#: ... or below this without one (the Gaussian rule's C = 6.49 lambda).
+BINDING_NONE = CLIP_OVER_LAMBDA
 #: Post-release error at or above which a method's values are flagged in the accuracy block
 #: (relative error 0.9: the value may be under a tenth of its target).
 POST_RELEASE_THRESHOLD = 0.9

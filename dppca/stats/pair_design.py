@@ -47,7 +47,10 @@ DESIGNS = ("auto", "complete", "incomplete")
 #: 2e10 on 2 free cores (3e10 took 1.5 and 2.1 s). The BLAS form (p > 24) is no faster per n^2 p.
 COMPLETE_WORK = 2e10
 
-#: ``design="auto"`` never spends more than this many n r p operations (~10 s here).
+#: ``design="auto"`` never spends more than this many n r p operations: at about 1-1.6 s of CPU
+#: per 1e10 (COMPLETE_WORK's rates at p = 5-20; the incomplete statistic at n = 4e5, r = 1023,
+#: one BLAS thread, shared cores: 1.6 s at p = 5, 1.1 s at p = 20), 40-65 s of CPU, about
+#: 20-30 s of wall time on 2 free cores.
 INCOMPLETE_WORK_CAP = 4e11
 
 #: At least this many pairs per row: then the extra sampling variance 2 G^4 / (n r) is at

@@ -135,10 +135,10 @@ def declared_entry_points(full: bool = False) -> dict:
             X, EPS, DELTA, rng=1, bounds=DECLARED_BOUNDS, scale={"V3": 0.25}, standardize=True),
         "dp_score_group[levels, declared]": lambda X, g: dp_score_group(
             X, g, EPS, DELTA, rng=1, levels=["a", "b"], **both),
-        # a frame: DPPCA names a bare array's features "0", "1", "2" (scikit-learn's rule)
+        # a bare array: DPPCA names its features V1, V2, ... as dp_pc_dir does
         "DPPCA.fit[declared, explained_variance]": lambda X, g: DPPCA(
             n_components=2, eps=EPS, delta=DELTA, random_state=1, explained_variance=True,
-            **both).fit(pd.DataFrame(X, columns=list(DECLARED_BOUNDS))),
+            **both).fit(X),
     }
     if full:
         calls["dp_scree_plot[declared]"] = lambda X, g: dp_scree_plot(X, 2, eps=EPS, delta=DELTA,
