@@ -272,12 +272,12 @@ class ScreeResult(DPResult):
         Clipping only lowers the estimate: for u = lambda chi2_1 and clip C = c lambda,
         E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at
         c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
-        for a self-tuned clip, the bias bound read from its released log2 histogram (the mass
-        of the significant and 3.5-sd bins above C, plus 2 sd of what the two octaves above C
-        could hide); where the clip binds (C / raw < 4 with a histogram, < 6.5 without) it
-        reaches the bound the private trace sets (post-processing of released numbers). A
-        tail too sparse for the histogram to see, far above the clip, is not covered
-        (docs/small_data.md).
+        for a self-tuned clip, the bias bound read from its released log2 histogram (a 2-sd
+        upper bound of the mass above C, bins at their upper edges, over the two octaves above
+        C or up to the highest 3.5-sd bin within six; plus significant bins further up); where
+        the clip binds (C / raw < 4 with a histogram, < 6.5 without) it reaches the bound the
+        private trace sets (post-processing of released numbers). A tail too sparse for the
+        histogram to see, far above the clip, is not covered (docs/small_data.md).
 
         Returns
         -------
