@@ -195,3 +195,23 @@ def test_binding_threshold_is_the_gaussian_rule_clip():
     from dppca.results.scree_checks import BINDING_NONE
 
     assert BINDING_NONE == CLIP_OVER_LAMBDA
+
+
+def test_trace_shown_low_bounds_nothing():
+    # breast_cancer at eps 4, seed 19: the private trace (a clipped mean) is 0.04 x tr S, below
+    # the released PC1 alone, even with its clip histogram's bias bound added; the values' lower
+    # ends sum above trace + trace_bias + z sd, so the trace room is inf (not 0, which had left
+    # PC2 and PC3, whose clips bind, outside their intervals: targets 2.7x and 5.4x the values).
+    from sklearn.datasets import load_breast_cancer
+
+    X = load_breast_cancer(as_frame=True).data
+    res = _quiet(X, k=3, eps=4, delta=1e-5, rng=19)
+    assert res.trace_bias >= 0.0
+    ci = res.conf_int()
+    lower = ci[("clipped", "lower")].to_numpy()
+    assert lower.sum() > res.trace + res.trace_bias + 1.96 * res.trace_std_err
+    room = trace_room(res.trace + res.trace_bias, res.trace_std_err, res.raw["clipped"], lower,
+                      1.96)
+    assert np.isinf(room).all()
+    target = _targets(res, X)
+    assert ((lower <= target) & (target <= ci[("clipped", "upper")].to_numpy())).all()
