@@ -241,8 +241,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     # sizes the centre's share so that it is not noise-dominated where that is affordable.
     centre = public_centre(mat.p, flags)
     shares = scree_shares(mat.n, rest, len(methods), group.mu, k < mat.p, centre)
-    trace, trace_sd, anchor = private_trace(values, pairs, group, shares, generator, shared,
-                                             centre)
+    trace, trace_sd, anchor, trace_bias = private_trace(values, pairs, group, shares, generator,
+                                                         shared, centre)
     trace = min(trace, given.variance_bound(dirs.scale))  # post-processing: a public bound
     scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = shares.method
@@ -258,7 +258,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                             and values_reliable(accuracy, methods[0]))
     fits = {name: permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
-    result = ScreeResult(fits, trace=trace, trace_std_err=trace_sd, ledgers=ledgers,
+    result = ScreeResult(fits, trace=trace, trace_std_err=trace_sd, trace_bias=trace_bias,
+                         ledgers=ledgers,
                          shared_releases=len(shared),
                          directions=dirs.directions.iloc[:, order].set_axis(mat.columns, axis=0)
                          .set_axis(columns, axis=1),

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca.estimators.clip_choice import TAIL_LOOSE_SD, choose_clips, tail_bias
+from dppca.estimators.clip_choice import (HIDDEN_SD, SIGNIFICANT_SD, TAIL_LOOSE_SD, choose_clips,
+                                         tail_bias)
 from dppca.results.scree_checks import (BIAS_LIMIT, post_release_error, robust_comparable,
                                         trace_room, value_bias)
 
@@ -36,6 +37,15 @@ def _choice(tail_count):
     return choose_clips(counts[None, :], 1.0, EDGES, 100, 1e-4, 1e3)
 
 
+def _window_bound(top_bin, count, sigma=1.0, m=100, clip=4.0):
+    """The bound's linear functional over the bins [C, 2C), ..., up to bin ``top_bin`` (upper
+    edges hi_b, weights hi_b - C), with a noisy count ``count`` in the top bin and 0 elsewhere:
+    (w_top count + HIDDEN_SD sigma ||w||) / m."""
+    highs = EDGES[1:][(EDGES[:-1] >= clip) & (EDGES[1:] <= EDGES[top_bin + 1])]
+    weight = highs - clip
+    return (weight[-1] * count + HIDDEN_SD * sigma * np.sqrt(np.sum(weight ** 2))) / m
+
+
 def test_tail_bias_counts_a_spike_above_the_loose_bar_only():
     # The spike is below the significance bar (4.5 sd) but above TAIL_LOOSE_SD: its excess
     # (midpoint 192 - C) x count / m enters the estimate; below the bar it does not.
@@ -44,10 +54,40 @@ def test_tail_bias_counts_a_spike_above_the_loose_bar_only():
     expected = (192.0 - 4.0) * (TAIL_LOOSE_SD + 0.5) / 100
     assert tail_bias(seen).estimate[0] == pytest.approx(expected, rel=1e-12)
     assert tail_bias(unseen).estimate[0] == 0.0
-    # The bound adds 2 sd of what the two octaves above C could hide: bins [4, 8), [8, 16),
-    # midpoints 6 and 12, excess 2 and 8 (sd 1, m 100).
-    hidden = 2.0 * np.sqrt(2.0 ** 2 + 8.0 ** 2) / 100
-    assert tail_bias(unseen).upper[0] == pytest.approx(hidden, rel=1e-12)
+    # Unseen: the bound is HIDDEN_SD sd of the mass the two octaves above C = 4 could hold,
+    # values at the upper edges: bins [4, 8), [8, 16), weights 4 and 12 (sd 1, m 100).
+    assert tail_bias(unseen).upper[0] == pytest.approx(HIDDEN_SD * np.sqrt(4.0 ** 2 + 12.0 ** 2)
+                                                       / 100, rel=1e-12)
+    # Seen: the window reaches the spike's bin [128, 256) (index 9): its values at 256.
+    assert tail_bias(seen).upper[0] == pytest.approx(_window_bound(9, TAIL_LOOSE_SD + 0.5),
+                                                     rel=1e-12)
+
+
+def test_bound_covers_a_planted_spike_octaves_above_the_clip():
+    # A spike of 40 pairs at u = 250 (bin [128, 256), 6 octaves above C = 4) over a bulk in
+    # [1, 4), histogram noise sd 10 (fixed seed): its true count is 4 sd, between the loose and
+    # the significance bars, like adult's capital_gain top-code (issue 20). True bias
+    # E(u - C)+ = 40 (250 - 4) / m. The former bound (the estimate at the bin's midpoint 192,
+    # plus 2 sd of the two octaves above C) fell short of it; the window bound must cover it,
+    # and so must the interval's upper allowance of a value whose clip it is.
+    from types import SimpleNamespace
+
+    m, sigma = 2000, 10.0
+    true = np.zeros(EDGES.size - 1)
+    true[2], true[3], true[9] = 1500.0, 460.0, 40.0
+    noisy = true + np.random.default_rng(1).normal(0.0, sigma, true.size)
+    assert TAIL_LOOSE_SD * sigma < noisy[9] < SIGNIFICANT_SD * sigma  # the regime tested
+    choice = choose_clips(noisy[None, :], sigma, EDGES, m, 1e-4, 1e3)
+    clip = choice.clip[0]
+    assert clip == 4.0
+    bias = 40 * (250.0 - clip) / m
+    former = (tail_bias(choice).estimate[0]
+              + HIDDEN_SD * sigma * np.sqrt((6.0 - clip) ** 2 + (12.0 - clip) ** 2) / m)
+    assert former < bias <= tail_bias(choice).upper[0]
+    raw = (1500 * 1.5 + 460 * 3.0) / m  # the clipped mean of the bulk; the spike adds 40 C / m
+    fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([clip])), histogram=choice)
+    allowance = value_bias(fit, np.array([raw]), np.array([np.inf])).interval[0]
+    assert raw + 40 * clip / m + allowance >= raw + 40 * clip / m + bias
 
 
 def test_value_bias_binding_clip_reaches_the_trace_room():
@@ -147,3 +187,23 @@ def test_noise_dominated_value_is_released_at_the_floor():
     noisy = _quiet(load_iris(as_frame=True).data, k=3, eps=0.5, delta=1e-5, rng=4)
     assert ((noisy.scree["clipped"] == 0) | (noisy.raw["clipped"] >= 0)).all()
     assert (noisy.scree["clipped"] == 0).any()
+
+
+def test_trace_shown_low_bounds_nothing():
+    # breast_cancer at eps 4, seed 19: the private trace (a clipped mean) is 0.04 x tr S, below
+    # the released PC1 alone, even with its clip histogram's bias bound added; the values' lower
+    # ends sum above trace + trace_bias + z sd, so the trace room is inf (not 0, which had left
+    # PC2 and PC3, whose clips bind, outside their intervals: targets 2.7x and 5.4x the values).
+    from sklearn.datasets import load_breast_cancer
+
+    X = load_breast_cancer(as_frame=True).data
+    res = _quiet(X, k=3, eps=4, delta=1e-5, rng=19)
+    assert res.trace_bias >= 0.0
+    ci = res.conf_int()
+    lower = ci[("clipped", "lower")].to_numpy()
+    assert lower.sum() > res.trace + res.trace_bias + 1.96 * res.trace_std_err
+    room = trace_room(res.trace + res.trace_bias, res.trace_std_err, res.raw["clipped"], lower,
+                      1.96)
+    assert np.isinf(room).all()
+    target = _targets(res, X)
+    assert ((lower <= target) & (target <= ci[("clipped", "upper")].to_numpy())).all()

@@ -75,6 +75,8 @@ class ScreeResult(DPResult):
     accuracy : AccuracyReport, optional
         The call's accuracy model (public numbers only): the summary's "Expected accuracy"
         block, and the gate of the ``reliable`` marks.
+    trace_bias : float, optional
+        Upper bound of the trace's clipping bias, added to the trace in the intervals' room.
 
     Attributes
     ----------
@@ -163,7 +165,7 @@ class ScreeResult(DPResult):
     def __init__(self, fits, *, trace, trace_std_err, ledgers, shared_releases, directions,
                  private_directions, scale_source, n_obs, eps, delta, calibration, seed, mono,
                  controls, nonprivate=None, extra_notes=(), directions_private=None,
-                 accuracy=None):
+                 accuracy=None, trace_bias=0.0):
         self.methods = tuple(fits)
         self.fits = dict(fits)
         self.k = directions.shape[1]
@@ -177,6 +179,7 @@ class ScreeResult(DPResult):
             axis=None)
         scree = bounded.apply(monotone_scree) if mono else bounded
         self.trace, self.trace_std_err = float(trace), float(trace_std_err)
+        self.trace_bias = float(trace_bias)
         # T >= the sum of the k values (orthonormal directions); nan trace (k = p): T is the sum.
         total = {m: max(np.nan_to_num(self.trace), float(np.maximum(scree[m], 0).sum()),
                         np.finfo(float).tiny) for m in self.methods}
@@ -262,8 +265,8 @@ class ScreeResult(DPResult):
             :class:`dppca.results.scree_checks.ValueBias` (zero for pmwm and huber);
             ``result.bias`` is the one at alpha = 0.05.
         """
-        return method_bias(self.fits, self.raw, self.std_err, self.trace, self.trace_std_err,
-                           float(norm.ppf(1 - alpha / 2)))
+        return method_bias(self.fits, self.raw, self.std_err, self.trace + self.trace_bias,
+                           self.trace_std_err, float(norm.ppf(1 - alpha / 2)))
 
     def conf_int(self, alpha=0.05) -> pd.DataFrame:
         """(1 - alpha) intervals: raw -/+ z sd, clipped at 0; the clipped method's upper end
@@ -272,12 +275,12 @@ class ScreeResult(DPResult):
         Clipping only lowers the estimate: for u = lambda chi2_1 and clip C = c lambda,
         E min(u, C) = lambda (1 - b(c)), b(c) = P(chi2_3 > c) - c P(chi2_1 > c) (2% at
         c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
-        for a self-tuned clip, the bias bound read from its released log2 histogram (the mass
-        of the significant and 3.5-sd bins above C, plus 2 sd of what the two octaves above C
-        could hide); where the clip binds (C / raw < 4 with a histogram, < 6.5 without) it
-        reaches the bound the private trace sets (post-processing of released numbers). A
-        tail too sparse for the histogram to see, far above the clip, is not covered
-        (docs/small_data.md).
+        for a self-tuned clip, the bias bound read from its released log2 histogram (a 2-sd
+        upper bound of the mass above C, bins at their upper edges, over the two octaves above
+        C or up to the highest 3.5-sd bin within six; plus significant bins further up); where
+        the clip binds (C / raw < 4 with a histogram, < 6.5 without) it reaches the bound the
+        private trace plus its bias bound sets (scree_checks.trace_room). A tail too sparse
+        for the histogram to see, far above the clip, is not covered (docs/small_data.md).
 
         Returns
         -------

@@ -109,10 +109,11 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     (:func:`dppca.results.scree_values.gaussian_clip_bias`), is a floor of the bound, and the
     estimate when no histogram measured the tail. With a clip histogram,
     :func:`dppca.estimators.clip_choice.tail_bias` gives the estimate and raises the bound
-    (significant and 3.5-sd bins above C; plus 2 sd of what the bins just above C could
-    hide). Where the clip binds (C / raw under ``BINDING_HISTOGRAM``, or under
-    ``BINDING_NONE`` without a histogram) the tail above C is unmeasured: the interval's
-    allowance becomes at least ``trace_room``, and, without a histogram, so does the bound.
+    (a 2-sd upper bound of the mass above C over the two octaves above C, or up to the
+    highest 3.5-sd bin within six). Where the clip binds (C / raw under
+    ``BINDING_HISTOGRAM``, or under ``BINDING_NONE`` without a histogram) the tail above C is
+    unmeasured: the interval's allowance becomes at least ``trace_room``, and, without a
+    histogram, so does the bound.
     Privacy: released values and public constants only (post-processing).
 
     Examples
@@ -176,15 +177,19 @@ def trace_room(trace, trace_sd, raw, lower, z) -> np.ndarray:
 
     trace + z trace_sd - (sum of the other values' interval lower ends) - max(raw, 0): the
     variances of orthonormal directions sum to at most tr S. inf when no trace was released
-    (k = p). Post-processing of released values.
+    (k = p), or when the values' lower ends sum above trace + z trace_sd: the trace (a clipped
+    mean, biased low) is then shown to miss tr S and bounds nothing (breast_cancer at eps 4:
+    a trace at 0.04 x tr S under a PC1 of 0.7 x tr S). Post-processing of released values.
 
     Examples
     --------
     >>> trace_room(10.0, 0.5, [5.0, 2.0], [4.0, 1.0], 2.0).tolist()
     [5.0, 5.0]
+    >>> trace_room(3.0, 0.5, [5.0, 2.0], [4.0, 1.0], 2.0).tolist()
+    [inf, inf]
     """
     raw, lower = np.asarray(raw, float), np.asarray(lower, float)
-    if not np.isfinite(trace):
+    if not np.isfinite(trace) or lower.sum() > trace + z * trace_sd:
         return np.full(raw.shape, np.inf)
     return trace + z * trace_sd - (lower.sum() - lower) - np.maximum(raw, 0.0)
 
