@@ -251,3 +251,28 @@ def test_scree_marks_exactly_the_values_flagged_unreliable(gau):
                         for i in range(result.k) if not result.reliable[m].iloc[i]}
             assert drawn == expected
             assert (UNRELIABLE_LABEL in ax.get_legend_handles_labels()[1]) is bool(expected)
+
+
+@pytest.mark.filterwarnings("ignore::dppca.privacy.accuracy.DPAccuracyWarning")
+def test_scree_draws_an_arrow_for_each_interval_with_no_finite_upper_end():
+    # iris (150 x 4) at eps 1, seed 0: the private trace reads far below the released values,
+    # so it bounds nothing and the clipped intervals' upper ends are inf (not the largest float,
+    # which printed as a 309-digit number): each such interval is an arrow from its lower end to
+    # the top of the axes, and the legend says what an arrow means. gau at eps 4 has none.
+    from sklearn.datasets import load_iris
+
+    from dppca.plotting.scree import UNBOUNDED_LABEL
+
+    small = dp_scree(load_iris(as_frame=True).data, 3, eps=1, delta=1e-5, rng=0)
+    large = dp_scree(load_gau(), 3, eps=4, delta=1e-5, rng=1)
+    for result in (small, large):
+        ci = result.conf_int()
+        upper, lower = ci[("clipped", "upper")].to_numpy(), ci[("clipped", "lower")].to_numpy()
+        assert np.all(np.isinf(upper) | (upper < 1e300))
+        ax = result.plot(type="scree").axes[0]
+        arrows = [a for a in ax.texts if a.get_gid() == "unbounded"]
+        starts = sorted((float(a.xyann[0]), float(a.xyann[1])) for a in arrows)
+        expected = sorted((float(i + 1), float(lower[i])) for i in np.flatnonzero(np.isinf(upper)))
+        assert starts == expected
+        assert (UNBOUNDED_LABEL in ax.get_legend_handles_labels()[1]) is bool(expected)
+    assert np.isinf(small.conf_int()[("clipped", "upper")].to_numpy()).any()

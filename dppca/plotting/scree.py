@@ -16,6 +16,8 @@ DEFAULT_COLOURS = {"nonprivate": "black", "clipped": "red", "pmwm": "forestgreen
 DEFAULT_MARKERS = {"nonprivate": 16, "clipped": 17, "pmwm": 15, "huber": 18}
 #: Legend entry of the hollow markers drawn over values the accuracy model marks unreliable.
 UNRELIABLE_LABEL = "hollow: UNRELIABLE (accuracy model)"
+#: Legend entry of the arrows drawn for intervals with no finite upper end.
+UNBOUNDED_LABEL = "arrow: no finite upper end"
 #: R's line types and plotting symbols, translated to matplotlib.
 R_LINE_TYPES = {1: "-", 2: "--", 3: ":", 4: "-.", 5: (0, (8, 3)), 6: (0, (8, 2, 2, 2)),
                 "solid": "-", "dashed": "--", "dotted": ":", "dotdash": "-.",
@@ -63,7 +65,7 @@ def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
     x = np.arange(1, result.k + 1)
     series = list(frame.columns)
     ci = result.conf_int(alpha) if type == "scree" else None
-    flagged = False
+    flagged = unbounded = False
     for name in (["nonprivate"] if "nonprivate" in series else []) + list(result.methods):
         colour = _style(control.col, DEFAULT_COLOURS, name)
         ax.plot(x, frame[name].to_numpy(), label=_style(control.legend_labels, DEFAULT_LABELS, name),
@@ -71,14 +73,17 @@ def scree_figure(result, type="scree", plot_control=None, ax=None, alpha=0.05):
                 marker=_marker(_style(control.pch, DEFAULT_MARKERS, name)),
                 linewidth=control.lwd, markersize=6 * control.point_cex)
         if ci is not None and name in result.methods:
-            _interval_bars(ax, x, ci[(name, "lower")].to_numpy(), ci[(name, "upper")].to_numpy(),
-                           colour, control.lwd)
+            unbounded |= _interval_bars(ax, x, ci[(name, "lower")].to_numpy(),
+                                        ci[(name, "upper")].to_numpy(), colour, control.lwd)
         if name in result.methods:
             flagged |= _hollow_unreliable(ax, x, frame[name].to_numpy(), result.reliable[name],
                                           colour, 6 * control.point_cex)
     if flagged:  # one legend entry says what a hollow marker means
         ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white",
                 markeredgecolor="dimgrey", label=UNRELIABLE_LABEL)
+    if unbounded:  # an arrow to the top: the interval has no finite upper end
+        ax.plot([], [], linestyle="none", marker=r"$\uparrow$", color="dimgrey",
+                label=UNBOUNDED_LABEL)
     _decorate(ax, result, type, control, x, frame, alpha)
     return fig
 
@@ -94,11 +99,20 @@ def _hollow_unreliable(ax, x, values, reliable, colour, size) -> bool:
     return bool(unreliable.any())
 
 
-def _interval_bars(ax, x, lower, upper, colour, width):
+def _interval_bars(ax, x, lower, upper, colour, width) -> bool:
     """Capped vertical bars from ``lower`` to ``upper`` (the intervals of ``conf_int``, which
-    are centred on the raw estimates, not on the monotone values the line shows)."""
-    ax.errorbar(x, (lower + upper) / 2, yerr=(upper - lower) / 2, fmt="none", ecolor=colour,
+    are centred on the raw estimates, not on the monotone values the line shows); an interval
+    with no finite upper end (the private trace bounds nothing there) is an arrow from
+    ``lower`` to the top of the axes. True if any was drawn."""
+    finite = np.isfinite(upper)
+    ax.errorbar(x[finite], (lower[finite] + upper[finite]) / 2,
+                yerr=(upper[finite] - lower[finite]) / 2, fmt="none", ecolor=colour,
                 elinewidth=width, capsize=3)
+    for at, low in zip(x[~finite], lower[~finite]):
+        ax.annotate("", xy=(at, 1.0), xytext=(at, low), xycoords=("data", "axes fraction"),
+                    textcoords="data", gid="unbounded",
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": width})
+    return bool((~finite).any())
 
 
 def _decorate(ax, result, type, control, x, frame, alpha):

@@ -132,7 +132,7 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     share = np.clip(gaussian_clip_bias(ratio), 0.0, 0.5)
     estimate = bound = positive * share / (1 - share)
     histogram = getattr(fit, "histogram", None)
-    room = np.maximum(np.nan_to_num(np.asarray(trace_room, float), nan=0.0), 0.0)
+    room = np.maximum(np.nan_to_num(np.asarray(trace_room, float), nan=0.0, posinf=np.inf), 0.0)
     if histogram is not None:
         # The measured tail replaces the assumed one in the estimate (on gau at eps 4 the
         # Gaussian term made the prediction 2.3x the measured error); the bound keeps both.
