@@ -205,5 +205,9 @@ def test_trace_shown_low_bounds_nothing():
     room = trace_room(res.trace + res.trace_bias, res.trace_std_err, res.raw["clipped"], lower,
                       1.96)
     assert np.isinf(room).all()
+    # No finite upper end, so no "within 10x" claim: all three are marked unreliable (PC1's and
+    # PC2's histogram bias bounds, 0.42x and 1.2x the values, had left them marked reliable).
+    assert np.isinf(res.conf_int()[("clipped", "upper")].to_numpy()).all()
+    assert not res.reliable["clipped"].any()
     target = _targets(res, X)
     assert ((lower <= target) & (target <= ci[("clipped", "upper")].to_numpy())).all()

@@ -7,7 +7,6 @@ R's PVE among the k values, and cumulative PVE. The post-processing functions li
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
@@ -131,9 +130,8 @@ class ScreeResult(DPResult):
         Per method and component, whether the value can be trusted to be within 10x of what
         it estimates: the model's gating steps are reliable, raw >= ``RELIABLE_MIN_SD`` s.e. and
         raw <= ``CLIP_BINDING`` x its clip, the monotone fit moved it by at most a factor
-        ``MONO_MOVE``, its clipping-bias bound is at most ``BIAS_LIMIT`` x raw, and (pmwm,
-        huber, with "clipped" in the call) its interval meets the clipped one (post-processing
-        of released numbers).
+        ``MONO_MOVE``, its clipping-bias bound is at most ``BIAS_LIMIT`` x raw, its interval has a
+        finite upper end, and (pmwm, huber, with "clipped") its interval meets the clipped one.
     seed : int or str
         As passed.
     figure : matplotlib Figure or None
@@ -239,8 +237,10 @@ class ScreeResult(DPResult):
             fitted = self.scree[m].to_numpy()
             with np.errstate(divide="ignore", invalid="ignore"):
                 value_ok &= (fitted <= MONO_MOVE * raw) & (raw <= MONO_MOVE * fitted)
-            # Post-release: the clipping-bias bound says the target may be > 10x the value.
-            value_ok &= self.bias[m].bound <= BIAS_LIMIT * np.maximum(raw, 0.0)
+            # Post-release: the bias bound says the target may be > 10x the value, or the clip
+            # binds and the private trace bounds nothing (the interval has no finite upper end).
+            bias = self.bias[m]
+            value_ok &= (bias.bound <= BIAS_LIMIT * np.maximum(raw, 0.0)) & np.isfinite(bias.interval)
             marks[m] = ok & value_ok
         if "clipped" in self.fits:  # robust values must agree with the clipped v'Sv
             z = float(norm.ppf(0.975))
