@@ -35,7 +35,7 @@ Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this ke
 * numba's ``error_model="numpy"`` drops Python's zero-division check (which blocks
   vectorisation); no division by zero occurs: a pair outside the band is not flagged
   (:func:`_bands`; two rows share the test on the band of the second, a superset of the
-  first's, as the BLAS form tests a strip on the union of its rows' bands), a non-flagged
+  first's, as the BLAS form's numpy pass tests a block on the union of its rows' bands), a non-flagged
   pair has distance > tol (s_i + s_j) + floor > 0, and a flagged one is given distance +inf
   (weight 0).
 """
@@ -141,7 +141,7 @@ def fused_parts(left, X, order, kind, radius, scale, tol, floor):
 def _bands(sq, tol, floor):
     """(sq, hi): the columns i < j < hi_i that may hold near duplicates of row i.
 
-    The engine's argument (kendall._near_duplicates): a flagged pair has s_j in
+    The engine's argument (blas_blocks._near_duplicates): a flagged pair has s_j in
     [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless a norm is below floor / tol. Rows are
     sorted by s, so for j > i only the upper end matters.
     """
