@@ -16,8 +16,12 @@ output; it runs at 64-74% of the big GEMM's rate with 512 or more columns per bl
 shape tried (it packs W, one more pass over the block); padding d to a multiple of 8, or a
 Fortran-ordered Z, gains no useful flops. Before (strips of 64 x 2048 rows x columns, numpy
 passes, a ``Z_I^T`` product per strip): Gram 74%, W Z 74%, weights, near-duplicate test and
-column sums 20% of the time: 53% of the 2 n^2 d limit at n = 20000. Now (512 x 256 blocks,
-the compiled pass, strips' W Z summed first): Gram 85%, W Z 78%, the pass 11%: 68-74%.
+column sums 20% of the time: 53% of the 2 n^2 d limit at n = 20000 (54% at 50000). Now
+(512 x 256 blocks, the compiled pass, strips' W Z summed first): Gram 85-89%, W Z 78-81%, the
+pass 13% of the limit's time: 69-76% at n = 20000, 75% at 50000.
+
+The pass compiles once per machine (numba's cache keeps it; 3.6 s CPU); a process's first
+call loads it (with numba: about 0.6 s).
 
 Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers both passes): each
 distance is one inner product of length d + 2 (``s_i``, ``s_j`` and the d products of the
@@ -46,8 +50,26 @@ BLOCK_ELEMENTS = 2**17
 
 
 def block_shape(n, tile):
-    """(rows, columns) of the blocks: at most ``tile`` of each, ``BLOCK_COLS`` columns and
-    ``BLOCK_ELEMENTS`` elements."""
+    """Rows and columns of the BLAS form's blocks.
+
+    Parameters
+    ----------
+    n : int
+        Rows of the data (public).
+    tile : int
+        The caller's cap on both (:func:`dppca.stats.kendall.kendall_tau_matrix`'s `tile`).
+
+    Returns
+    -------
+    (int, int)
+        At most ``tile`` and ``n`` of each, ``BLOCK_COLS`` columns and ``BLOCK_ELEMENTS``
+        elements. Non-private: depends on public sizes only.
+
+    Examples
+    --------
+    >>> block_shape(100000, 2048), block_shape(300, 2048), block_shape(300, 7)
+    ((512, 256), (300, 256), (7, 7))
+    """
     cols = max(1, min(tile, n, BLOCK_COLS))
     return max(1, min(tile, n, BLOCK_ELEMENTS // cols)), cols
 
@@ -59,6 +81,11 @@ def block_tasks(n, height, width, worker=0, workers=1):
     time. The pairs j <= i of a block near the diagonal are masked by the weight pass, so
     each pair is weighed, and tested for near-duplication, in one place only. A generator (a
     static round-robin split): the list would hold O(n^2 / block) entries.
+
+    Examples
+    --------
+    >>> [(r.start, r.stop, c.start, c.stop) for r, c in block_tasks(5, 2, 3)]
+    [(0, 2, 1, 4), (0, 2, 4, 5), (2, 4, 3, 5)]
     """
     index = 0
     for r in range(0, n - 1, height):
