@@ -291,12 +291,13 @@ def test_winsorized_trace_is_mean_squared_sign(radius):
 
 
 @pytest.mark.parametrize("sign", ["spherical", "winsorized"])
-@pytest.mark.parametrize("tile", [7, 2048])
-def test_blas_weight_pass_without_numba_matches_the_compiled_pass(sign, tile, monkeypatch):
+@pytest.mark.parametrize("tile, cols", [(7, 7), (2048, 64)])
+def test_blas_weight_pass_without_numba_matches_the_compiled_pass(sign, tile, cols, monkeypatch):
     # The compiled weight pass (blas_blocks._weigh) and its numpy fallback weigh, test and mask
     # the same pairs with the same arithmetic (the distance's d + 2 terms in another order), so
     # they agree to rounding; a pair masked or flagged by one only would show up at 1e-3.
-    # tile=2048 gives blocks of 300 x 256 here: a diagonal mask across two blocks.
+    # 64 columns per block give blocks of 300 x 64: a diagonal mask across five blocks.
+    monkeypatch.setattr(blas_blocks, "BLOCK_COLS", cols)
     X = rounded_integers()
     K = kendall_tau_matrix(X, sign, tile=tile, engine="blas")
     monkeypatch.setattr(blas_blocks, "_weigh_kernel", lambda: None)
@@ -462,8 +463,8 @@ def test_bad_sign_bound_arguments(args, kwargs, name):
 
 @pytest.mark.parametrize("n, tile", [(858, 2048), (3000, 2048), (130, 64), (40, 7)])
 def test_blocks_cover_each_pair_once(n, tile):
-    # Blocks of rows x columns (512 x 256 at the default tile: a strip's diagonal crosses two
-    # blocks), split over 2 workers, whose weight pass keeps the pairs j > i: every pair
+    # Blocks of rows x columns (858 x 320 and 1024 x 320 at the default tile: a strip's
+    # diagonal crosses several blocks), split over 2 workers, whose weight pass keeps the pairs j > i: every pair
     # i < j is weighed exactly once.
     from dppca.stats.blas_blocks import block_shape, block_tasks
 

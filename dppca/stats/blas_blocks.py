@@ -17,8 +17,8 @@ shape tried (it packs W, one more pass over the block); padding d to a multiple 
 Fortran-ordered Z, gains no useful flops. Before (strips of 64 x 2048 rows x columns, numpy
 passes, a ``Z_I^T`` product per strip): Gram 74%, W Z 74%, weights, near-duplicate test and
 column sums 20% of the time: 53% of the 2 n^2 d limit at n = 20000 (54% at 50000). Now
-(512 x 256 blocks, the compiled pass, strips' W Z summed first): Gram 85-89%, W Z 78-81%, the
-pass 13% of the limit's time: 69-76% at n = 20000, 75% at 50000.
+(1024 x 320 blocks, the compiled pass, strips' W Z summed first): Gram ~89%, W Z ~81%, the
+pass 13% of the limit's time: 74-76% at n = 20000, 76-79% at 50000.
 
 The pass compiles once per machine (numba's cache keeps it; 3.6 s CPU); a process's first
 call loads it (with numba: about 0.6 s).
@@ -42,11 +42,13 @@ from .signs import apply_sign, pair_weights
 __all__ = ["BLOCK_COLS", "BLOCK_ELEMENTS", "BlockScratch", "accumulate_strip", "block_shape",
            "block_tasks"]
 
-#: Columns of a block and elements of a block (2^17 float64 = 1 MiB: 512 rows of 256
-#: columns; 256 x 256, which fits a core's 512 KiB L2 cache here, measured 63-66% against 68-74%
-#: at n = 20000, d = 50): :func:`block_shape`.
-BLOCK_COLS = 256
-BLOCK_ELEMENTS = 2**17
+#: Columns of a block and elements of a block (1024 rows of 320 columns, 2.5 MiB: the block
+#: outgrows a core's 512 KiB L2 cache, but the Gram GEMM's rate depends on its columns). One
+#: core, CPU time, n = 20000, d = 50: 256 x 256 (in L2; before the band skip) 1.33-1.38 s,
+#: 512 x 256 1.23-1.24, 512 x 192 1.25, 512 x 320 1.20-1.22, 1024 x 256 1.20-1.21,
+#: 1024 x 320 1.19-1.20, 1024 x 384 1.18; n = 50000: 512 x 256 7.50 s, 1024 x 320 7.25 s.
+BLOCK_COLS = 320
+BLOCK_ELEMENTS = 1024 * 320
 
 
 def block_shape(n, tile):
@@ -68,7 +70,7 @@ def block_shape(n, tile):
     Examples
     --------
     >>> block_shape(100000, 2048), block_shape(300, 2048), block_shape(300, 7)
-    ((512, 256), (300, 256), (7, 7))
+    ((1024, 320), (300, 300), (7, 7))
     """
     cols = max(1, min(tile, n, BLOCK_COLS))
     return max(1, min(tile, n, BLOCK_ELEMENTS // cols)), cols
