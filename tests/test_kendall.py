@@ -21,7 +21,7 @@ from scipy.spatial.distance import pdist
 from scipy.stats import ortho_group
 
 from dppca import DPPCATypeError, DPPCAValueError
-from dppca.stats import fused_pairs, kendall
+from dppca.stats import blas_blocks, fused_pairs, kendall
 from dppca.stats.kendall import SIGNS, kendall_tau_matrix, sign_bound, spatial_sign
 from dppca.stats.kendall_reference import kendall_tau_matrix_naive
 
@@ -290,6 +290,21 @@ def test_winsorized_trace_is_mean_squared_sign(radius):
     assert abs(np.trace(K) - expected) < EXACT_RTOL * expected
 
 
+@pytest.mark.parametrize("sign", ["spherical", "winsorized"])
+@pytest.mark.parametrize("tile, cols", [(7, 7), (2048, 64)])
+def test_blas_weight_pass_without_numba_matches_the_compiled_pass(sign, tile, cols, monkeypatch):
+    # The compiled weight pass (blas_blocks._weigh) and its numpy fallback weigh, test and mask
+    # the same pairs with the same arithmetic (the distance's d + 2 terms in another order), so
+    # they agree to rounding; a pair masked or flagged by one only would show up at 1e-3.
+    # 64 columns per block give blocks of 300 x 64: a diagonal mask across five blocks.
+    monkeypatch.setattr(blas_blocks, "BLOCK_COLS", cols)
+    X = rounded_integers()
+    K = kendall_tau_matrix(X, sign, tile=tile, engine="blas")
+    monkeypatch.setattr(blas_blocks, "_weigh_kernel", lambda: None)
+    assert rel_err(kendall_tau_matrix(X, sign, tile=tile, engine="blas"), K) < EXACT_RTOL
+    assert rel_err(K, kendall_tau_matrix_naive(X, sign)) < MATCH_RTOL
+
+
 @pytest.mark.parametrize("sign_args", SIGN_ARGS.values(), ids=SIGN_ARGS.keys())
 def test_tile_size_does_not_matter(sign_args):
     X = rounded_integers()
@@ -446,17 +461,17 @@ def test_bad_sign_bound_arguments(args, kwargs, name):
         sign_bound(*args, **kwargs)
 
 
-@pytest.mark.parametrize("n, tile", [(858, 2048), (3000, 2048), (130, 64)])
-def test_strips_cover_each_pair_once(n, tile):
-    # Strip height now follows min(tile, n): a small block gets taller strips. Whatever the
-    # height, the strips (split over 2 workers) must weigh every pair i < j exactly once.
-    from dppca.stats.kendall import _strip_tasks
+@pytest.mark.parametrize("n, tile", [(858, 2048), (3000, 2048), (130, 64), (40, 7)])
+def test_blocks_cover_each_pair_once(n, tile):
+    # Blocks of rows x columns (858 x 320 and 1024 x 320 at the default tile: a strip's
+    # diagonal crosses several blocks), split over 2 workers, whose weight pass keeps the pairs j > i: every pair
+    # i < j is weighed exactly once.
+    from dppca.stats.blas_blocks import block_shape, block_tasks
 
     hits = np.zeros((n, n), dtype=np.int64)
+    height, width = block_shape(n, tile)
     for worker in range(2):
-        for rows, cols, triangular in _strip_tasks(n, tile, worker, 2):
-            block = np.ones((rows.stop - rows.start, cols.stop - cols.start), dtype=np.int64)
-            if triangular:
-                block[np.tril_indices(rows.stop - rows.start)] = 0
-            hits[rows, cols] += block
+        for rows, cols in block_tasks(n, height, width, worker, 2):
+            i, j = np.ogrid[rows, cols]
+            hits[rows, cols] += j > i
     assert np.array_equal(hits, np.triu(np.ones((n, n), dtype=np.int64), 1))

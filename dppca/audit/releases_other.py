@@ -74,6 +74,14 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
     mechanism=_kendall_fused_mechanism, eps=EPS, delta=DELTA, p=3))
 
+# The BLAS form's compiled weight pass (dppca.stats.blas_blocks: blocks, band skip, degrees of
+# both ends) with the winsorized sign: the entry above searches it with the spherical sign.
+register(AuditedRelease(
+    "g-DPPCA: Kendall's tau matrix, BLAS blocks (winsorized sign)", claim="2 sqrt(2) r^2/n, r = 1 (Frob.)",
+    statistic=lambda X, c: kendall_tau_matrix(X, "winsorized", radius=1.0, engine="blas"),
+    sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
+    mechanism=_kendall_fused_mechanism, eps=EPS, delta=DELTA, p=3))
+
 # Its two-rows-per-pass loops (d >= TWO_ROWS_MIN_D; at p = 3 above one row per pass runs),
 # with the spherical sign: rows i, i + 1 share each column's loads and the near-duplicate test.
 register(AuditedRelease(

@@ -35,7 +35,7 @@ Rounding (the proof of :func:`dppca.stats.kendall.rounding_slack` covers this ke
 * numba's ``error_model="numpy"`` drops Python's zero-division check (which blocks
   vectorisation); no division by zero occurs: a pair outside the band is not flagged
   (:func:`_bands`; two rows share the test on the band of the second, a superset of the
-  first's, as the BLAS form tests a strip on the union of its rows' bands), a non-flagged
+  first's, as the BLAS form's numpy pass tests a block on the union of its rows' bands), a non-flagged
   pair has distance > tol (s_i + s_j) + floor > 0, and a flagged one is given distance +inf
   (weight 0).
 """
@@ -61,13 +61,14 @@ __all__ = ["FUSED_MAX_P", "fused_available", "fused_pair_sums", "fused_parts", "
 #: The public rule: the fused kernel runs when p <= FUSED_MAX_P (and numba is installed and the
 #: scale function is built in); above it the BLAS form wins (its two GEMMs reach the flop
 #: rate of the machine, the fused loops, a few passes per group of coordinates, do not).
-#: Measured with the two-row kernel (2 shared cores, load 6-9, Gaussian rows, CPU time of all
-#: threads, BLAS over fused, min / median of 5): n = 5000: p = 16: 1.58 / 1.49, 24: 2.21 /
-#: 1.92, 32: 1.07 / 1.06, 40: 1.17 / 1.14, 48: 1.21 / 1.03; n = 20000: p = 24: 1.70 / 1.68,
-#: 32: 1.58 / 1.44, 40: 1.27 / 1.28 (wall times under this load swing 2x either way). The
-#: one-row kernel gave 1.2 at p = 24 and 0.8 at 40 (n = 5000). Each d compiles once per
-#: machine (numba's cache keeps it): 4 s CPU at d = 5, 10 s at 20, 12 at 24, 22 at 32 and 40.
-FUSED_MAX_P = 40
+#: Measured against the blocked BLAS form of :mod:`dppca.stats.blas_blocks` (one core, CPU time,
+#: Gaussian rows, BLAS over fused, min of 2): n = 20000: p = 8: 1.68, 16: 1.23, 20: 1.30,
+#: 24: 1.02, 28: 0.98, 32: 1.04, 36: 0.83, 40: 0.80, 48: 0.72; n = 5000: p = 16: 1.24, 20: 1.28,
+#: 24: 1.05, 32: 0.98, 40: 0.78. The engines tie from 24 to 32; the rule takes the middle
+#: (it was 40 against the strip-wise BLAS form, which was 1.4x slower at p = 50). Each d
+#: compiles once per machine (numba's cache keeps it): 4 s CPU at d = 5, 10 s at 20, 12 at 24,
+#: 22 at 32 and 40.
+FUSED_MAX_P = 28
 
 #: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
 #: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
@@ -141,7 +142,7 @@ def fused_parts(left, X, order, kind, radius, scale, tol, floor):
 def _bands(sq, tol, floor):
     """(sq, hi): the columns i < j < hi_i that may hold near duplicates of row i.
 
-    The engine's argument (kendall._near_duplicates): a flagged pair has s_j in
+    The engine's argument (blas_blocks._near_duplicates): a flagged pair has s_j in
     [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless a norm is below floor / tol. Rows are
     sorted by s, so for j > i only the upper end matters.
     """

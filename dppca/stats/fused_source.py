@@ -21,8 +21,8 @@ Rows i and i + 1 of a block go together over the columns j >= i + 2 of a tile; t
 (i, i + 1) and a block's last row, when the block has an odd number of rows left in the tile,
 take the one-row loops. The near-duplicate test runs on the columns up to the band of row
 i + 1 (which contains the band of row i: rows are sorted by norm), for both rows: the BLAS
-form also tests a strip's rows on the union of their bands, and outside its own band a pair
-cannot pass the test (:func:`dppca.stats.fused_pairs._bands`), so the flagged pairs are
+form's numpy pass also tests a block's rows on the union of their bands, and outside its own
+band a pair cannot pass the test (:func:`dppca.stats.fused_pairs._bands`), so the flagged pairs are
 the same.
 """
 from __future__ import annotations

@@ -19,6 +19,7 @@ Proposition 2.1.
 """
 
 import functools
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -26,8 +27,9 @@ import numpy as np
 
 from .._validation import int_arg
 from .array_api_kendall import array_api_kendall_tau_matrix, is_foreign_array
+from .blas_blocks import BlockScratch, accumulate_strip, block_shape, block_tasks
 from .fused_pairs import fused_pair_sums, fused_parts, use_fused
-from .signs import SIGNS, apply_sign, pair_weights, resolve_sign, sign_bound, spatial_sign, without_overflow
+from .signs import SIGNS, resolve_sign, sign_bound, spatial_sign, without_overflow
 from .threads import available_cores, openblas_local_thread_setters
 from .working_rows import PREPARE_CHUNK, working_rows
 
@@ -60,28 +62,28 @@ _NEAR_DUPLICATE_TOL = 1e-4
 # spanning ~146 orders of magnitude ever reach it.
 _DISTANCE_FLOOR = np.finfo(np.float64).tiny / np.finfo(np.float64).eps
 
-# Elements of one strip of a tile (rows x tile columns) processed at a time:
-# 2^17 float64 = 1 MiB, the L2 cache of one core here, so the elementwise
-# passes over a strip (weights, column sums) run from cache, while strips stay
-# tall enough (64 rows at tile=2048) for efficient BLAS calls.
-_STRIP_ELEMENTS = 2**17
-
 
 def rounding_slack(rows: int, d: int) -> float:
     """Relative slack to add to the sensitivity of K_g for the engine's rounding.
 
     u = 2^-53, TOL = 1e-4 (near-duplicate rule above), G = sup ||g|| (pair terms' entries
-    <= G^2). (i) Each pair's term has a relative error <= (d + 2) u / TOL per entry.
+    <= G^2). (i) Each pair's term has a relative error <= (d + 2) u / TOL per entry (its
+    distance is one inner product of length d + 2, s_i + s_j - 2 z_i.z_j, in any order: one
+    augmented GEMM, or a GEMM for z_i.z_j and the norms added by the weight pass).
     (ii) Summing (issue 23, part B): the engine sums the Laplacian pieces w_ij z_i z_i^T,
     w_ij z_j z_j^T, -w_ij z_i z_j^T, -w_ij z_j z_i^T, up to 1/TOL times the term they add up
     to. In one entry a non-flagged pair's pieces sum in absolute value to <= 2 w_ij
     (||z_i||^2 + ||z_j||^2) <= 2 G^2 / TOL (||z_i - z_j||^2 > TOL (||z_i||^2 + ||z_j||^2) and
     w_ij ||z_i - z_j||^2 = xi^2 <= G^2); flagged pairs add explicit terms <= G^2. Each piece
     passes through at most L = 2 rows + 16 additions (partners j of row i: <= rows; rows i:
-    <= rows; tiles, strips, threads, products: 16), so (Higham 2002, Lemma 3.1, eq. (4.4),
+    <= rows; blocks, strips, threads, products: 16). The BLAS form sums a row's partners
+    within a block (GEMM, vector lanes), then over the blocks of its strip, and a block's
+    column sums over its rows, then over the blocks: summation trees over the same <= rows
+    nonzero terms (adding 0.0, the weight of a masked or flagged pair, is exact), so each
+    term still passes through at most rows additions. So (Higham 2002, Lemma 3.1, eq. (4.4),
     any order) the sum's rounding is <= gamma_L = L u / (1 - L u) times the pieces' absolute
-    sum: <= 2 gamma_L G^2 / TOL per entry of the normalised K. So each entry is within
-    e G^2, e = ((d + 2) u + 2 gamma_L) / TOL, K within d e G^2 (Frobenius), and neighbours'
+    sum: <= 2 gamma_L G^2 / TOL per entry of the normalised K. So each entry is within e G^2,
+    e = ((d + 2) u + 2 gamma_L) / TOL, K within d e G^2 (Frobenius), and neighbours'
     computed K differ by at most the exact difference plus 2 d e G^2 |B| / n (|B|: the
     changed row's block, n if complete): against 2 sqrt(2) G^2 / n, a relative slack
     d e |B| / sqrt(2): 1.6e-3 at n = 5000, p = 20 ((i) alone 1.7e-6; (ii) grows as |B|^2).
@@ -124,8 +126,9 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
     xi : callable, optional
         User scale function, used instead of `sign`.
     tile : int, default 2048
-        Rows per tile of the pair matrix. Memory is O(tile * strip + n d),
-        never O(n^2); the result does not depend on `tile` beyond rounding.
+        Most rows and columns per block of the pair matrix (the BLAS form also caps them:
+        :func:`dppca.stats.blas_blocks.block_shape`). Memory is O(block + n d), never
+        O(n^2); the result does not depend on `tile` beyond rounding.
     engine : {None, "blas", "fused", "array_api"}, optional
         None: the public rule :func:`dppca.stats.fused_pairs.use_fused` (fused numba kernel
         or BLAS), or "array_api" for a CuPy, PyTorch or other array-API array
@@ -160,15 +163,15 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
         sum_{i<j} w_ij (x_i - x_j)(x_i - x_j)^T = X^T (D - W) X,
 
     with W the zero-diagonal weight matrix and D = diag(W 1), turns the
-    O(n^2 d^2) pair sum into O(n^2 d) BLAS work. It is evaluated over tiles
-    (I, J), I <= J, cut into cache-sized strips of rows that are shared
-    between the cores, using ``d_ij^2 = ||x_i||^2 + ||x_j||^2 - 2 x_i.x_j``.
+    O(n^2 d^2) pair sum into O(n^2 d) BLAS work. It is evaluated over
+    cache-sized blocks W[I, J] of the pairs i < j (:mod:`dppca.stats.blas_blocks`),
+    shared between the cores, using ``d_ij^2 = ||x_i||^2 + ||x_j||^2 - 2 x_i.x_j``.
 
     Numerics: K is translation invariant, so X is first centred at its
     column medians (robust to heavy tails and shifts) and divided by a power
     of two (exact; the radius stays in the original units). Rows are sorted
     by norm so that near-duplicate pairs, which must have nearly equal norms,
-    lie in a narrow band of each tile; there pairs with
+    lie in a narrow band of each block; there pairs with
     ``d_ij^2 <= 1e-4 (||x_i||^2 + ||x_j||^2)`` are removed from W and summed
     as ``g(t_ij) g(t_ij)^T`` from ``x_j - x_i`` of the original rows, as in
     :func:`kendall_tau_matrix_naive`; exact duplicates contribute 0
@@ -255,45 +258,6 @@ def normalise_pair_sum(S, n):
 #: cores one level up instead (:func:`dppca.stats.pair_design.sum_block_kendall`).
 _PARALLEL_MIN_ROWS = 1024
 
-def _right_factor(left_rows):
-    """[-2 z, ||z||^2, 1] of some rows of the factor (exact: a scaling by -2 and a swap)."""
-    d = left_rows.shape[1] - 2
-    right = np.empty_like(left_rows)
-    np.multiply(left_rows[:, :d], -2.0, out=right[:, :d])
-    right[:, d], right[:, d + 1] = left_rows[:, d + 1], 1.0
-    return right
-
-
-def _strip_tasks(n, tile, worker=0, workers=1):
-    """Strips (rows, cols, triangular) covering each pair i < j exactly once.
-
-    Tiles (I, J), I <= J, are cut into strips of ``height`` rows, so the
-    elementwise passes over a strip stay in cache; strips are also the unit
-    of work of a thread, so even a single tile (n <= tile) is shared between
-    the cores. In a diagonal tile a strip starts at its own first row, and
-    its leading square block (``triangular``) keeps only j > i, so every pair
-    is weighed, and tested for near-duplication, in one place only.
-
-    A generator yielding every ``workers``-th strip from number ``worker`` on
-    (a static round-robin split): the list of all strips would hold
-    O(n^2 / (tile height)) entries, ~4 million at n = 10^6.
-    """
-    height = _strip_height(min(tile, n))  # a small block: taller strips, fewer calls
-    index = 0
-    for a in range(0, n, tile):
-        a_end = min(a + tile, n)
-        for b in range(a, n, tile):
-            for r in range(a, a_end, height):
-                if index % workers == worker:
-                    rows = slice(r, min(r + height, a_end))
-                    cols = slice(r, a_end) if a == b else slice(b, min(b + tile, n))
-                    yield rows, cols, a == b
-                index += 1
-
-
-def _strip_height(tile):
-    return max(1, min(tile, _STRIP_ELEMENTS // tile))
-
 
 class _Accumulator(NamedTuple):
     degree: np.ndarray  # (n,) sums of w_ij over the pairs seen, for both ends
@@ -302,19 +266,18 @@ class _Accumulator(NamedTuple):
 
 
 def _accumulate_in_parallel(prep, spec, n, tile, threads=True):
-    """Share the strips over the cores (``threads``); one accumulator per worker thread."""
+    """Share the blocks over the cores (``threads``); one accumulator per worker thread."""
     setters = openblas_local_thread_setters()
-    strips = -(-n // _strip_height(min(tile, n)))  # at least this many strips
+    height, width = block_shape(n, tile)
     # A user xi runs on the calling thread: it may be an R function (reticulate aborts R
     # when R code runs on another thread) or other code that is not thread-safe.
     parallel = threads and setters and n >= _PARALLEL_MIN_ROWS and spec.kind != "custom"
-    workers = min(available_cores(), strips) if parallel else 1
+    workers = min(available_cores(), -(-n // height)) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
-    chunks = [_strip_tasks(n, tile, k, workers) for k in range(workers)]
-    if setters:  # also with one worker: threaded BLAS on small strips stalls under load
-        work = functools.partial(one_blas_thread, _accumulate_strips, prep, spec)
-    else:
-        work = functools.partial(_accumulate_strips, prep, spec)
+    chunks = [block_tasks(n, height, width, k, workers) for k in range(workers)]
+    work = functools.partial(_accumulate_blocks, prep, spec, height, width)
+    if setters:  # also with one worker: threaded BLAS on small blocks stalls under load
+        work = functools.partial(one_blas_thread, work)
     if workers == 1:
         return [work(chunks[0])]
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -333,91 +296,15 @@ def one_blas_thread(work, *args):
             setter(value)
 
 
-def _accumulate_strips(prep, spec, tasks):
-    """Accumulate the Laplacian pieces of the given strips."""
-    n, d2 = prep.left.shape
-    d = d2 - 2
+def _accumulate_blocks(prep, spec, height, width, tasks):
+    """Accumulate the Laplacian pieces of the given blocks (:mod:`dppca.stats.blas_blocks`)."""
+    n, d = prep.left.shape[0], prep.left.shape[1] - 2
     acc = _Accumulator(np.zeros(n), np.zeros((d, d)), np.zeros((d, d)))
-    buf = np.empty(0)
-    for rows, cols, triangular in tasks:
-        size = (rows.stop - rows.start) * (cols.stop - cols.start)
-        buf = buf if buf.size >= size else np.empty(size)  # one strip's buffer, reused
-        _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc)
+    scratch = BlockScratch(prep, height, width)
+    for rows, blocks in itertools.groupby(tasks, key=lambda task: task[0]):
+        accumulate_strip(prep, spec, rows, (cols for _, cols in blocks), _NEAR_DUPLICATE_TOL,
+                         _DISTANCE_FLOOR, scratch, acc)
     return acc
-
-
-def _accumulate_strip(prep, spec, rows, cols, triangular, buf, acc):
-    """Add the pairs of one strip W[rows, cols] of the weight matrix."""
-    h, m = rows.stop - rows.start, cols.stop - cols.start
-    W = buf[: h * m].reshape(h, m)
-    np.matmul(_right_factor(prep.left[rows]), prep.left[cols].T, out=W)  # squared distances
-    near = _near_duplicates(prep, W, rows, cols)
-    # Pairs outside the Laplacian (near duplicates; j <= i in a triangular
-    # strip) get weight 0, via a placeholder that keeps the weight function
-    # free of 0 and negative distances.
-    lower = _lower_triangle(h) if triangular else _NO_PAIRS
-    W[near] = W[lower] = 1.0
-    pair_weights(W, spec, prep.scale, out=W)
-    W[near] = W[lower] = 0.0
-    gi, gj = rows.start + near[0], cols.start + near[1]
-    _add_direct_pairs(prep, spec, gi[gi < gj], gj[gi < gj], acc)
-    d = prep.left.shape[1] - 2
-    P = W @ prep.left[cols, : d + 1]  # [W Z_J, W 1]
-    acc.degree[rows] += P[:, d]
-    acc.degree[cols] += np.add.reduce(W, axis=0)
-    acc.cross[...] += prep.left[rows, :d].T @ P[:, :d]
-
-
-_NO_PAIRS = (np.empty(0, np.intp),) * 2
-
-
-@functools.lru_cache(maxsize=8)
-def _lower_triangle(h):
-    """np.tril_indices(h), cached: strips of one height recur thousands of times."""
-    ii, jj = np.tril_indices(h)
-    ii.flags.writeable = jj.flags.writeable = False
-    return ii, jj
-
-
-def _near_duplicates(prep, D2, rows, cols):
-    """Local indices (i, j) of strip pairs whose Gram distance is unreliable.
-
-    Flagged: d^2 <= tol (s_i + s_j) + floor, s = squared norms (working
-    units). Then (sqrt(s_i) - sqrt(s_j))^2 <= d^2 forces s_j into
-    [s_i / q, s_i q], q = (1 - sqrt(3 tol))^-2, unless s_i or s_j is below
-    floor / tol (the 3 tol also covers rounding). Rows are sorted by s, so
-    only one contiguous band of columns can hold flagged pairs, and the
-    elementwise test runs on that band alone.
-    """
-    s = prep.sqnorm
-    q = (1.0 - np.sqrt(3.0 * _NEAR_DUPLICATE_TOL)) ** -2
-    tiny = _DISTANCE_FLOOR / _NEAR_DUPLICATE_TOL
-    s_lo, s_hi = s[rows.start], s[rows.stop - 1]
-    lo = int(np.searchsorted(s, s_lo / q if s_lo >= tiny else 0.0, "left"))
-    hi = int(np.searchsorted(s, max(s_hi * q, tiny), "right"))
-    lo, hi = max(lo, cols.start), min(hi, cols.stop)
-    if lo >= hi:
-        return np.empty(0, np.intp), np.empty(0, np.intp)
-    half = _NEAR_DUPLICATE_TOL * s[rows] + 0.5 * _DISTANCE_FLOOR
-    flagged = D2[:, lo - cols.start : hi - cols.start] <= (
-        half[:, None] + (_NEAR_DUPLICATE_TOL * s[lo:hi] + 0.5 * _DISTANCE_FLOOR)
-    )
-    ii, jj = np.nonzero(flagged)
-    return ii, jj + (lo - cols.start)
-
-
-def _add_direct_pairs(prep, spec, gi, gj, acc):
-    """Sum flagged pairs (sorted positions gi < gj) as g(t) g(t)^T.
-
-    t comes from the original rows, through the same code as the reference
-    path (apply_sign), so near-duplicate and duplicate pairs (g(0) = 0) are
-    exact.
-    """
-    if gi.size == 0:
-        return
-    diff = prep.X[prep.order[gj]] - prep.X[prep.order[gi]]
-    G = apply_sign(diff / np.sqrt(2.0), spec)
-    acc.direct[...] += G.T @ G
 
 
 def _combine(prep, parts):

@@ -1,7 +1,7 @@
 """BLAS threads of the Kendall engine: the cores this process may use and OpenBLAS's thread-local switch.
 
 Worker threads of :mod:`dppca.stats.kendall` each pin their BLAS calls to one thread, so that
-strips of tiles run on all cores without oversubscribing them.
+blocks of the pair matrix run on all cores without oversubscribing them.
 """
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import ctypes
 import functools
 import os
 
-# Worker threads: elementwise numpy work runs on one core per call, so strips
-# of tiles are spread over the cores, each worker's BLAS calls pinned to one
+# Worker threads: elementwise numpy work runs on one core per call, so blocks
+# of the pair matrix are spread over the cores, each worker's BLAS calls pinned to one
 # thread with OpenBLAS's thread-local switch (measured on 2 cores, n = 20000,
-# d = 50: 1.0 s against 1.8 s for one worker with threaded BLAS; two workers
+# d = 50: 1.0 s against 1.8 s for one worker with threaded BLAS, and with the blocks of
+# dppca.stats.blas_blocks 0.67-0.72 s against 1.25 s, wall, 3 runs each; two workers
 # with threaded BLAS oversubscribe the cores and were slower still; and one
 # worker with threaded BLAS took 17 s when other processes held a core, as
 # each small BLAS call waits for a descheduled helper thread). Without that
