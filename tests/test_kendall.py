@@ -475,3 +475,28 @@ def test_blocks_cover_each_pair_once(n, tile):
             i, j = np.ogrid[rows, cols]
             hits[rows, cols] += j > i
     assert np.array_equal(hits, np.triu(np.ones((n, n), dtype=np.int64), 1))
+
+
+def test_blas_thread_count_is_restored_after_every_call():
+    # OpenBLAS's "thread-local" switch sets the whole process's count in pthreads builds (the
+    # numpy and scipy wheels); worker threads each restoring their own "previous" count raced
+    # and left the caller on one BLAS thread in 15 of 23 calls below (main at 97f04c9). Each
+    # call must leave every loaded OpenBLAS's count as it found it.
+    from threadpoolctl import threadpool_info
+
+    from dppca import dp_pc_dir
+
+    def counts():
+        return [info["num_threads"] for info in threadpool_info()]
+
+    before = counts()
+    X = np.random.default_rng(0).standard_normal((3000, 50))
+    for _ in range(10):
+        kendall_tau_matrix(X, engine="blas")  # two workers where the machine has two cores
+        assert counts() == before
+        kendall_tau_matrix(X[:, :10])  # the fused kernel
+        assert counts() == before
+    Y = np.random.default_rng(1).standard_normal((60_000, 10))  # n^2 p above COMPLETE_WORK
+    for seed in range(2):
+        dp_pc_dir(Y, 2, eps=1, delta=1e-5, rng=seed)  # the incomplete design's block workers
+        assert counts() == before

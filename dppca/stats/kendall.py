@@ -30,7 +30,7 @@ from .array_api_kendall import array_api_kendall_tau_matrix, is_foreign_array
 from .blas_blocks import BlockScratch, accumulate_strip, block_shape, block_tasks
 from .fused_pairs import fused_pair_sums, fused_parts, use_fused
 from .signs import SIGNS, resolve_sign, sign_bound, spatial_sign, without_overflow
-from .threads import available_cores, openblas_local_thread_setters
+from .threads import available_cores, openblas_local_thread_setters, single_blas_thread
 from .working_rows import PREPARE_CHUNK, working_rows
 
 __all__ = [
@@ -280,20 +280,15 @@ def _accumulate_in_parallel(prep, spec, n, tile, threads=True):
         work = functools.partial(one_blas_thread, work)
     if workers == 1:
         return [work(chunks[0])]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(work, chunks))
+    with single_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(work, chunks))  # the caller's pin outlasts the workers'
 
 
 def one_blas_thread(work, *args):
-    """``work(*args)`` with this thread's BLAS calls kept on one core (OpenBLAS's thread-local
-    switch; plain ``work(*args)`` where it is absent)."""
-    setters = openblas_local_thread_setters()
-    previous = [setter(1) for setter in setters]
-    try:
+    """``work(*args)`` with BLAS calls kept on one core (:func:`dppca.stats.threads.single_blas_thread`;
+    plain ``work(*args)`` where OpenBLAS's switch is absent)."""
+    with single_blas_thread():
         return work(*args)
-    finally:
-        for setter, value in zip(setters, previous):
-            setter(value)
 
 
 def _accumulate_blocks(prep, spec, height, width, tasks):

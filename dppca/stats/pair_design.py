@@ -30,7 +30,7 @@ from .._validation import DPPCAValueError, int_arg, option_arg
 from .array_api_kendall import is_foreign_array, take_rows
 from .block_kendall import block_kendall_terms
 from .kendall import kendall_tau_matrix, one_blas_thread, rounding_slack
-from .threads import available_cores
+from .threads import available_cores, single_blas_thread
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
 
@@ -244,8 +244,8 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     shares = [np.arange(k, m, workers) for k in range(workers)]
     if workers == 1:
         return blocks_sum(shares[0])
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return pairwise_sum(pool.map(blocks_sum, shares))
+    with single_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+        return pairwise_sum(pool.map(blocks_sum, shares))  # the caller's pin outlasts the workers'
 
 
 def pairwise_sum(terms):
