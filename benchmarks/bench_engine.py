@@ -37,7 +37,14 @@ from dppca.stats.kendall import kendall_tau_matrix  # noqa: E402
 TARGETS = {"adult": 0.35, "gau": 0.40, "n=1e5 p=50": 0.70}
 
 
+#: Seconds to wait before each timed series: after a threaded BLAS product (the GEMM rate, the
+#: array-API engine's products) OpenBLAS's pthreads spin on the cores for a while, and the next
+#: engine's threads would share the cores with them (gau's fused row read 32 ms instead of 21).
+SPIN_SETTLE_S = 0.5
+
+
 def median_seconds(func, runs):
+    time.sleep(SPIN_SETTLE_S)
     times = []
     for _ in range(runs):
         start = time.perf_counter()
