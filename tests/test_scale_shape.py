@@ -53,12 +53,7 @@ def test_gaussian_column_keeps_the_gaussian_clip_at_the_readme_budget():
     # two-point fit applies, and the edge rule leaves the column at c* = 1.37 SD_D.
     rng = np.random.default_rng(4)
     x = rng.normal(size=(442, 1))
-    a = np.abs(x[0::2][:221] - x[1::2][:221])
-    share = GaussianGroup(4.0, 1e-5).share(0.35 * 0.2)
-    sigma = share.sigma(np.sqrt(2.0 * 10))
-    counts = octave_counts(a) + rng.normal(scale=sigma, size=(1, 130))
-    release = {"counts": counts, "sd": sigma, "pairs": 221,
-               "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
+    release = _readme_budget_release(x, rng)
     assert np.isnan(bulk_edges(release, np.array([0.5]), np.array([np.sqrt(2)]), 0.04, 0.04 / 0.428)).all()
 
 
@@ -71,13 +66,18 @@ def test_binary_column_gets_the_edge_clip_at_the_readme_budget():
     # below the Gaussian one's 0.04 / 0.428 = 0.093 (+ 0.1). Noise sd of the final moment: 0.04.
     rng = np.random.default_rng(4)
     x = (rng.random((442, 1)) < 0.47) * 1.5
-    a = np.abs(x[0::2][:221] - x[1::2][:221])
-    share = GaussianGroup(4.0, 1e-5).share(0.35 * 0.2)
-    sigma = share.sigma(np.sqrt(2.0 * 10))
-    counts = octave_counts(a) + rng.normal(scale=sigma, size=(1, 130))
-    release = {"counts": counts, "sd": sigma, "pairs": 221,
-               "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
+    release = _readme_budget_release(x, rng)
     assert bulk_edges(release, np.array([0.0]), np.array([1.06]), 0.04, 0.04 / 0.428)[0] == 2.0
+
+
+def _readme_budget_release(x, rng):
+    """Release 1 of one column at the README budget (eps 4, scale share 0.35, histograms' 20%
+    of it, p = 10): noisy octave counts of the 221 disjoint pairs' |D|, their sd and fit."""
+    a = np.abs(x[0::2][:221] - x[1::2][:221])
+    sigma = GaussianGroup(4.0, 1e-5).share(0.35 * 0.2).sigma(np.sqrt(2.0 * 10))
+    counts = octave_counts(a) + rng.normal(scale=sigma, size=(1, 130))
+    return {"counts": counts, "sd": sigma, "pairs": 221,
+            "gauss_fit": np.array([_gauss_fit(counts, sigma)])}
 
 
 def _gauss_fit(counts, sigma):
