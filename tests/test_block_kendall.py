@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from dppca.stats.block_kendall import block_kendall_terms
-from dppca.stats.kendall import kendall_tau_matrix, one_blas_thread
+from dppca.stats.kendall import kendall_tau_matrix
+from dppca.stats.threads import single_blas_thread
 from dppca.stats.pair_design import block_design, incomplete_kendall_tau_matrix
 from dppca.stats.working_rows import block_column_extremes, working_rows, working_rows_of_blocks
 
@@ -36,16 +37,15 @@ def test_working_rows_of_blocks_are_those_of_each_block(b, d):
 
 def _terms_alone(X, design, **sign):
     """|B| K_g(X_B) of each block, the engine run on that block only (one BLAS thread)."""
-    def run():
+    with single_blas_thread():
         return [(b - a) * kendall_tau_matrix(X[design.order[a:b]], **sign)
                 for a, b in zip(design.bounds[:-1], design.bounds[1:])]
-    return one_blas_thread(run)
 
 
 def _terms_batched(X, design, **sign):
     blocks = np.arange(design.bounds.size - 1)
-    return one_blas_thread(lambda: list(block_kendall_terms(X, design.order, design.bounds, blocks,
-                                                            **sign)))
+    with single_blas_thread():
+        return list(block_kendall_terms(X, design.order, design.bounds, blocks, **sign))
 
 
 @pytest.mark.parametrize("p, sign", [(5, {}), (20, {}), (30, {}),  # fused, fused, BLAS form

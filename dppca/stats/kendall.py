@@ -20,7 +20,6 @@ Proposition 2.1.
 
 import functools
 import itertools
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +29,7 @@ from .array_api_kendall import array_api_kendall_tau_matrix, is_foreign_array
 from .blas_blocks import BlockScratch, accumulate_strip, block_shape, block_tasks
 from .fused_pairs import fused_pair_sums, fused_parts, use_fused
 from .signs import SIGNS, resolve_sign, sign_bound, spatial_sign, without_overflow
-from .threads import available_cores, openblas_local_thread_setters, single_blas_thread
+from .threads import available_cores, openblas_local_thread_setters, pinned_map, single_blas_thread
 from .working_rows import PREPARE_CHUNK, working_rows
 
 __all__ = [
@@ -279,20 +278,8 @@ def _accumulate_in_parallel(prep, spec, n, tile, threads=True):
     workers = min(available_cores(), -(-n // height)) if parallel else 1
     # Static round-robin split plus a fixed reduction order: deterministic.
     chunks = [block_tasks(n, height, width, k, workers) for k in range(workers)]
-    work = functools.partial(_accumulate_blocks, prep, spec, height, width)
-    if setters:  # also with one worker: threaded BLAS on small blocks stalls under load
-        work = functools.partial(one_blas_thread, work)
-    if workers == 1:
-        return [work(chunks[0])]
-    with single_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(work, chunks))  # the caller's pin outlasts the workers'
-
-
-def one_blas_thread(work, *args):
-    """``work(*args)`` with BLAS calls kept on one core (:func:`dppca.stats.threads.single_blas_thread`;
-    plain ``work(*args)`` where OpenBLAS's switch is absent)."""
-    with single_blas_thread():
-        return work(*args)
+    # BLAS on one thread also with one worker: threaded BLAS on small blocks stalls under load
+    return pinned_map(functools.partial(_accumulate_blocks, prep, spec, height, width), chunks)
 
 
 def _accumulate_blocks(prep, spec, height, width, tasks):

@@ -21,7 +21,6 @@ pairs_per_row_rule(n, p, eps, delta, calibration)
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -29,8 +28,8 @@ import numpy as np
 from .._validation import DPPCAValueError, int_arg, option_arg
 from .array_api_kendall import is_foreign_array, take_rows
 from .block_kendall import block_kendall_terms
-from .kendall import kendall_tau_matrix, one_blas_thread, rounding_slack
-from .threads import available_cores, single_blas_thread
+from .kendall import kendall_tau_matrix, rounding_slack
+from .threads import available_cores, pinned_map
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
 
@@ -231,21 +230,15 @@ def sum_block_kendall(X, order, bounds, sign="spherical", radius=None, xi=None):
     # An array-API array (GPU) is reduced block after block, its library parallelising each.
     workers = 1 if xi is not None or foreign else min(available_cores(), m)
 
-    def blocks_sum(share):
-        if foreign:
-            return pairwise_sum((bounds[j + 1] - bounds[j]) * kendall_tau_matrix(
-                take_rows(X, order[bounds[j]:bounds[j + 1]]), sign=sign, radius=radius, xi=xi)
-                for j in share)
-        # Blocks share the cores one level up: each thread's small BLAS products on one core.
-        return one_blas_thread(lambda: pairwise_sum(
-            block_kendall_terms(X, order, bounds, share, sign, radius, xi)))
-
+    if foreign:
+        return pairwise_sum((bounds[j + 1] - bounds[j]) * kendall_tau_matrix(
+            take_rows(X, order[bounds[j]:bounds[j + 1]]), sign=sign, radius=radius, xi=xi)
+            for j in range(m))
     # A static round-robin split of the blocks and a fixed reduction order: deterministic.
+    # Blocks share the cores one level up: each thread's small BLAS products on one core.
     shares = [np.arange(k, m, workers) for k in range(workers)]
-    if workers == 1:
-        return blocks_sum(shares[0])
-    with single_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
-        return pairwise_sum(pool.map(blocks_sum, shares))  # the caller's pin outlasts the workers'
+    return pairwise_sum(pinned_map(lambda share: pairwise_sum(
+        block_kendall_terms(X, order, bounds, share, sign, radius, xi)), shares))
 
 
 def pairwise_sum(terms):

@@ -10,6 +10,7 @@ import ctypes
 import functools
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 # Worker threads: elementwise numpy work runs on one core per call, so blocks
 # of the pair matrix are spread over the cores, each worker's BLAS calls pinned to one
@@ -107,4 +108,25 @@ def single_blas_thread():
                     setter(value)
 
 
-__all__ = ["available_cores", "openblas_local_thread_setters", "single_blas_thread"]
+def pinned_map(work, chunks) -> list:
+    """``[work(c) for c in chunks]``, one thread per chunk (one chunk: the calling thread), every
+    call with BLAS on one thread (:func:`single_blas_thread`); the caller's pin is held until
+    every worker is done, so the count in force before is restored once, at the end.
+
+    Examples
+    --------
+    >>> pinned_map(lambda c: sum(c), [[1, 2], [3, 4]])
+    [3, 7]
+    """
+    def pinned(chunk):
+        with single_blas_thread():
+            return work(chunk)
+
+    with single_blas_thread():
+        if len(chunks) == 1:
+            return [work(chunks[0])]
+        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+            return list(pool.map(pinned, chunks))
+
+
+__all__ = ["available_cores", "openblas_local_thread_setters", "pinned_map", "single_blas_thread"]
