@@ -384,9 +384,13 @@ def _plan_table(data_, input):
                        ui.tags.td("ok" if s.reliable else "UNRELIABLE"))
             for s in planned.accuracy.steps]
     head = ui.tags.tr(ui.tags.th("step"), ui.tags.th("predicted error"), ui.tags.th("verdict"))
+    # the settings it was computed for, as the server read them (public): a page can tell
+    # that a changed input has reached the server before it asks for a run
+    echo = {f"data-{key}": f"{value:g}" for key, value in
+            (("k", input.k()), ("eps", input.eps()), ("delta", input.delta()))}
     return ui.div(ui.tags.b("Expected accuracy (spends nothing)"),
                   ui.tags.table(head, *rows, class_="table table-sm small-help"),
-                  id="scree-plan")
+                  id="scree-plan", **echo)
 
 
 def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):

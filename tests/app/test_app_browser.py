@@ -15,9 +15,17 @@ pytestmark = pytest.mark.browser
 
 
 # --------------------------------------------------------------------------- helpers
+#: Inputs the server echoes on the expected-accuracy table (data-k, data-eps, data-delta), an
+#: output Shiny re-renders only while it is visible (the scree tab).
+ECHOED = ("k", "eps", "delta")
+
+
 def set_number(page, id_, value):
     page.fill(f"#{id_}", str(value))
     page.press(f"#{id_}", "Tab")  # Shiny reads numeric inputs on change
+    if id_ in ECHOED and page.locator("#scree-plan").is_visible():
+        # wait until the server has read the value (a run clicked before that uses the old one)
+        page.wait_for_selector(f"#scree-plan[data-{id_}='{float(value):g}']", state="attached")
 
 
 def budget_state(page) -> dict:
