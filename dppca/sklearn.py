@@ -267,9 +267,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, eps, delta, share = self._checked_params(values.shape[1])
         # the one path of every entry point for declared metadata: bounds clip the data (the
-        # centre's too), a bad codebook fails before any budget is debited. Without string
-        # column names (a bare array) the variables are V1, V2, ... as in dp_pc_dir.
-        names = getattr(self, "feature_names_in_", None)
+        # centre's too), a bad codebook fails before any budget is debited. A frame keeps its
+        # column names (non-string ones too); a bare array's are V1, V2, ... as in dp_pc_dir.
+        names = X.columns if isinstance(X, pd.DataFrame) else None
         source = values if names is None else pd.DataFrame(values, columns=names)
         given = declared_input(as_matrix(source), self.bounds, self.scale)
         debit(self.budget, "DPPCA.fit", eps, delta, n_components=k, method=self.method)

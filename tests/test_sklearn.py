@@ -142,6 +142,19 @@ def test_a_bare_array_is_named_as_dp_pc_dir_names_it(frame):
     assert not hasattr(pca, "feature_names_in_")
 
 
+def test_a_frame_with_non_string_names_keeps_them_as_dp_pc_dir_does(frame):
+    # scikit-learn sets no feature_names_in_ for integer column names; the result still names
+    # the variables by the frame's columns (0, 1, ...), as dp_pc_dir does, not V1, V2, ...
+    X = frame.set_axis(range(frame.shape[1]), axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pca = DPPCA(2, random_state=0).fit(X)
+        api = dp_pc_dir(X, 2, eps=1.0, delta=1e-5, rng=0)
+    names = [str(c) for c in X.columns]  # as_matrix names variables by str(column)
+    assert list(pca.result_.directions.index) == list(api.directions.index) == names
+    assert not hasattr(pca, "feature_names_in_")
+
+
 def test_pipeline_keeps_names(frame):
     pipe = make_pipeline(FunctionTransformer(np.log, feature_names_out="one-to-one"),
                          DPPCA(2, random_state=0)).set_output(transform="pandas")
