@@ -117,7 +117,9 @@ def scree_runs(quick: bool) -> pd.DataFrame:
                         value_post=res.value_error["clipped"].iloc[l],
                         sin_theta=sin_theta(v, truth),
                         dir_pred=steps["directions"].predicted,
-                        dir_reliable=steps["directions"].reliable))
+                        dir_reliable=steps["directions"].reliable,
+                        dir_post_reliable=steps["directions (post-release)"].reliable
+                        if "directions (post-release)" in steps else True))
     runs = pd.DataFrame(rows)
     ratio = runs["value"] / runs["target"]
     runs["within_10x"] = (ratio >= 0.1) & (ratio <= 10)
@@ -163,16 +165,27 @@ def model_table(quick) -> pd.DataFrame:
 
 
 def warning_table(quick) -> pd.DataFrame:
-    """Direction warning (public model) vs measured mean sin-theta of g-DPPCA's top-3 subspace."""
+    """Direction warnings vs measured sin-theta of g-DPPCA's top-3 subspace to covariance PCA:
+    the pre-release model (public n, p, eps, delta; the same in every run of a cell; shown, not
+    warned, when the call releases its own directions) and the post-release row (released
+    Kendall spectrum; per run: the warning). A cell is MISSED when its mean
+    sin-theta is at random level (>= 0.9) and fewer than half its runs were warned, a false alarm
+    when it is below 0.5 and more than half were."""
     runs = scree_runs(quick)
-    first = runs[runs["pc"] == 1]
+    first = runs[runs["pc"] == 1].assign(
+        warned=lambda r: ~r["dir_post_reliable"],  # the post-release row supersedes the plan's
+        random=lambda r: r["sin_theta"] >= 0.9)
     cells = first.groupby(["data", "n", "eps"])
     table = pd.DataFrame({"predicted sin-theta": cells["dir_pred"].median(),
-                          "warned": ~cells["dir_reliable"].all(),
+                          "warned pre": ~cells["dir_reliable"].all(),
+                          "warned runs": cells["warned"].mean(),
+                          "random runs warned": cells.apply(
+                              lambda c: c["warned"][c["random"]].mean() if c["random"].any()
+                              else np.nan, include_groups=False),
                           "mean sin-theta": cells["sin_theta"].mean()})
-    table["verdict"] = np.where((table["mean sin-theta"] >= 0.9) & ~table["warned"], "MISSED",
-                                np.where((table["mean sin-theta"] < 0.5) & table["warned"],
-                                         "false alarm", "ok"))
+    table["verdict"] = np.where((table["mean sin-theta"] >= 0.9) & (table["warned runs"] < 0.5),
+                                "MISSED", np.where((table["mean sin-theta"] < 0.5)
+                                                   & (table["warned runs"] > 0.5), "false alarm", "ok"))
     return table
 
 

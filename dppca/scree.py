@@ -228,7 +228,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
     accuracy = scree_plan(mat.n, mat.p, k, group, methods, controls, flags, scale_share,
                           directions)
-    accuracy.warn()  # public arithmetic, before any private computation
+    # public arithmetic, before any private computation; g-DPPCA directions computed here are
+    # judged by their post-release row (released gaps), as in dp_pc_dir, not the assumed gap
+    own = directions is None and flags["g_dppca"]
+    AccuracyReport([s for s in accuracy.steps if not (own and s.step == "directions")]).warn()
     shared = Ledger(eps, delta)
     given.record(shared)
     dirs, used = scree_directions(mat, k, flags, group, generator, shared, directions,
@@ -267,9 +270,11 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                          n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
                          seed=seed_of(rng), mono=flags["mono"], controls=controls,
                          nonprivate=reference, extra_notes=_calibration_notes(group),
-                         accuracy=accuracy)
-    # Post-release rows (released values only: post-processing), after the public pre-release ones.
-    AccuracyReport(result.accuracy.steps[len(accuracy.steps):]).warn(basis="released values only")
+                         accuracy=AccuracyReport(accuracy.steps + _released_steps(dirs)))
+    # Post-release rows of the values (released values only: post-processing), after the public
+    # pre-release ones and the directions' post-release row (dp_pc_dir has warned of that one).
+    skip = len(accuracy.steps) + len(_released_steps(dirs))
+    AccuracyReport(result.accuracy.steps[skip:]).warn(basis="released values only")
     return result
 
 
@@ -412,6 +417,13 @@ def _pure_budgets(controls, eps, g_dppca) -> dict:
         else:
             budgets[name] = 0.0
     return budgets
+
+
+def _released_steps(dirs) -> list:
+    """The directions' post-release accuracy rows (g-DPPCA's, from its released spectrum), shown
+    in the scree summary's accuracy block with the values' rows; none for other directions."""
+    report = getattr(dirs, "accuracy", None) if dirs.private else None
+    return [] if report is None else [s for s in report.steps if "post-release" in s.step]
 
 
 def _calibration_notes(group) -> list:

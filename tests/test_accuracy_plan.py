@@ -77,8 +77,9 @@ def test_warning_is_public_arithmetic_and_names_the_fix():
     X = small_data()
     Y = X.copy()
     Y[0] = 1e6
-    _, first = accuracy_warnings(X, k=3, eps=1.0, delta=1e-5, rng=1)
-    _, second = accuracy_warnings(Y, k=3, eps=1.0, delta=1e-5, rng=2)
+    # (The post-release rows' warnings read noisy values and may differ between runs.)
+    first, second = ([w for w in accuracy_warnings(Z, k=3, eps=1.0, delta=1e-5, rng=seed)[1]
+                      if "(public numbers only)" in w] for Z, seed in ((X, 1), (Y, 2)))
     assert first == second and len(first) == 1
     assert "more eps" in first[0]
     _, none = accuracy_warnings(small_data(n=20_000, p=4), k=2, eps=2.0, delta=1e-5, rng=1)

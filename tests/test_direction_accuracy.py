@@ -76,6 +76,24 @@ def test_first_order_formula_and_the_edge_cases():
     assert released_direction_bound([0.5, 0.49, 0.01], 1, sigma) == 1.0
 
 
+def test_a_spectrum_spread_by_noise_alone_is_read_as_no_gaps():
+    # K = I / p (no signal): the released eigenvalues are those of the noise, spread ~sigma
+    # apart whatever sigma is; read as gaps they would predict the same sin-theta at every eps
+    # (0.36-0.88 in half the draws before the test). The spread of pure noise is exactly
+    # sigma^2 chi2(p (p + 1) / 2 - 1) and the test's level is 1%, so at most ~1% of pure-noise
+    # draws may read below random level: <= 10 of 400 (binomial(400, 0.01) exceeds 10 w.p. 0.003).
+    rng = np.random.default_rng(0)
+    for p, k in ((4, 1), (4, 2), (10, 1), (10, 3)):
+        low = 0
+        for _ in range(400):
+            a = rng.normal(scale=math.sqrt(0.5), size=(p, p))
+            noise = np.linalg.eigvalsh(np.eye(p) / p + (a + a.T) / math.sqrt(2))[::-1]
+            low += released_direction_accuracy(noise, k, 1.0).predicted < RANDOM_LEVEL
+        assert low <= 10
+    # A clear signal (gaps of 30 sigma) is not gated: the first-order prediction stands.
+    assert released_direction_accuracy([0.6, 0.3, 0.1], 1, 0.01).predicted < 0.05
+
+
 def recorded(X, k, eps, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

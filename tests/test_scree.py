@@ -1,13 +1,14 @@
 """dp_scree / dp_scree_plot: results, accounting, controls, errors, accuracy, plots, report."""
 import dataclasses
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import (DPPCATypeError, DPPCAValueError, ScreeResult, clipped_control, dp_pc_dir,
-                   dp_scree, dp_scree_plot, huber_control, load_gau, pmwm_control,
+from dppca import (DPAccuracyWarning, DPPCATypeError, DPPCAValueError, ScreeResult,
+                   clipped_control, dp_pc_dir, dp_scree, dp_scree_plot, huber_control, load_gau, pmwm_control,
                    scree_plot_control)
 from dppca.privacy.accuracy import CLIP_OVER_LAMBDA
 from dppca.results.scree import gaussian_clip_bias
@@ -410,6 +411,24 @@ def test_summary_header_and_notes(wide):
                  "noise only", "too sparse", "post-release", "PC1", "PC2"]:
         assert fact in text
     assert dp_scree(wide, 2, g_dppca=True, rng=0, **BUDGET)._repr_html_().startswith("<table")
+
+
+def test_the_directions_post_release_row_is_in_the_scree_accuracy_block(wide):
+    # g-DPPCA's post-release prediction (from its released spectrum) is shown with the values'
+    # rows, and its warning is given once (by dp_pc_dir), not again by dp_scree; public
+    # directions have no such row.
+    from dppca.methods.gdppca import RANDOM_LEVEL
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DPAccuracyWarning)
+        res = dp_scree(wide, 2, g_dppca=True, rng=3, eps=0.01, delta=1e-5)
+    step = {s.step: s for s in res.accuracy.steps}["directions (post-release)"]
+    assert step.threshold == pytest.approx(RANDOM_LEVEL) and 0 <= step.predicted <= 1
+    assert not step.reliable  # eps 0.01 at n = 400: noise sd ~50x the Kendall matrix (trace 1)
+    said = [str(w.message) for w in caught if "directions (post-release)" in str(w.message)]
+    assert len(said) == 1
+    assert "directions (post-release)" in str(res.summary())
+    public = dp_scree(wide, 2, g_dppca=False, rng=3, **BUDGET)
+    assert not any("directions" in s.step for s in public.accuracy.steps)
 
 
 def test_to_dict_has_the_r_shape(wide):
