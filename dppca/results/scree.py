@@ -279,7 +279,7 @@ class ScreeResult(DPResult):
         c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
         for a self-tuned clip, the bias bound read from its released log2 histogram (a 2-sd
         upper bound of the mass above C, bins at their upper edges, over the two octaves above
-        C or up to the highest 3.5-sd bin within six; plus significant bins further up); where
+        C or up to the highest 2.5-sd bin within six; plus significant bins further up); where
         the clip binds (C / raw < 4 with a histogram, < 6.5 without) it reaches the bound the
         private trace plus its bias bound sets (scree_checks.trace_room). A tail too sparse
         for the histogram to see, far above the clip, is not covered (docs/small_data.md).

@@ -110,7 +110,7 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     estimate when no histogram measured the tail. With a clip histogram,
     :func:`dppca.estimators.clip_choice.tail_bias` gives the estimate and raises the bound
     (a 2-sd upper bound of the mass above C over the two octaves above C, or up to the
-    highest 3.5-sd bin within six). Where the clip binds (C / raw under
+    highest 2.5-sd bin within six). Where the clip binds (C / raw under
     ``BINDING_HISTOGRAM``, or under ``BINDING_NONE`` without a histogram) the tail above C is
     unmeasured: the interval's allowance becomes at least ``trace_room``, and, without a
     histogram, so does the bound.
