@@ -77,9 +77,11 @@ def test_warning_is_public_arithmetic_and_names_the_fix():
     X = small_data()
     Y = X.copy()
     Y[0] = 1e6
-    # (The post-release rows' warnings read noisy values and may differ between runs.)
-    first, second = ([w for w in accuracy_warnings(Z, k=3, eps=1.0, delta=1e-5, rng=seed)[1]
-                      if "(public numbers only)" in w] for Z, seed in ((X, 1), (Y, 2)))
+    # The post-release warnings ("released values only": PC1 within one noise sd of 0 predicts
+    # an error of 1, the trace's row) are post-processing of noisy values and may differ.
+    _, first = accuracy_warnings(X, k=3, eps=1.0, delta=1e-5, rng=1)
+    _, second = accuracy_warnings(Y, k=3, eps=1.0, delta=1e-5, rng=2)
+    first, second = ([m for m in w if "(public numbers only)" in m] for w in (first, second))
     assert first == second and len(first) == 1
     assert "more eps" in first[0]
     _, none = accuracy_warnings(small_data(n=20_000, p=4), k=2, eps=2.0, delta=1e-5, rng=1)

@@ -104,9 +104,10 @@ def test_value_bias_binding_clip_reaches_the_trace_room():
 
 
 def test_post_release_error_and_robust_rule():
-    # No bias: the median |noise| (0.6745 sd) over the value; a value lost in its noise: 0.6745.
-    np.testing.assert_allclose(post_release_error([10.0, 0.0], [1.0, 1.0], [0.0, 0.0]),
-                               [0.06745, 0.6745])
+    # No bias: the median |noise| (0.6745 sd) over the value; a value within one sd of 0 says
+    # nothing of its target's size: 1 (it was 0.6745, while such values measured 1 on iris).
+    np.testing.assert_allclose(post_release_error([10.0, 0.0, 1.0 + 1e-9], [1.0, 1.0, 1.0],
+                                                  [0.0, 0.0, 0.0]), [0.06745, 1.0, 0.6745])
     # bias 30 on a value 10: the target is about 40, the error about 30 / 40.
     assert post_release_error([10.0], [0.0], [30.0])[0] == pytest.approx(0.75)
     assert robust_comparable([5.0], [1.0], [8.0], [20.0], 1.96).tolist() == [False]
@@ -159,12 +160,15 @@ def test_heavy_tail_bias_bound_flags_and_widens():
 def test_robust_values_on_heavy_tails_are_marked():
     # adult in raw units (capital_gain dominates PC1; the app's example: k 3, eps 0.5): pmwm and
     # huber estimate a robust variance, far below the clipped v'Sv; the rule must mark their PC1
-    # unreliable, while the clipped PC1 (within 10x of v'Sv) keeps its mark.
+    # unreliable. The clipped PC1 is 7.2x under its v'Sv (the capital_gain top-code's pairs lie
+    # above its clip); its histogram's spike bin (2.5-sd bar) puts the bias bound above 9x the
+    # value, so it is marked too, and its interval reaches v'Sv.
     X = dppca.load_adult()
     res = _quiet(X, k=3, eps=0.5, delta=2.5e-8, rng=1, method=("clipped", "pmwm", "huber"))
     target = _targets(res, X)
     assert 0.1 <= res.scree["clipped"].iloc[0] / target[0] <= 10
-    assert res.reliable["clipped"].iloc[0]
+    assert not res.reliable["clipped"].iloc[0]
+    assert res.conf_int()[("clipped", "upper")].iloc[0] >= target[0]
     assert not res.reliable["pmwm"].iloc[0] and not res.reliable["huber"].iloc[0]
     assert "misses the clipped one" in str(res.summary())
 
@@ -211,3 +215,38 @@ def test_trace_shown_low_bounds_nothing():
     assert not res.reliable["clipped"].any()
     target = _targets(res, X)
     assert ((lower <= target) & (target <= ci[("clipped", "upper")].to_numpy())).all()
+
+
+def test_a_three_sd_spike_is_counted_and_bounded():
+    # adult's capital_gain top-code at eps 0.5: about 155 of 16,280 pairs, 3 noise sd, 2-5 octaves
+    # above C (issue 20). A noisy count of 3 sd in [128, 256) (5 octaves above C = 4) is above
+    # TAIL_LOOSE_SD (2.5; it was 3.5, which left adult eps 0.5 at .46 coverage): its excess at the
+    # bin's midpoint (192 - C) x 3 / m enters the estimate, and the window bound reaches the bin's
+    # upper edge, so it covers the most such a spike can hide, 3 (256 - C) / m. The former bar
+    # left the estimate 0 and a bound of 2 sd over [4, 16) only (0.25 < 7.56).
+    spike = _choice(3.0)
+    assert spike.clip[0] == 4.0 and TAIL_LOOSE_SD < 3.0
+    assert tail_bias(spike).estimate[0] == pytest.approx((192.0 - 4.0) * 3.0 / 100, rel=1e-12)
+    assert tail_bias(spike).upper[0] >= 3.0 * (256.0 - 4.0) / 100
+
+
+def test_adult_trace_below_its_clip_is_marked_and_its_pve_with_it():
+    # adult at eps 0.5 (seed 0): the trace's clip sits under the capital_gain top-code's pairs,
+    # so the private trace is 0.22 x tr S while the pre-release row predicts 0.025. The trace's
+    # released clip histogram shows the spike (a bin over TAIL_LOOSE_SD): the post-release
+    # "trace" row must predict an error over TRACE_THRESHOLD, mark "Total variance", and its
+    # bias bound must reach tr S (non-private check). PC3's interval must reach its v'Sv (main:
+    # [191, 269] against 323). gau (seed 0, eps 1, Gaussian): the row stays reliable.
+    from dppca.results.scree_checks import TRACE_THRESHOLD
+
+    X = dppca.load_adult()
+    res = _quiet(X, k=3, eps=0.5, delta=1e-5, rng=0)
+    total = float(np.trace(np.cov(X.to_numpy(float), rowvar=False)))
+    assert res.trace < total / 2 <= res.trace + res.trace_bias
+    step = next(s for s in res.accuracy.steps if s.step == "trace (post-release)")
+    assert step.predicted > TRACE_THRESHOLD and not step.reliable
+    assert "UNRELIABLE" in dict(res._header()[0])["Total variance"]
+    assert res.conf_int()[("clipped", "upper")].iloc[2] >= _targets(res, X)[2]
+    gau = _quiet(dppca.load_gau(), k=3, eps=1, delta=1e-5, rng=0)
+    assert next(s for s in gau.accuracy.steps if s.step == "trace (post-release)").reliable
+    assert "UNRELIABLE" not in dict(gau._header()[0])["Total variance"]

@@ -17,7 +17,7 @@ from .._validation import DPPCAValueError
 from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
-from .clip_choice import TRACE_LOG2_RANGE, dp_clip_choice
+from .clip_choice import TRACE_LOG2_RANGE, TailBias, dp_clip_choice
 from .pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
 from .tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 
@@ -79,7 +79,7 @@ HUBER_STEPS = 1
 
 def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None):
     """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins,
-    clipping-bias bound).
+    clipping bias: a :class:`dppca.estimators.clip_choice.TailBias` of shape (1,)).
 
     The clipped rule applied to t = ||x_a - x_b||^2 / 2: a scale-free rough centre of the t's,
     a noisy log2 histogram around it from which C_T is chosen to minimise clipping bias + noise
@@ -89,10 +89,10 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
     (:func:`dppca.estimators.scree_accuracy.scree_shares`). With ``shares.trace_mean == 0``
     (k = p) only the centre is released and the trace is nan; with ``shares.centre == 0`` the
     centre is ``public_centre`` (standardized data: p / 2) and not released. The estimate is
-    clamped to [0, C_T] (post-processing: the clipped mean lies there). The clipping-bias
-    bound is :func:`dppca.estimators.clip_choice.tail_bias`'s upper bound read from the clip
-    histogram (post-processing; the trace is biased low by up to it), 0 under the public
-    fallback clip (no histogram: unmeasured).
+    clamped to [0, C_T] (post-processing: the clipped mean lies there). The clipping bias is
+    :func:`dppca.estimators.clip_choice.tail_bias` read from the clip histogram (estimate and
+    upper bound; post-processing: the trace is biased low by up to the bound), zeros under the
+    public fallback clip (no histogram: unmeasured).
     """
     halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
     if shares.centre > 0:
@@ -101,15 +101,15 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
     else:  # noise-dominated (scree_shares): the public default of standardized data
         centre = float(public_centre)
     if not shares.trace_mean > 0:  # the centre is about the median of the t's: 4 x it is near the trace
-        return float("nan"), float("nan"), 4.0 * centre, 0.0
-    clip, bias = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre, 0.0
+        return float("nan"), float("nan"), 4.0 * centre, TailBias(np.zeros(1), np.zeros(1))
+    clip, bias = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre, TailBias(np.zeros(1), np.zeros(1))
     noise = group.share(shares.trace_mean)
     if shares.trace_tuning > 0:  # else noise-dominated (scree_shares): the stated public rule
         choice = dp_clip_choice(halves[:, None], centre, group.share(shares.trace_tuning),
                                 noise.sigma(1.0 / halves.size), clip, rng, ledger=ledger,
                                 step="trace tuning: clip histogram of ||x_a - x_b||^2/2",
                                 log2_range=TRACE_LOG2_RANGE)
-        clip, bias = float(choice.clip[0]), float(choice.tail_upper[0])
+        clip, bias = float(choice.clip[0]), TailBias(choice.tail_estimate, choice.tail_upper)
     trace, sd = dp_clipped_paired_mean(halves, clip, noise, rng, ledger=ledger,
                                        step="trace: clipped mean of ||x_a - x_b||^2/2")
     trace = min(max(trace, 0.0), clip)

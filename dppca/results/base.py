@@ -17,6 +17,7 @@ from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
 from .._validation import float_arg
+from ..privacy import Ledger
 from ..privacy.budget import DECLARED
 
 NONPRIVATE = "NON-PRIVATE"
@@ -63,6 +64,26 @@ def scaling_label(source: str, ledger=None) -> str:
         return source
     spent = sum(r.eps for r in ledger if r.step.startswith("scale"))
     return f"private ({spent / ledger.eps:.0%} of eps)" if spent > 0 else source
+
+
+def combined_ledger(ledgers, shared_releases, eps, delta):
+    """Every release of several per-method ledgers once: the first ledger whole, then each other
+    one without its first ``shared_releases`` rows (the releases all methods share).
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> shared = Ledger(1.0, 1e-5)
+    >>> _ = shared.record("trace", "Gaussian", 1.0, "L2", 2.0, 0.5, 1e-5)
+    >>> len(combined_ledger({"a": shared, "b": shared}, 1, 1.0, 1e-5).releases)
+    1
+    """
+    combined = Ledger(eps, delta)
+    for position, ledger in enumerate(ledgers.values()):
+        for release in ledger.releases[0 if position == 0 else shared_releases:]:
+            combined.record(release.step, release.mechanism, release.sensitivity, release.norm,
+                            release.noise_scale, release.eps, release.delta)
+    return combined
 
 
 def release_count(ledger) -> str:

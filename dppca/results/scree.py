@@ -11,12 +11,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from ..privacy import Ledger
 from ..privacy.accuracy import AccuracyReport
-from .base import NONPRIVATE, DPResult, frame_table, scaling_label
+from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
 from .directions import pc_names
 from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_error, post_release_step,
-                           robust_comparable)
+                           robust_comparable, total_variance_label, trace_bias_parts, trace_step)
 from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
@@ -74,8 +73,10 @@ class ScreeResult(DPResult):
     accuracy : AccuracyReport, optional
         The call's accuracy model (public numbers only): the summary's "Expected accuracy"
         block, and the gate of the ``reliable`` marks.
-    trace_bias : float, optional
-        Upper bound of the trace's clipping bias, added to the trace in the intervals' room.
+    trace_bias : float or TailBias, optional
+        Upper bound of the trace's clipping bias (added to the trace in the intervals' room), or
+        the trace's :class:`dppca.estimators.clip_choice.TailBias` (estimate and bound: the
+        post-release "trace" row, :func:`dppca.results.scree_checks.trace_step`).
 
     Attributes
     ----------
@@ -177,7 +178,7 @@ class ScreeResult(DPResult):
             axis=None)
         scree = bounded.apply(monotone_scree) if mono else bounded
         self.trace, self.trace_std_err = float(trace), float(trace_std_err)
-        self.trace_bias = float(trace_bias)
+        self.trace_bias_estimate, self.trace_bias = trace_bias_parts(trace_bias)
         # T >= the sum of the k values (orthonormal directions); nan trace (k = p): T is the sum.
         total = {m: max(np.nan_to_num(self.trace), float(np.maximum(scree[m], 0).sum()),
                         np.finfo(float).tiny) for m in self.methods}
@@ -190,7 +191,7 @@ class ScreeResult(DPResult):
         self.pve_among_k = scree.apply(share_of_sum)
         self.cumulative_pve = self.pve.cumsum()
         self.ledger = dict(ledgers)
-        self.combined_ledger = _combined(ledgers, shared_releases, eps, delta)
+        self.combined_ledger = combined_ledger(ledgers, shared_releases, eps, delta)
         self.directions = directions
         # ``directions_private`` is the name shared by every result; ``private_directions`` its
         # first name (either may be passed).
@@ -208,7 +209,8 @@ class ScreeResult(DPResult):
              for m in self.methods}, index=index)
         before = [] if accuracy is None else list(accuracy.steps)
         self.accuracy = AccuracyReport(before + [post_release_step(m, self.value_error[m])
-                                                 for m in self.methods])
+                                                 for m in self.methods] + trace_step(
+            self.trace, self.trace_std_err, self.trace_bias_estimate, self.trace_bias))
         self.reliable = self._reliable_values()
         self._extra_notes = list(extra_notes)
         self.figure = None
@@ -277,7 +279,7 @@ class ScreeResult(DPResult):
         c = 6.5). The upper end adds the larger of raw b(c) / (1 - b(c)) with c = C / raw and,
         for a self-tuned clip, the bias bound read from its released log2 histogram (a 2-sd
         upper bound of the mass above C, bins at their upper edges, over the two octaves above
-        C or up to the highest 3.5-sd bin within six; plus significant bins further up); where
+        C or up to the highest 2.5-sd bin within six; plus significant bins further up); where
         the clip binds (C / raw < 4 with a histogram, < 6.5 without) it reaches the bound the
         private trace plus its bias bound sets (scree_checks.trace_room). A tail too sparse
         for the histogram to see, far above the clip, is not covered (docs/small_data.md).
@@ -365,8 +367,8 @@ class ScreeResult(DPResult):
                 ("Mechanism", "; ".join(dict.fromkeys(f.mechanism for f in self.fits.values()))),
                 ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
                 ("Directions", directions),
-                ("Total variance", "sum of the k values (k = p)" if np.isnan(self.trace)
-                 else f"{self.trace:.4g} (s.e. {self.trace_std_err:.2g})")]
+                ("Total variance", total_variance_label(self.trace, self.trace_std_err,
+                                                        self.trace_bias, self.accuracy.steps))]
         right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
                  ("No. Variables", self.n_features), ("No. Components", self.k),
                  ("Scaling", scaling_label(self.scale_source, self.combined_ledger)), ("Monotone", self.mono), ("Seed", self.seed)]
@@ -438,13 +440,5 @@ class ScreeResult(DPResult):
                      + "; such values may be off by more than 10x.")
         return notes + self._extra_notes
 
-
-def _combined(ledgers, shared_releases, eps, delta) -> Ledger:
-    combined = Ledger(eps, delta)
-    for position, ledger in enumerate(ledgers.values()):
-        for release in ledger.releases[0 if position == 0 else shared_releases:]:
-            combined.record(release.step, release.mechanism, release.sensitivity, release.norm,
-                            release.noise_scale, release.eps, release.delta)
-    return combined
 
 __all__ = ["ScreeResult", "antitonic", "gaussian_clip_bias", "monotone_scree", "share_of_sum"]

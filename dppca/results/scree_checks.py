@@ -110,7 +110,7 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     estimate when no histogram measured the tail. With a clip histogram,
     :func:`dppca.estimators.clip_choice.tail_bias` gives the estimate and raises the bound
     (a 2-sd upper bound of the mass above C over the two octaves above C, or up to the
-    highest 3.5-sd bin within six). Where the clip binds (C / raw under
+    highest 2.5-sd bin within six). Where the clip binds (C / raw under
     ``BINDING_HISTOGRAM``, or under ``BINDING_NONE`` without a histogram) the tail above C is
     unmeasured: the interval's allowance becomes at least ``trace_room``, and, without a
     histogram, so does the bound.
@@ -194,6 +194,86 @@ def trace_room(trace, trace_sd, raw, lower, z) -> np.ndarray:
     return trace + z * trace_sd - (lower.sum() - lower) - np.maximum(raw, 0.0)
 
 
+_TINY = np.finfo(float).tiny
+#: The post-release trace row's threshold (the pre-release trace row's): above it the private
+#: trace may be under about half of tr S, and "Total variance" and the PVE are marked.
+TRACE_THRESHOLD = 0.5
+
+
+def trace_bias_parts(bias) -> tuple:
+    """(estimate, upper bound) of the trace's clipping bias from a float upper bound (estimate 0)
+    or a :class:`dppca.estimators.clip_choice.TailBias` of shape (1,).
+
+    Examples
+    --------
+    >>> trace_bias_parts(2.5)
+    (0.0, 2.5)
+    """
+    if hasattr(bias, "upper"):
+        return float(np.ravel(bias.estimate)[0]), float(np.ravel(bias.upper)[0])
+    return 0.0, float(bias)
+
+
+def trace_step(trace, trace_sd, bias_estimate, bias_upper) -> list:
+    """The summary's post-release trace row: ``[StepAccuracy]``, or ``[]`` when no trace was
+    released (k = p).
+
+    The private trace is a clipped mean of t = ||x_a - x_b||^2 / 2, biased low by the mass of
+    the t's above its clip, which its released clip histogram estimates
+    (:func:`dppca.estimators.clip_choice.tail_bias`): the predicted relative error is
+    :func:`post_release_error` of the trace, its noise sd and that estimate. Above
+    ``TRACE_THRESHOLD`` "Total variance" and the PVE (scree / T) are marked
+    (:func:`total_variance_label`). On adult at eps 0.5 the clip sits under the capital_gain
+    top-code's pairs: the trace is 0.15 x tr S, the pre-release row predicted 0.025 (issue 20).
+    Privacy: released numbers only (post-processing).
+
+    Parameters
+    ----------
+    trace, trace_sd : float
+        The private trace and its noise sd (nan when k = p).
+    bias_estimate, bias_upper : float
+        Its clipping-bias estimate and upper bound (0 under the public fallback clip).
+
+    Returns
+    -------
+    list of StepAccuracy
+
+    Examples
+    --------
+    >>> step = trace_step(10.0, 1.0, 40.0, 90.0)[0]
+    >>> round(step.predicted, 2), step.reliable
+    (0.8, False)
+    >>> trace_step(float("nan"), float("nan"), 0.0, 0.0)
+    []
+    """
+    if not np.isfinite(trace):
+        return []
+    error = post_release_error([trace], [trace_sd], [bias_estimate])[0]
+    return [StepAccuracy(
+        "trace (post-release)", "relative error of the private trace from its noise sd and the "
+        f"clipping-bias estimate of its released clip histogram (bound {bias_upper:.3g}: T and "
+        f"the PVE may be off by up to {(trace + bias_upper) / max(trace, _TINY):.3g}x)", error,
+        "relative", TRACE_THRESHOLD, "bias from the released clip histogram (0 without one)",
+        "declared bounds (bounds=) or more eps")]
+
+
+def total_variance_label(trace, trace_sd, bias_upper, steps) -> str:
+    """The summary header's "Total variance" entry: marked UNRELIABLE, with its clipping-bias
+    bound, when the post-release trace row (in ``steps``) is unreliable.
+
+    Examples
+    --------
+    >>> total_variance_label(10.0, 1.0, 90.0, trace_step(10.0, 1.0, 40.0, 90.0))
+    '10 (s.e. 1), UNRELIABLE: bias <= 90'
+    """
+    if not np.isfinite(trace):
+        return "sum of the k values (k = p)"
+    label = f"{trace:.4g} (s.e. {trace_sd:.2g})"
+    if any(s.step == "trace (post-release)" and not s.reliable for s in steps):
+        label += f", UNRELIABLE: bias <= {bias_upper:.2g}"
+    return label
+
+
 #: Median of |Z| for Z ~ N(0, 1): the typical size of the noise part of an error.
 MEDIAN_ABS_NORMAL = 0.6745
 
@@ -203,17 +283,19 @@ def post_release_error(raw, sd, bias) -> np.ndarray:
 
     sqrt((0.6745 sd)^2 + bias^2) / max(value + bias, sd): the noise's median absolute size
     (``MEDIAN_ABS_NORMAL`` sd) and the clipping bias, which only lowers the estimate (the
-    target is about value + bias), over the target; a value lost in its noise predicts an error
-    near 0.67 or more.
+    target is about value + bias), over the target. A value within one sd of 0 says nothing of
+    its target's size (from 0 to a few sd): at least 1 (issue 20: iris at eps 1, where half the
+    PC1 values are, measured 1, predicted 0.67 before; diabetes at eps 0.5 0.62x -> 0.92x).
 
     Examples
     --------
-    >>> post_release_error([10.0], [1.0], [0.0]).round(4).tolist()
-    [0.0674]
+    >>> post_release_error([10.0, 0.5], [1.0, 1.0], [0.0, 0.0]).round(4).tolist()
+    [0.0674, 1.0]
     """
     raw, sd, bias = (np.asarray(a, float) for a in (raw, sd, bias))
-    return np.sqrt((MEDIAN_ABS_NORMAL * sd) ** 2 + bias ** 2) / \
+    error = np.sqrt((MEDIAN_ABS_NORMAL * sd) ** 2 + bias ** 2) / \
         np.maximum(np.maximum(raw, 0.0) + bias, sd)
+    return np.where(raw <= sd, np.maximum(error, 1.0), error)
 
 
 def post_release_step(method, error) -> StepAccuracy:
@@ -253,5 +335,6 @@ def robust_comparable(raw, sd, clipped_lower, clipped_upper, z) -> np.ndarray:
         (raw - z * sd <= np.asarray(clipped_upper, float))
 
 
-__all__ = ["BIAS_LIMIT", "FLOOR_GATE", "NOISE_FLOOR", "ValueBias", "method_bias", "noise_floors", "post_release_error", "post_release_step",
-           "robust_comparable", "trace_room", "value_bias"]
+__all__ = ["BIAS_LIMIT", "FLOOR_GATE", "NOISE_FLOOR", "TRACE_THRESHOLD", "ValueBias", "method_bias",
+           "noise_floors", "post_release_error", "post_release_step", "robust_comparable",
+           "total_variance_label", "trace_bias_parts", "trace_room", "trace_step", "value_bias"]

@@ -230,9 +230,10 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 #: noisy counts all fall below its public threshold (estimators/histograms.py), and the
 #: synthetic points of a private plot drawn from such a histogram (estimators/sampling.py), and
 #: g-DPPCA's post-release accuracy warning, computed from the released eigenvalues
-#: (methods/gdppca.py, released_direction_accuracy).
+#: (methods/gdppca.py, released_direction_accuracy), and dp_scree's post-release trace row,
+#: computed from the released trace and its clip histogram (results/scree_checks.py, trace_step).
 NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass",
-                  "directions (post-release)")
+                  "directions (post-release)", "trace (post-release)")
 
 
 def _public_messages(messages) -> list:
