@@ -368,7 +368,7 @@ class ScreeResult(DPResult):
                 ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
                 ("Directions", directions),
                 ("Total variance", total_variance_label(self.trace, self.trace_std_err,
-                                                        self.trace_bias, self.accuracy.steps))]
+                                                        self.accuracy.steps))]
         right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
                  ("No. Variables", self.n_features), ("No. Components", self.k),
                  ("Scaling", scaling_label(self.scale_source, self.combined_ledger)), ("Monotone", self.mono), ("Seed", self.seed)]

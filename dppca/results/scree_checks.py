@@ -257,20 +257,20 @@ def trace_step(trace, trace_sd, bias_estimate, bias_upper) -> list:
         "declared bounds (bounds=) or more eps")]
 
 
-def total_variance_label(trace, trace_sd, bias_upper, steps) -> str:
-    """The summary header's "Total variance" entry: marked UNRELIABLE, with its clipping-bias
-    bound, when the post-release trace row (in ``steps``) is unreliable.
+def total_variance_label(trace, trace_sd, steps) -> str:
+    """The summary header's "Total variance" entry: marked UNRELIABLE when the post-release
+    trace row (in ``steps``) is (that row states the clipping-bias bound).
 
     Examples
     --------
-    >>> total_variance_label(10.0, 1.0, 90.0, trace_step(10.0, 1.0, 40.0, 90.0))
-    '10 (s.e. 1), UNRELIABLE: bias <= 90'
+    >>> total_variance_label(10.0, 1.0, trace_step(10.0, 1.0, 40.0, 90.0))
+    '10 (s.e. 1) UNRELIABLE'
     """
     if not np.isfinite(trace):
         return "sum of the k values (k = p)"
     label = f"{trace:.4g} (s.e. {trace_sd:.2g})"
     if any(s.step == "trace (post-release)" and not s.reliable for s in steps):
-        label += f", UNRELIABLE: bias <= {bias_upper:.2g}"
+        label += " UNRELIABLE"
     return label
 
 
