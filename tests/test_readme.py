@@ -106,11 +106,10 @@ def test_python_and_numpy_versions_match_the_packaging_files():
 
 @pytest.mark.slow
 def test_readme_path_ratio_to_the_declared_sample_sd():
-    # The README's "1.25x (breast_cancer), 1.39x (diabetes) and 1.23x (gau)" (100 seeds): mean
+    # The README's "1.25x (breast_cancer), 1.22x (diabetes) and 1.22x (gau)" (100 seeds): mean
     # sin-theta at eps = 4 of dp_pc_dir(standardize=True) with private scales over that with the
     # sample SD declared public, to the top-2 eigenvectors of the SD-standardized covariance
-    # (benchmarks/results/small_data_scales_ustat.txt, section 2; diabetes:
-    # small_data_discrete.txt). Here seeds 0-19, so the
+    # (benchmarks/results/small_data_pooling.txt). Here seeds 0-19, so the
     # tolerance is 3 standard errors of the 20-seed ratio of the two means (delta method for
     # paired runs: sd of a_i - r b_i over sqrt(seeds) mean(b)) plus the README's rounding; that SE
     # is about 0.06 (breast_cancer) to 0.26 (diabetes). The test catches a number that the code no

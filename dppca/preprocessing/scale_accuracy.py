@@ -72,8 +72,8 @@ def scale_accuracy(n, p, eps, delta, *, share, calibration="analytic"):
                         "roughly Gaussian columns; each column read from its own releases. "
                         "The directions are those of the data divided by these scales, so their "
                         "error adds to the directions' (measured at eps = 4, n >= 400: mean "
-                        "sin-theta 1.2x (breast_cancer, gau) to 1.3-1.4x (diabetes) that with the "
-                        "sample SD declared public)",
+                        "sin-theta 1.2-1.25x (breast_cancer, diabetes, gau) that with the sample "
+                        "SD declared public)",
                         "more eps (or a larger scale_share), fewer columns, or declared "
                         "scales (scale= / a codebook) for the columns you know")
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..privacy import Ledger
 from ..stats.paired_differences import block_pairs, pair_differences
 from .scale_accuracy import scale_accuracy, warn_if_unlocated
+from .scale_pooling import common_log_scale, pooled_log_scales
 from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, octave_loglik
 from .scale_shape import bulk_edges
 
@@ -28,6 +29,12 @@ SCALE_PRIOR_OCTAVES = 12.0
 #: Non-zero fractions pi of the differences on which the posterior is computed (a column with
 #: many zeros: D ~ (1 - pi) delta_0 + pi N(0, s^2), whose SD is sqrt(pi) s).
 _FRACTIONS = 2.0 ** -np.arange(0.0, 9.1, 0.75)
+#: Pooling (:func:`dppca.preprocessing.scale_pooling.pooled_log_scales`) works on each column's
+#: posterior mean and sd of ln SD_D where that sd is at most ``SCALE_SHARP_OCTAVES`` (a located,
+#: near-normal posterior); a broader (possibly multi-modal) posterior gets the same prior on the
+#: grid, whose 1/8-octave step carries no pooled half narrower than ``SCALE_GRID_PRIOR_OCTAVES``.
+SCALE_SHARP_OCTAVES = 0.25
+SCALE_GRID_PRIOR_OCTAVES = 0.25
 #: The pilot moment is released at 2^(c + 3k), k = -3..3, around the histograms' posterior median
 #: c, jointly with equal weights: each rung reads the scale over ~+-4 octaves around its clip,
 #: so together they locate a column's scale within ~+-13 octaves of where the histograms put it.
@@ -99,8 +106,9 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     incomplete U-statistic): the same sensitivity as the disjoint pairs' mean, about half its
     sampling variance. For each column j, with a = |D|:
 
-    Each column is read from its own releases (no pooled octave; the other columns only fill in
-    where a column's releases say nothing, step 4): a Bayesian posterior of (pi_j, log2 s_j) on a grid, where the model is
+    Each column is read from its own releases (no pooled octave; the other columns only pull in
+    columns whose readings are alike within their noise, or that say nothing, step 4): a Bayesian
+    posterior of (pi_j, log2 s_j) on a grid, where the model is
     D ~ (1 - pi) delta_0 + pi N(0, s^2) (pi < 1 for columns with many zeros) and the target is
     the SD of the differences, sqrt(pi) s. The public prior is weak: log2 s ~ N(0, 12^2)
     (``SCALE_PRIOR_OCTAVES``), log pi uniform on 2^0 .. 2^-9. With a = |D|:
@@ -129,11 +137,16 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        missed above), C3 = 2^e instead and the rung-0 scale is C3 sqrt(v), no shape correction
        (:func:`dppca.preprocessing.scale_shape.bulk_edges`; with the Gaussian correction a
        binary column read 1.1-1.3x its SD with the noise off).
-    4. **Borrowing strength only where there is none of one's own** (post-processing, p >= 4):
-       the prior of step 3's posterior is a half-half mixture of the weak prior and a normal
-       around the columns' median scale with their robust spread (:func:`_shrinkage_prior`):
-       a column whose releases locate its scale keeps it (the weak half of the prior is flat
-       there); columns the budget cannot tell apart are pulled together.
+    4. **Borrowing strength as far as the columns are alike** (post-processing, >= 4 columns
+       read at rung 0, edge-read ones included): each column's reading of ln SD_D and its
+       standard error (the posterior sd, or the edge reading's delta-method sd) go into a
+       positive-part James-Stein pooling towards the columns' median, with their robust spread
+       less the noise as tau (at least 1/32 octave), half of the prior left to the weak one
+       (:func:`dppca.preprocessing.scale_pooling.pooled_log_scales`); a column whose posterior
+       sd exceeds ``SCALE_SHARP_OCTAVES`` gets that prior on the grid instead (tau at least
+       ``SCALE_GRID_PRIOR_OCTAVES``). Scales spanning octaves keep their readings (shrinkage
+       0.001 on breast_cancer at eps = 4), columns the releases cannot tell apart are pulled
+       together (diabetes' ten columns of one SD), an outlying column keeps its own.
 
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
     cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
@@ -328,29 +341,21 @@ def _log2_sd() -> np.ndarray:
 
 
 def _log_sd(loglik, prior) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior mean and sd of u = ln(sqrt(pi) s), the SD of the differences (E D^2 = pi s^2)."""
+    """Posterior mean and sd of u = ln(sqrt(pi) s), the SD of the differences (E D^2 = pi s^2);
+    the sd at least the grid's rounding sd, step / sqrt(12) (a posterior on one grid point)."""
     weights = _posterior(loglik, prior)
     u = _log2_sd() * np.log(2)
     centre = np.einsum("pfg,fg->p", weights, u)
     spread = np.sqrt(np.maximum(np.einsum("pfg,pfg->p", weights, (u - centre[:, None, None]) ** 2), 0))
-    return centre, np.maximum(spread, np.log(2) * SCALE_GRID_STEP)
+    return centre, np.maximum(spread, np.log(2) * SCALE_GRID_STEP / np.sqrt(12))
 
 
-def _shrinkage_prior(centre, spread) -> np.ndarray:
-    """Robust empirical-Bayes prior on u = ln SD_D: a half-half mixture of N(c, tau^2) around the
-    columns' common scale (c the median of the posterior means, tau^2 their robust spread less the
-    typical posterior variance) and the weak public prior. A column whose releases locate its
-    scale keeps its own reading whatever the others say; columns the budget cannot tell apart
-    borrow strength from each other (with p >= 4). Post-processing."""
-    weak = _weak_prior()
-    if centre.size < 4:
-        return weak
-    middle = float(np.median(centre))
-    mad = 1.4826 * float(np.median(np.abs(centre - middle)))
-    tau = np.sqrt(max(mad ** 2 - float(np.median(spread ** 2)), (np.log(2) / 4) ** 2))
+def _pooled_prior(mu, tau) -> np.ndarray:
+    """The log-prior on the grid, (1, F, G): a half-half mixture of the weak prior and N(mu, tau^2)
+    on u = ln SD_D (:func:`dppca.preprocessing.scale_pooling.pooled_log_scales`' model)."""
     u = _log2_sd() * np.log(2)
-    pooled = -(u - middle) ** 2 / (2 * tau ** 2) - np.log(tau) + np.log(np.log(2) * SCALE_PRIOR_OCTAVES)
-    return np.logaddexp(weak[0], pooled)[None] + np.log(0.5)
+    pooled = -(u - mu) ** 2 / (2 * tau ** 2) - np.log(tau) + np.log(np.log(2) * SCALE_PRIOR_OCTAVES)
+    return np.logaddexp(_weak_prior()[0], pooled)[None] + np.log(0.5)
 
 
 def _point_scale(moment) -> tuple[np.ndarray, np.ndarray]:
@@ -385,20 +390,31 @@ def _clip_range(clip) -> np.ndarray:
 def _combine(loglik, pilot, final, bounded) -> tuple[np.ndarray, np.ndarray]:
     """Final SD of the differences per column, and which columns are floored.
 
-    Rung 0: the posterior mean of ln SD_D given the histograms, the pilot ladder and the first
-    final moment (``loglik`` holds the first two) under :func:`_shrinkage_prior`; where the first
-    clip is the edge above the bulk of |D| (``bounded``,
-    :func:`dppca.preprocessing.scale_shape.bulk_edges`), no shape correction: C sqrt(v) (v read in
-    [2^-40, 1]); a higher rung (chosen by
-    :func:`_chosen_rung`): its own reading (:func:`_point_scale`).
+    Each column's own reading of ln SD_D and its standard error: at rung 0, the posterior mean
+    and sd given the histograms, the pilot ladder and the first final moment (``loglik`` holds
+    the first two) under the weak prior; where the first clip is the edge above the bulk of |D|
+    (``bounded``, :func:`dppca.preprocessing.scale_shape.bulk_edges`), no shape correction:
+    C sqrt(v) (v read in [2^-40, 1]), with its delta-method sd sd_v / (2 v). The rung-0 readings
+    are then pooled (:func:`dppca.preprocessing.scale_pooling.pooled_log_scales`); a column
+    whose higher rung is chosen (:func:`_chosen_rung`) keeps that rung's own reading
+    (:func:`_point_scale`).
     """
-    edge_read = np.log(final["clip"][0] * np.sqrt(np.clip(final["value"][0], 2.0 ** -40, 1.0)))
+    value0 = np.clip(final["value"][0], 2.0 ** -40, 1.0)
+    edge_read = np.log(final["clip"][0] * np.sqrt(value0))
     bounded = bounded & (final["value"][0] > 0)  # a reading at or below 0 says nothing: posterior
     loglik = loglik + np.where(bounded[:, None, None], 0.0, _moment_loglik(final, rows=[0]))
-    log_s0, _ = _log_sd(loglik, _shrinkage_prior(*_log_sd(loglik, _weak_prior())))
-    log_s0 = np.where(bounded, edge_read, log_s0)
+    own, spread = _log_sd(loglik, _weak_prior())
+    sd0 = np.broadcast_to(np.atleast_2d(final["sd"]), np.atleast_2d(final["value"]).shape)[0]
+    own = np.where(bounded, edge_read, own)
+    spread = np.where(bounded, sd0 / (2 * value0), spread)
+    rung = _chosen_rung(final, own)
+    log_s0, _ = pooled_log_scales(own, spread, rung == 0, np.log(2) * SCALE_PRIOR_OCTAVES)
+    common = common_log_scale(own, spread, rung == 0)
+    if common is not None:  # columns not sharp enough for a normal summary: on the grid
+        grid_tau = max(common[1], np.log(2) * SCALE_GRID_PRIOR_OCTAVES)
+        on_grid, _ = _log_sd(loglik, _pooled_prior(common[0], grid_tau))
+        log_s0 = np.where(bounded | (spread <= np.log(2) * SCALE_SHARP_OCTAVES), log_s0, on_grid)
     high, _ = _point_scale(final)
-    rung = _chosen_rung(final, log_s0)
     cols = np.arange(rung.size)
     log_sd = np.where(rung == 0, log_s0, np.log(high[rung, cols]))
     sd2 = pilot["sd"][0]
