@@ -432,13 +432,11 @@ SPREAD_TEST_LEVEL = 0.01
 def _noise_spread_only(spectrum, sigma) -> bool:
     """Whether the released eigenvalues are no more spread out than noise alone spreads them.
 
-    With E the symmetric noise (diagonal sd sigma, off-diagonal sd sigma / sqrt 2), E -> (its
-    diagonal, sqrt 2 x its upper triangle) is an isometry onto p (p + 1) / 2 iid N(0, sigma^2)
-    coordinates, so for K = I / p (no signal) the spread sum_i (lambda^_i - mean)^2 = ||E_c||_F^2
-    (E less its trace part) is exactly sigma^2 chi2 with p (p + 1) / 2 - 1 degrees of freedom.
-    Read as gaps, such eigenvalues predict the same sin-theta at every sigma (a release at an eps
-    far too small looks as good as any); a spread at or below the chi2's 1 - ``SPREAD_TEST_LEVEL``
-    quantile is read as no evidence of any gap. Post-processing of the release."""
+    E -> (diagonal, sqrt 2 x upper triangle) maps the noise (diagonal sd sigma, off-diagonal
+    sigma / sqrt 2) isometrically onto p (p + 1) / 2 iid N(0, sigma^2), so for K = I / p the
+    spread sum_i (lambda^_i - mean)^2 = ||E - tr(E) I / p||_F^2 is sigma^2 chi2(p (p + 1) / 2 - 1)
+    exactly. Read as gaps, such eigenvalues predict the same sin-theta at every sigma; a spread
+    at or below its 1 - ``SPREAD_TEST_LEVEL`` quantile is no evidence of any gap. Post-processing."""
     from scipy.stats import chi2
 
     p = spectrum.size
