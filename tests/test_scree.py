@@ -12,6 +12,7 @@ from dppca import (DPAccuracyWarning, DPPCATypeError, DPPCAValueError, ScreeResu
                    scree_plot_control)
 from dppca.privacy.accuracy import CLIP_OVER_LAMBDA
 from dppca.results.scree import gaussian_clip_bias
+from dppca.results.scree_checks import UNMEASURED_SD
 
 BUDGET = dict(eps=2.0, delta=1e-5)
 ALL = ("clipped", "pmwm", "huber")
@@ -202,8 +203,9 @@ def _clipped_allowance(res, z):
     """The clipped method's upper-end allowance, rebuilt from the released numbers (what
     dppca.results.scree_checks.value_bias should give): the Gaussian-tail bias raw b / (1 - b),
     b = b(C / raw) capped at 1/2, raised to the histogram's tail bound when the clip came from
-    one; where the clip binds (C / raw < 4 with a histogram, < CLIP_OVER_LAMBDA = 6.49 without)
-    at least the trace's room, trace + z sd_T - (the other values' lower ends) - raw, >= 0."""
+    one, plus UNMEASURED_SD noise sd without one; where the clip binds (C / raw < 4 with a
+    histogram, < CLIP_OVER_LAMBDA = 6.49 without) at least the trace's room,
+    trace + z sd_T - (the other values' lower ends) - raw, >= 0."""
     fit = res.fits["clipped"]
     values = res.raw["clipped"].to_numpy()
     raw = np.maximum(values, 0.0)
@@ -216,6 +218,7 @@ def _clipped_allowance(res, z):
         if np.isfinite(res.trace) else np.full(raw.shape, np.inf)
     room = np.maximum(room, 0.0)
     if fit.histogram is None:
+        bound = bound + UNMEASURED_SD * res.std_err["clipped"].to_numpy()
         return np.where(ratio < CLIP_OVER_LAMBDA, np.maximum(bound, room), bound)
     bound = np.maximum(bound, fit.histogram.tail_upper)
     return np.where(ratio < 4.0, np.maximum(bound, room), bound)

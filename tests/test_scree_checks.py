@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca.estimators.clip_choice import (HIDDEN_SD, SIGNIFICANT_SD, TAIL_LOOSE_SD, choose_clips,
-                                         tail_bias)
-from dppca.results.scree_checks import (BIAS_LIMIT, post_release_error, robust_comparable,
-                                        trace_room, value_bias)
+from dppca.estimators.clip_choice import (HIDDEN_OCTAVES, HIDDEN_SD, SIGNIFICANT_SD, TAIL_LOOSE_SD,
+                                         UNSEEN_SHARE, choose_clips, tail_bias)
+from dppca.results.scree_checks import (BIAS_LIMIT, UNMEASURED_SD, post_release_error,
+                                        robust_comparable, trace_room, value_bias)
 
 
 def _quiet(*args, **kwargs):
@@ -37,13 +37,20 @@ def _choice(tail_count):
     return choose_clips(counts[None, :], 1.0, EDGES, 100, 1e-4, 1e3)
 
 
+def _unseen(sigma=1.0, m=100, clip=4.0):
+    """The bound's allowance beyond the window: UNSEEN_SHARE of h = HIDDEN_SD sigma pairs, each
+    (2^HIDDEN_OCTAVES - 1) C above the clip, over m."""
+    return UNSEEN_SHARE * HIDDEN_SD * sigma * (2.0 ** HIDDEN_OCTAVES - 1) * clip / m
+
+
 def _window_bound(top_bin, count, sigma=1.0, m=100, clip=4.0):
     """The bound's linear functional over the bins [C, 2C), ..., up to bin ``top_bin`` (upper
     edges hi_b, weights hi_b - C), with a noisy count ``count`` in the top bin and 0 elsewhere:
-    (w_top count + HIDDEN_SD sigma ||w||) / m."""
+    (w_top count + HIDDEN_SD sigma ||w||) / m, plus the allowance beyond the window."""
     highs = EDGES[1:][(EDGES[:-1] >= clip) & (EDGES[1:] <= EDGES[top_bin + 1])]
     weight = highs - clip
-    return (weight[-1] * count + HIDDEN_SD * sigma * np.sqrt(np.sum(weight ** 2))) / m
+    return (weight[-1] * count + HIDDEN_SD * sigma * np.sqrt(np.sum(weight ** 2))) / m + \
+        _unseen(sigma, m, clip)
 
 
 def test_tail_bias_counts_a_spike_above_the_loose_bar_only():
@@ -55,9 +62,10 @@ def test_tail_bias_counts_a_spike_above_the_loose_bar_only():
     assert tail_bias(seen).estimate[0] == pytest.approx(expected, rel=1e-12)
     assert tail_bias(unseen).estimate[0] == 0.0
     # Unseen: the bound is HIDDEN_SD sd of the mass the two octaves above C = 4 could hold,
-    # values at the upper edges: bins [4, 8), [8, 16), weights 4 and 12 (sd 1, m 100).
+    # values at the upper edges: bins [4, 8), [8, 16), weights 4 and 12 (sd 1, m 100), plus the
+    # allowance beyond the window, UNSEEN_SHARE x 2 pairs at 16 (excess 12) over m: 0.06.
     assert tail_bias(unseen).upper[0] == pytest.approx(HIDDEN_SD * np.sqrt(4.0 ** 2 + 12.0 ** 2)
-                                                       / 100, rel=1e-12)
+                                                       / 100 + 0.06, rel=1e-12)
     # Seen: the window reaches the spike's bin [128, 256) (index 9): its values at 256.
     assert tail_bias(seen).upper[0] == pytest.approx(_window_bound(9, TAIL_LOOSE_SD + 0.5),
                                                      rel=1e-12)
@@ -85,7 +93,8 @@ def test_bound_covers_a_planted_spike_octaves_above_the_clip():
               + HIDDEN_SD * sigma * np.sqrt((6.0 - clip) ** 2 + (12.0 - clip) ** 2) / m)
     assert former < bias <= tail_bias(choice).upper[0]
     raw = (1500 * 1.5 + 460 * 3.0) / m  # the clipped mean of the bulk; the spike adds 40 C / m
-    fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([clip])), histogram=choice)
+    fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([clip]), noise_sd=np.zeros(1)),
+                          histogram=choice)
     allowance = value_bias(fit, np.array([raw]), np.array([np.inf])).interval[0]
     assert raw + 40 * clip / m + allowance >= raw + 40 * clip / m + bias
 
@@ -94,12 +103,14 @@ def test_value_bias_binding_clip_reaches_the_trace_room():
     from types import SimpleNamespace
 
     # Without a histogram, C / raw = 2 < 6.5: the tail above C is unmeasured, so the bound and
-    # the interval reach the room the trace leaves; C / raw = 10 keeps the Gaussian bias.
-    fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([2.0, 10.0])), histogram=None)
+    # the interval reach the room the trace leaves; C / raw = 10 keeps the Gaussian bias plus
+    # UNMEASURED_SD noise sd (sd 0.01 here).
+    fit = SimpleNamespace(release=SimpleNamespace(upper=np.array([2.0, 10.0]),
+                                                  noise_sd=np.array([0.01, 0.01])), histogram=None)
     room = trace_room(30.0, 1.0, [1.0, 1.0], [0.5, 0.5], 2.0)  # 30 + 2 - 0.5 - 1 = 30.5
     bias = value_bias(fit, np.array([1.0, 1.0]), room)
     assert bias.bound[0] == bias.interval[0] == pytest.approx(30.5)
-    assert bias.bound[1] < 0.01  # b(10) = P(chi2_3 > 10) - 10 P(chi2_1 > 10) = 1e-3
+    assert bias.bound[1] < 0.01  # b(10) = P(chi2_3 > 10) - 10 P(chi2_1 > 10) = 1e-3, + 0.005
     assert bias.bound[0] > BIAS_LIMIT * 1.0 >= bias.bound[1]
 
 
@@ -250,3 +261,56 @@ def test_adult_trace_below_its_clip_is_marked_and_its_pve_with_it():
     gau = _quiet(dppca.load_gau(), k=3, eps=1, delta=1e-5, rng=0)
     assert next(s for s in gau.accuracy.steps if s.step == "trace (post-release)").reliable
     assert "UNRELIABLE" not in dict(gau._header()[0])["Total variance"]
+
+
+def test_small_data_tail_beyond_the_window_is_allowed_for(monkeypatch):
+    # breast_cancer at eps 4 (m = 284 pairs, count sd 7.96: a bin hides h = 2 sd = 5.6% of the
+    # pairs), seed 0: PC3's v'Sv (355) is 2.5x its value (141); the mass is 0.1-7 pairs per
+    # octave up to 6 octaves above C, beyond the window's two. The bound's allowance of
+    # UNSEEN_SHARE h pairs just above the window (excess 3 C each) lifts the upper end from 343
+    # (integ31) to 377 (0.24x the value). On gau at eps 4 (m = 2500, h / m = 0.6%) it stays under
+    # 10% of the value (3-7%: 0.75 h / m C, C / value 6-9).
+    from sklearn.datasets import load_breast_cancer
+
+    from dppca.estimators import clip_choice
+
+    X = load_breast_cancer(as_frame=True).data
+    res = _quiet(X, k=3, eps=4, delta=1e-5, rng=0)
+    target = _targets(res, X)
+    ci = res.conf_int()
+    assert ci[("clipped", "lower")].iloc[2] <= target[2] <= ci[("clipped", "upper")].iloc[2]
+    assert target[2] > 2 * res.scree["clipped"].iloc[2]  # the regime: a tail no bin shows
+    choice = res.fits["clipped"].histogram
+    unseen = UNSEEN_SHARE * HIDDEN_SD * choice.sigma * 3.0 * choice.clip / choice.m
+    monkeypatch.setattr(clip_choice, "UNSEEN_SHARE", 0.0)
+    without = tail_bias(choice).upper
+    monkeypatch.undo()
+    np.testing.assert_allclose(tail_bias(choice).upper - without, unseen, rtol=1e-9)
+    small = _quiet(dppca.load_gau(), k=3, eps=4, delta=1e-5, rng=3)
+    gau, raw = small.fits["clipped"].histogram, small.raw["clipped"].to_numpy()
+    allowance = UNSEEN_SHARE * HIDDEN_SD * gau.sigma * 3.0 * gau.clip / gau.m
+    assert (allowance < 0.1 * raw).all()
+
+
+def test_clip_without_histogram_allows_a_heavier_tail(monkeypatch):
+    # breast_cancer at eps 1, seed 18: no clip histogram (C = 14.3 x a private median, the
+    # Gaussian-tail rule; C / value 10.6, where the Gaussian tail's bias is 1e-3 of the value).
+    # PC3's v'Sv (11.74, 2.2x the value) was above integ31's upper end (11.29): the bound's
+    # UNMEASURED_SD noise sd (sd 3.09) lifts it to 12.84. Exactly that much is added where the
+    # clip does not bind (PC2, PC3; PC1's C / value is 3.7, so its bound is the trace's room).
+    from sklearn.datasets import load_breast_cancer
+
+    from dppca.results import scree_checks
+
+    X = load_breast_cancer(as_frame=True).data
+    res = _quiet(X, k=3, eps=1, delta=1e-5, rng=18)
+    assert res.fits["clipped"].histogram is None
+    target = _targets(res, X)
+    ci = res.conf_int()
+    assert ci[("clipped", "lower")].iloc[2] <= target[2] <= ci[("clipped", "upper")].iloc[2]
+    bound = res.bias["clipped"].bound
+    monkeypatch.setattr(scree_checks, "UNMEASURED_SD", 0.0)
+    fit, raw = res.fits["clipped"], res.raw["clipped"].to_numpy()
+    without = scree_checks.value_bias(fit, raw, np.full(3, np.inf)).bound
+    np.testing.assert_allclose((bound - without)[1:], UNMEASURED_SD * fit.release.noise_sd[1:],
+                               rtol=1e-9)
