@@ -115,6 +115,8 @@ def scree_runs(quick: bool) -> pd.DataFrame:
                         <= ci[("clipped", "upper")].iloc[l],
                         trace=res.trace, true_trace=float(np.trace(cov)),
                         trace_pred=steps["trace"].predicted if "trace" in steps else np.nan,
+                        trace_post=steps["trace (post-release)"].predicted
+                        if "trace (post-release)" in steps else np.nan,
                         value_pred=steps["clipped: scree values"].predicted,
                         value_noise=res.std_err["clipped"].iloc[l] / target[l],
                         value_post=res.value_error["clipped"].iloc[l],
@@ -149,7 +151,8 @@ def within_10x_table(quick) -> pd.DataFrame:
 
 
 def model_table(quick) -> pd.DataFrame:
-    """Accuracy model: predicted vs measured median relative error (trace; PC1 value: the
+    """Accuracy model: predicted vs measured median relative error (trace: the pre-release model
+    and the post-release row, noise + the bias its clip histogram shows; PC1 value: the
     pre-release noise model and the post-release prediction, noise + clipping bias from the
     released values, ``ScreeResult.value_error``)."""
     runs = scree_runs(quick)
@@ -159,6 +162,7 @@ def model_table(quick) -> pd.DataFrame:
     pc1_err = (first["value"] - first["target"]).abs() / first["target"]
     return pd.DataFrame({
         "trace predicted": cells["trace_pred"].median(),
+        "trace post-release": cells["trace_post"].median(),
         "trace measured": trace_err.groupby([first["data"], first["n"], first["eps"]]).median(),
         "PC1 predicted": cells["value_pred"].median(),
         "PC1 post-release": cells["value_post"].median(),
