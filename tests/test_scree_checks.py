@@ -314,3 +314,20 @@ def test_clip_without_histogram_allows_a_heavier_tail(monkeypatch):
     without = scree_checks.value_bias(fit, raw, np.full(3, np.inf)).bound
     np.testing.assert_allclose((bound - without)[1:], UNMEASURED_SD * fit.release.noise_sd[1:],
                                rtol=1e-9)
+
+
+def test_a_trace_tail_spread_under_the_bars_is_read_by_the_near_octaves():
+    # randhie (n = 20,190, ten mixed columns) at eps 4: the trace misses 2-4% of tr S above its
+    # clip, spread over bins none of which clears a bar, so the counted-bins estimate read 0
+    # and the post-release row predicted 0.011 against a measured median error of 0.029 (2.6x
+    # under). The near octaves' unbiased sum reads it: the issue's rule is a median prediction
+    # within 2x of the measured median (4 seeds here; the bench's 5 give 0.040 vs 0.029).
+    import statsmodels.api as sm
+
+    X = sm.datasets.randhie.load_pandas().data.astype(float)
+    total = float(np.trace(np.cov(X.to_numpy(), rowvar=False)))
+    runs = [_quiet(X, k=3, eps=4.0, delta=1e-5, rng=seed) for seed in range(4)]
+    predicted = np.median([next(s for s in r.accuracy.steps
+                                if s.step == "trace (post-release)").predicted for r in runs])
+    measured = np.median([abs(r.trace - total) / total for r in runs])
+    assert 0.5 <= predicted / measured <= 2.0

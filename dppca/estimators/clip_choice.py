@@ -330,6 +330,33 @@ def _tail_bias(choice, significant) -> TailBias:
     return TailBias(estimate, np.maximum(estimate, upper))
 
 
+def near_tail_estimate(choice: ClipChoice) -> np.ndarray:
+    """Unbiased estimate of the clipping bias from the ``HIDDEN_OCTAVES`` octaves above C, every
+    bin counted (its noisy count at its midpoint, negative counts kept), shape (k,).
+
+    :func:`tail_bias`'s estimate counts only the bins whose counts clear a bar; a tail spread
+    thinly over many bins under the bar (the trace's ||x_a - x_b||^2 / 2 sums every column's
+    tail) is then read as 0. This sum is unbiased for the mass of those octaves and noisier
+    (sd sigma ||w|| / m). Post-processing of the noisy counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edges = clip_edges(1.0)
+    >>> counts = np.zeros((1, edges.size - 1))
+    >>> counts[0, 26:28] = [3.0, 2.0]  # [2, 4) and [4, 8): under any bar at sd 1
+    >>> choice = choose_clips(counts, 1.0, edges, 100, 0.001, 2.0)
+    >>> float(choice.clip[0]), round(float(near_tail_estimate(choice)[0]), 3)
+    (2.0, 0.11)
+    """
+    noisy, edges = np.atleast_2d(choice.counts), np.asarray(choice.edges)
+    low = edges[:-1][None, :]
+    clip = np.asarray(choice.clip, float)[:, None]
+    near = (low >= clip * (1 - 1e-12)) & (low < clip * 2.0 ** HIDDEN_OCTAVES)
+    excess = np.maximum(BIN_MIDPOINT * low - clip, 0.0)
+    return np.sum(np.where(near, noisy * excess, 0.0), axis=1) / max(choice.m, 1)
+
+
 def _window_bound(noisy, sigma, edges, clip, above, counted, excess) -> np.ndarray:
     """``HIDDEN_SD``-sd upper bound of sum_b (hi_b - C)+ count_b over the window's bins, plus the
     counted bins above it at their midpoints (see ``HIDDEN_OCTAVES``): counts of shape (k,)."""
@@ -377,4 +404,5 @@ def _extended(seed, loose) -> np.ndarray:
 
 
 __all__ = ["CLIP_LOG2_RANGE", "TRACE_LOG2_RANGE", "ClipChoice", "SIGNIFICANT_SD", "TailBias",
-           "UNSEEN_SHARE", "choose_clips", "clip_edges", "dp_clip_choice", "tail_bias"]
+           "UNSEEN_SHARE", "choose_clips", "clip_edges", "dp_clip_choice", "near_tail_estimate",
+           "tail_bias"]
