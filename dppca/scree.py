@@ -261,6 +261,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                             and values_reliable(accuracy, methods[0]))
     fits = {name: permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
+    released = _released_steps(dirs)
     result = ScreeResult(fits, trace=trace, trace_std_err=trace_sd, trace_bias=trace_bias,
                          ledgers=ledgers,
                          shared_releases=len(shared),
@@ -270,10 +271,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                          n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
                          seed=seed_of(rng), mono=flags["mono"], controls=controls,
                          nonprivate=reference, extra_notes=_calibration_notes(group),
-                         accuracy=AccuracyReport(accuracy.steps + _released_steps(dirs)))
+                         accuracy=AccuracyReport(accuracy.steps + released))
     # Post-release rows of the values (released values only: post-processing), after the public
     # pre-release ones and the directions' post-release row (dp_pc_dir has warned of that one).
-    skip = len(accuracy.steps) + len(_released_steps(dirs))
+    skip = len(accuracy.steps) + len(released)
     AccuracyReport(result.accuracy.steps[skip:]).warn(basis="released values only")
     return result
 

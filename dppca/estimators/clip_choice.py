@@ -312,14 +312,22 @@ def tail_bias(choice: ClipChoice) -> TailBias:
     return _tail_bias(choice, _significant(np.atleast_2d(choice.counts), choice.sigma))
 
 
-def _tail_bias(choice, significant) -> TailBias:
-    """:func:`tail_bias` given the significance mask of ``choice.counts`` (shape (k, B))."""
-    noisy, sigma, edges = np.atleast_2d(choice.counts), choice.sigma, np.asarray(choice.edges)
+def _bins_above(choice):
+    """The noisy counts (k, B), the clips (k, 1), the bins' lower edges (B,), which bins lie above
+    C (k, B) and each bin's excess over C at its midpoint (k, B) (the bottom bin [0, e_1) at
+    e_1 / 2)."""
+    noisy, edges = np.atleast_2d(choice.counts), np.asarray(choice.edges)
     values = np.concatenate(([edges[1] / 2], BIN_MIDPOINT * edges[1:-1]))
     low = edges[:-1]
     clip = np.asarray(choice.clip, float)[:, None]
     above = low[None, :] >= clip * (1 - 1e-12)
-    excess = np.maximum(values[None, :] - clip, 0.0)
+    return noisy, clip, low, above, np.maximum(values[None, :] - clip, 0.0)
+
+
+def _tail_bias(choice, significant) -> TailBias:
+    """:func:`tail_bias` given the significance mask of ``choice.counts`` (shape (k, B))."""
+    sigma, edges = choice.sigma, np.asarray(choice.edges)
+    noisy, clip, low, above, excess = _bins_above(choice)
     loose = above & ~significant & (low[None, :] < clip * 2.0 ** TAIL_WINDOW) & \
         (noisy > TAIL_LOOSE_SD * sigma)
     counted = above & (significant | loose)
@@ -349,11 +357,8 @@ def near_tail_estimate(choice: ClipChoice) -> np.ndarray:
     >>> float(choice.clip[0]), round(float(near_tail_estimate(choice)[0]), 3)
     (2.0, 0.11)
     """
-    noisy, edges = np.atleast_2d(choice.counts), np.asarray(choice.edges)
-    low = edges[:-1][None, :]
-    clip = np.asarray(choice.clip, float)[:, None]
-    near = (low >= clip * (1 - 1e-12)) & (low < clip * 2.0 ** HIDDEN_OCTAVES)
-    excess = np.maximum(BIN_MIDPOINT * low - clip, 0.0)
+    noisy, clip, low, above, excess = _bins_above(choice)
+    near = above & (low[None, :] < clip * 2.0 ** HIDDEN_OCTAVES)
     return np.sum(np.where(near, noisy * excess, 0.0), axis=1) / max(choice.m, 1)
 
 

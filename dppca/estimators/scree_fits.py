@@ -77,6 +77,10 @@ HUBER_TAU_MULTIPLIER = 2.0
 HUBER_STEPS = 1
 
 
+#: The trace's clipping bias where no clip histogram measured it (estimate and bound 0).
+_UNMEASURED = TailBias(np.zeros(1), np.zeros(1))
+
+
 def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None):
     """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins,
     clipping bias: a :class:`dppca.estimators.clip_choice.TailBias` of shape (1,)).
@@ -101,8 +105,8 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
     else:  # noise-dominated (scree_shares): the public default of standardized data
         centre = float(public_centre)
     if not shares.trace_mean > 0:  # the centre is about the median of the t's: 4 x it is near the trace
-        return float("nan"), float("nan"), 4.0 * centre, TailBias(np.zeros(1), np.zeros(1))
-    clip, bias = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre, TailBias(np.zeros(1), np.zeros(1))
+        return float("nan"), float("nan"), 4.0 * centre, _UNMEASURED
+    clip, bias = TRACE_FALLBACK_CLIP_OVER_CENTRE * centre, _UNMEASURED
     noise = group.share(shares.trace_mean)
     if shares.trace_tuning > 0:  # else noise-dominated (scree_shares): the stated public rule
         choice = dp_clip_choice(halves[:, None], centre, group.share(shares.trace_tuning),

@@ -318,9 +318,8 @@ def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
     in place of the Kendall ones; 1 (random level) when their spread is within what noise alone
     gives (:func:`_noise_spread_only`, an exact chi2 test at level 1%: without it a release at an
     eps far too small read its noise-spread eigenvalues as gaps and predicted sin-theta
-    0.36-0.88 in 4 of 8 seeds at eps = 0.001, n = 400, p = 4). For k = 1 the Frobenius norm is the sin-theta; for
-    k > 1 it is
-    an upper bound (at most sqrt(k) times). ``tests/test_direction_accuracy.py`` pins the 2x
+    0.36-0.88 in 4 of 8 seeds at eps = 0.001, n = 400, p = 4). For k = 1 the Frobenius norm is
+    the sin-theta; for k > 1 it is an upper bound (at most sqrt(k) times). ``tests/test_direction_accuracy.py`` pins the 2x
     agreement with the measured median on simulated data; ``benchmarks/bench_direction_accuracy.py``
     measures it on real sets. Not a bound: see :func:`released_direction_bound`.
 
