@@ -41,7 +41,8 @@ from .results.scree import ScreeResult
 from .estimators.scree_fits import FITTERS, check_split_mode, private_trace
 from .estimators.scree_accuracy import TRACE_SHARE, scree_shares
 from .scree_plan import DIRECTION_SHARE, public_centre, scree_plan
-from .scree_directions import permuted, scree_directions, values_reliable, variance_order
+from .scree_directions import (kendall_order_accuracy, permuted, scree_directions, values_reliable,
+                               variance_order)
 from .privacy.composition import GaussianGroup
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
@@ -259,9 +260,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         if flags["nonprivate"] else None
     order = variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
                             and values_reliable(accuracy, methods[0]))
+    checked = kendall_order_accuracy(fits, own)  # fits still in Kendall order
+    released = _released_steps(dirs) + checked
     fits = {name: permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
-    released = _released_steps(dirs)
     result = ScreeResult(fits, trace=trace, trace_std_err=trace_sd, trace_bias=trace_bias,
                          ledgers=ledgers,
                          shared_releases=len(shared),
@@ -274,7 +276,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                          accuracy=AccuracyReport(accuracy.steps + released))
     # Post-release rows of the values (released values only: post-processing), after the public
     # pre-release ones and the directions' post-release row (dp_pc_dir has warned of that one).
-    skip = len(accuracy.steps) + len(released)
+    skip = len(accuracy.steps) + len(released) - len(checked)
     AccuracyReport(result.accuracy.steps[skip:]).warn(basis="released values only")
     return result
 

@@ -138,3 +138,57 @@ def test_plan_says_a_post_release_prediction_follows():
     words = " ".join(str(plan(150, 4, 2, 1.0, 1e-5)).split())
     assert "post-release prediction from the released eigenvalues" in words
     assert "post-release" not in " ".join(str(plan(150, 4, 2, 1.0, 1e-5, g_dppca=False)).split())
+
+
+def test_kendall_order_check_flags_adult_in_raw_units():
+    # Adult in raw units: the Kendall top-3 (age, hours, capital gain) misses capital loss, the
+    # covariance's second component; sin-theta to covariance PCA is 1.00 non-privately. The
+    # released variances show it: capital gain (Kendall's 3rd, variance 5.4e7) carries ~2.7e5x
+    # the variance of age (Kendall's 1st, 197), far beyond the limit 10 and beyond the noise
+    # (noise sd of the values at eps 1 is under 1% of each value here).
+    from dppca import dp_scree, load_adult
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DPAccuracyWarning)
+        res = dp_scree(load_adult(), 3, eps=1, delta=1e-5, rng=0)
+    step = {s.step: s for s in res.accuracy.steps}["directions vs covariance (post-release)"]
+    assert step.predicted > 1e4 and not step.reliable
+    said = [str(w.message) for w in caught if "directions vs covariance" in str(w.message)]
+    assert len(said) == 1 and "analyze_gauss" in said[0]
+    assert "directions vs covariance" in str(res.summary())
+
+
+def test_kendall_order_check_is_quiet_on_elliptical_data():
+    # Gaussian data with sds (3, 2, 1, ...): both orders agree (ratio <= 1 up to noise), and the
+    # noise margins (1.96 sd each side) keep a noisy inversion under the limit 10 in every seed.
+    from dppca import dp_scree
+
+    X = gapped_data(seed=1)
+    for seed in range(5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DPAccuracyWarning)
+            res = dp_scree(X, 3, eps=1, delta=1e-5, rng=seed)
+        step = {s.step: s for s in res.accuracy.steps}["directions vs covariance (post-release)"]
+        assert step.reliable and step.predicted < 2
+    directions = dp_pc_dir(X, 2, eps=1, delta=1e-5, rng=0)
+    given = dp_scree(X, 2, eps=1, delta=1e-5, rng=0, directions=directions)
+    assert not any(s.step.startswith("directions vs") for s in given.accuracy.steps)
+
+
+def test_kendall_order_check_reads_noise_margins():
+    # Values 1.0 and 1.5 in reverse Kendall order with sd 0.3: lower 1.5 - 1.96 x 0.3 = 0.912
+    # over upper 1.0 + 0.588 = 1.588 gives 0.574; with sd 0 the raw ratio 1.5 is read; a value
+    # below the noise has lower bound 0 and no ratio at all.
+    from types import SimpleNamespace
+
+    from dppca.scree_directions import kendall_order_accuracy
+
+    def ratio(values, sd):
+        release = SimpleNamespace(estimate=np.array(values), noise_sd=np.full(len(values), sd))
+        return kendall_order_accuracy({"clipped": SimpleNamespace(release=release)}, True)[0]
+
+    assert ratio([1.0, 1.5], 0.3).predicted == pytest.approx(0.912 / 1.588, rel=1e-3)
+    assert ratio([1.0, 1.5], 0.0).predicted == pytest.approx(1.5)
+    assert ratio([1.0, 0.1, 50.0], 0.0).predicted == pytest.approx(500.0)
+    assert ratio([1.0, 0.1, 0.5], 0.3).predicted == 0.0
+    assert ratio([1.0], 0.3).predicted == 0.0

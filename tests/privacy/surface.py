@@ -231,9 +231,12 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 #: synthetic points of a private plot drawn from such a histogram (estimators/sampling.py), and
 #: g-DPPCA's post-release accuracy warning, computed from the released eigenvalues
 #: (methods/gdppca.py, released_direction_accuracy), and dp_scree's post-release trace row,
-#: computed from the released trace and its clip histogram (results/scree_checks.py, trace_step).
+#: computed from the released trace and its clip histogram (results/scree_checks.py, trace_step),
+#: and its Kendall-order row, computed from the released values and their public noise sd
+#: (scree_directions.py, kendall_order_accuracy).
 NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass",
-                  "directions (post-release)", "trace (post-release)")
+                  "directions (post-release)", "trace (post-release)",
+                  "directions vs covariance (post-release)")
 
 
 def _public_messages(messages) -> list:
