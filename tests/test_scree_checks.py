@@ -331,3 +331,24 @@ def test_a_trace_tail_spread_under_the_bars_is_read_by_the_near_octaves():
                                 if s.step == "trace (post-release)").predicted for r in runs])
     measured = np.median([abs(r.trace - total) / total for r in runs])
     assert 0.5 <= predicted / measured <= 2.0
+
+
+def test_trace_without_clip_histogram_is_predicted_no_better_than_the_plan():
+    # breast_cancer (n = 569) at eps 0.5: the plan gives the trace no clip histogram (its share
+    # is noise-dominated), so its clip is the public fallback on a noisy centre and its bias is
+    # unmeasured. Seed 0 released 0.28 tr S (error 0.72) with noise sd 0.21 of it: the row read
+    # 0.14 (noise / released value, bias 0) before; now at least the plan's 0.79 (capped at 1),
+    # so "Total variance" is marked. With the histogram (gau, eps 1) the floor is 0.
+    from dppca.results.scree_checks import total_variance_label, unmeasured_trace_error
+    from sklearn.datasets import load_breast_cancer
+
+    X = load_breast_cancer(as_frame=True).data
+    res = _quiet(X, 3, eps=0.5, delta=1e-5, rng=0)
+    steps = {s.step: s for s in res.accuracy.steps}
+    assert "trace: clip histogram" not in steps
+    floor = min(1.0, steps["trace"].predicted)
+    assert floor > 0.5 and steps["trace (post-release)"].predicted >= floor
+    label = total_variance_label(res.trace, res.trace_std_err, res.accuracy.steps)
+    assert label.endswith("UNRELIABLE") and "UNRELIABLE" in str(res.summary())
+    gau = _quiet(dppca.load_gau(), 3, eps=1, delta=1e-5, rng=0)
+    assert unmeasured_trace_error(gau.accuracy.steps) == 0.0

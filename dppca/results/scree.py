@@ -210,7 +210,7 @@ class ScreeResult(DPResult):
         before = [] if accuracy is None else list(accuracy.steps)
         self.accuracy = AccuracyReport(before + [post_release_step(m, self.value_error[m])
                                                  for m in self.methods] + trace_step(
-            self.trace, self.trace_std_err, self.trace_bias_estimate, self.trace_bias))
+            self.trace, self.trace_std_err, self.trace_bias_estimate, self.trace_bias, before))
         self.reliable = self._reliable_values()
         self._extra_notes = list(extra_notes)
         self.figure = None

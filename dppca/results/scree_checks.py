@@ -227,18 +227,21 @@ def trace_bias_parts(bias) -> tuple:
     return 0.0, float(bias)
 
 
-def trace_step(trace, trace_sd, bias_estimate, bias_upper) -> list:
+def trace_step(trace, trace_sd, bias_estimate, bias_upper, plan=()) -> list:
     """The summary's post-release trace row: ``[StepAccuracy]``, or ``[]`` when no trace was
     released (k = p).
 
     The private trace is a clipped mean of t = ||x_a - x_b||^2 / 2, biased low by the mass of
     the t's above its clip, which its released clip histogram estimates
     (:func:`dppca.estimators.clip_choice.tail_bias`): the predicted relative error is
-    :func:`post_release_error` of the trace, its noise sd and that estimate. Above
-    ``TRACE_THRESHOLD`` "Total variance" and the PVE (scree / T) are marked
-    (:func:`total_variance_label`). On adult at eps 0.5 the clip sits under the capital_gain
-    top-code's pairs: the trace is 0.15 x tr S, the pre-release row predicted 0.025 (issue 20).
-    Privacy: released numbers only (post-processing).
+    :func:`post_release_error` of the trace, its noise sd and that estimate. Where the plan
+    (``plan``, public) gave the trace no clip histogram, its clip is the public fallback on a
+    rough centre and its bias is unmeasured: the row is then at least the plan's own trace
+    prediction, capped at 1 (:func:`unmeasured_trace_error`). Above ``TRACE_THRESHOLD``
+    "Total variance" and the PVE (scree / T) are marked (:func:`total_variance_label`). On
+    adult at eps 0.5 the clip sits under the capital_gain top-code's pairs: the trace is 0.15 x
+    tr S, the pre-release row predicted 0.025 (issue 20). Privacy: released numbers and public
+    arithmetic only (post-processing).
 
     Parameters
     ----------
@@ -246,6 +249,8 @@ def trace_step(trace, trace_sd, bias_estimate, bias_upper) -> list:
         The private trace and its noise sd (nan when k = p).
     bias_estimate, bias_upper : float
         Its clipping-bias estimate and upper bound (0 under the public fallback clip).
+    plan : sequence of StepAccuracy
+        The call's pre-release rows (public), read by :func:`unmeasured_trace_error`.
 
     Returns
     -------
@@ -261,13 +266,42 @@ def trace_step(trace, trace_sd, bias_estimate, bias_upper) -> list:
     """
     if not np.isfinite(trace):
         return []
-    error = post_release_error([trace], [trace_sd], [bias_estimate])[0]
+    error = max(post_release_error([trace], [trace_sd], [bias_estimate])[0],
+                unmeasured_trace_error(plan))
     return [StepAccuracy(
         "trace (post-release)", "relative error of the private trace from its noise sd and the "
         f"clipping-bias estimate of its released clip histogram (bound {bias_upper:.3g}: T and "
         f"the PVE may be off by up to {(trace + bias_upper) / max(trace, _TINY):.3g}x)", error,
-        "relative", TRACE_THRESHOLD, "bias from the released clip histogram (0 without one)",
-        "declared bounds (bounds=) or more eps")]
+        "relative", TRACE_THRESHOLD, "bias from the released clip histogram (without one: at "
+        "least the plan's trace row, at most 1)", "declared bounds (bounds=) or more eps")]
+
+
+def unmeasured_trace_error(plan) -> float:
+    """The post-release trace row's floor where the trace had no clip histogram: min(1, the
+    plan's ``"trace"`` prediction) when ``plan`` has a ``"trace"`` row and no ``"trace: clip
+    histogram"`` row (the share was noise-dominated: public arithmetic), else 0.
+
+    Without a histogram the clip is the public fallback on a noisy rough centre and its bias
+    is unmeasured, so the release knows no more of its error than the plan; the cap: a
+    prediction of 1 already says the trace may be anywhere from 0 to twice tr S (as a value
+    within one sd of 0, :func:`post_release_error`). breast_cancer at eps 0.5 (n = 569): the
+    row read 0.24 (noise sd / released trace, bias taken as 0) against a measured median error
+    of 0.84; the plan predicts 0.79.
+
+    Examples
+    --------
+    >>> from dppca.privacy.accuracy import StepAccuracy
+    >>> row = StepAccuracy("trace", "noise sd / trace", 2.98, "relative", 0.5, "", "")
+    >>> unmeasured_trace_error([row])
+    1.0
+    >>> histogram = StepAccuracy("trace: clip histogram", "", 0.2, "relative", 1.0, "", "")
+    >>> unmeasured_trace_error([histogram, row])
+    0.0
+    """
+    steps = {s.step: s.predicted for s in plan}
+    if "trace" not in steps or "trace: clip histogram" in steps:
+        return 0.0
+    return min(1.0, steps["trace"])
 
 
 def total_variance_label(trace, trace_sd, steps) -> str:
@@ -351,4 +385,4 @@ def robust_comparable(raw, sd, clipped_lower, clipped_upper, z) -> np.ndarray:
 __all__ = ["BIAS_LIMIT", "FLOOR_GATE", "NOISE_FLOOR", "TRACE_THRESHOLD", "UNMEASURED_SD",
            "ValueBias", "method_bias", "noise_floors", "post_release_error", "post_release_step",
            "robust_comparable", "total_variance_label", "trace_bias_parts", "trace_room",
-           "trace_step", "value_bias"]
+           "trace_step", "unmeasured_trace_error", "value_bias"]
