@@ -1,6 +1,6 @@
 """The directions' accuracy model (issue 20, item 1): predicted vs measured sin-theta of g-DPPCA.
 
-    python benchmarks/bench_direction_accuracy.py            # 20 seeds (5 on randhie, adult)
+    python benchmarks/bench_direction_accuracy.py            # 20 seeds (SEEDS_LARGE on randhie, adult)
     python benchmarks/bench_direction_accuracy.py --large-seeds 20   # 20 on every set
     python benchmarks/bench_direction_accuracy.py --quick    # 3 seeds, eps in {1, 4}
 

@@ -352,3 +352,23 @@ def test_trace_without_clip_histogram_is_predicted_no_better_than_the_plan():
     assert label.endswith("UNRELIABLE") and "UNRELIABLE" in str(res.summary())
     gau = _quiet(dppca.load_gau(), 3, eps=1, delta=1e-5, rng=0)
     assert unmeasured_trace_error(gau.accuracy.steps) == 0.0
+
+
+def test_values_clipped_at_an_unanchored_trace_are_predicted_off_by_one():
+    # wine (n = 178) at eps 1: the plan clips every value at 6.49 x the private trace (its
+    # tuning histogram would be noise-dominated) and gives the trace no clip histogram, where
+    # it predicts the trace off by 1.33 (row capped at 1). Seed 0 released PC1 = 2.8e-13
+    # against a target of 9.7e4 with noise sd 3.5e-14: noise alone predicted 0.49. Now 1 for
+    # every component; with the trace anchored (gau, eps 1: histogram clips) the floor is 0.
+    from sklearn.datasets import load_wine
+
+    from dppca.results.scree_checks import unanchored_floor
+
+    res = _quiet(load_wine(as_frame=True).data, 3, eps=1, delta=1e-5, rng=0)
+    steps = {s.step: s for s in res.accuracy.steps}
+    assert steps["trace (post-release)"].predicted >= 1.0
+    assert (res.value_error["clipped"] >= 1.0).all()
+    assert not steps["clipped: scree values (post-release)"].reliable
+    gau = _quiet(dppca.load_gau(), 3, eps=1, delta=1e-5, rng=0)
+    floor = unanchored_floor("clipped", gau.fits["clipped"], gau.accuracy.steps)
+    assert (floor == 0).all() and (gau.value_error["clipped"] < 0.1).all()

@@ -46,6 +46,10 @@ class MethodFit:
     histogram: object = None
 
 
+#: Marks the clipped method's tuning note when every clip is the public fallback, a multiple of
+#: the private trace (:func:`dppca.results.scree_checks.unanchored_floor` reads it).
+TRACE_FALLBACK = "x private trace (fallback"
+
 #: Share of the trace's mu^2 for its two tuning histograms (half each).
 TRACE_TUNING_SHARE = 1 / 3
 
@@ -166,8 +170,8 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
         # rule C = 6.5 x the private trace (>= 6.5 lambda_l for every component) instead.
         noise = group.share(share)
         clip = np.full(k, model.FALLBACK_CLIP_OVER_TRACE * anchor)
-        tuning = (f"C = {model.FALLBACK_CLIP_OVER_TRACE:.3g} x private trace (fallback: the accuracy "
-                  "model predicts a noise-dominated tuning histogram)")
+        tuning = (f"C = {model.FALLBACK_CLIP_OVER_TRACE:.3g} {TRACE_FALLBACK}: the accuracy model "
+                  "predicts a noise-dominated tuning histogram)")
     else:
         noise = group.share((1 - control.tuning_share) * share)
         choice = dp_clip_choice(paired_squares(scores, pairs), anchor,
@@ -275,5 +279,5 @@ def fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledge
 FITTERS = {"clipped": fit_clipped, "pmwm": fit_pmwm, "huber": fit_huber}
 
 
-__all__ = ["FITTERS", "MethodFit", "check_split_mode", "fit_clipped", "fit_huber", "fit_pmwm", "gaussian_widening",
+__all__ = ["FITTERS", "MethodFit", "TRACE_FALLBACK", "check_split_mode", "fit_clipped", "fit_huber", "fit_pmwm", "gaussian_widening",
            "private_trace"]

@@ -15,7 +15,8 @@ from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
 from .directions import pc_names
 from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_error, post_release_step,
-                           robust_comparable, total_variance_label, trace_bias_parts, trace_step)
+                           robust_comparable, total_variance_label, trace_bias_parts, trace_step,
+                           unanchored_floor)
 from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
@@ -126,7 +127,9 @@ class ScreeResult(DPResult):
         each value (:meth:`clipping_bias`; post-processing of released numbers).
     value_error : pandas.DataFrame, shape (k, r)
         Post-release predicted (median) relative error of each value: noise and clipping bias
-        (:func:`dppca.results.scree_checks.post_release_error`).
+        (:func:`dppca.results.scree_checks.post_release_error`), at least 1 where the value's
+        clip rests on a private trace predicted off by 1 or more
+        (:func:`dppca.results.scree_checks.unanchored_floor`).
     reliable : pandas.DataFrame of bool, shape (k, r)
         Per method and component, whether the value can be trusted to be within 10x of what
         it estimates: the model's gating steps are reliable, raw >= ``RELIABLE_MIN_SD`` s.e. and
@@ -204,13 +207,15 @@ class ScreeResult(DPResult):
         self.controls = dict(controls)
         self.has_nonprivate = nonprivate is not None
         self.bias = self.clipping_bias()
-        self.value_error = pd.DataFrame(
-            {m: post_release_error(self.raw[m], self.std_err[m], self.bias[m].estimate)
-             for m in self.methods}, index=index)
         before = [] if accuracy is None else list(accuracy.steps)
+        traced = trace_step(self.trace, self.trace_std_err, self.trace_bias_estimate,
+                            self.trace_bias, before)
+        self.value_error = pd.DataFrame(
+            {m: np.maximum(post_release_error(self.raw[m], self.std_err[m], self.bias[m].estimate),
+                           unanchored_floor(m, self.fits[m], traced))
+             for m in self.methods}, index=index)
         self.accuracy = AccuracyReport(before + [post_release_step(m, self.value_error[m])
-                                                 for m in self.methods] + trace_step(
-            self.trace, self.trace_std_err, self.trace_bias_estimate, self.trace_bias, before))
+                                                 for m in self.methods] + traced)
         self.reliable = self._reliable_values()
         self._extra_notes = list(extra_notes)
         self.figure = None
