@@ -357,9 +357,42 @@ def near_tail_estimate(choice: ClipChoice) -> np.ndarray:
     >>> float(choice.clip[0]), round(float(near_tail_estimate(choice)[0]), 3)
     (2.0, 0.11)
     """
+    return _near_sum(choice)[0]
+
+
+def near_tail_size(choice: ClipChoice) -> np.ndarray:
+    """Size of the near octaves' clipping bias net of the noise in its estimate, shape (k,):
+    sqrt((b^2 - s^2)+) for a positive :func:`near_tail_estimate` b with noise sd s, else 0.
+
+    b^2 - s^2 is the unbiased estimate of the squared bias (E b^2 = bias^2 + s^2); its positive
+    part keeps a sum that is mostly noise from reading as bias. On randhie (n = 20,190) the near
+    sum was 0.4-1.4 of its sd in most runs, and the trace's post-release row that reads it
+    predicted 2.2x the measured median error at eps 0.5 and 1 (20 seeds; 1.07-1.23x with this
+    size); breast_cancer at eps 4: 1.09x. Post-processing of the noisy counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edges = clip_edges(1.0)
+    >>> counts = np.zeros((1, edges.size - 1))
+    >>> counts[0, 26:28] = [3.0, 2.0]
+    >>> choice = choose_clips(counts, 1.0, edges, 100, 0.001, 2.0)  # count sd 1
+    >>> round(float(near_tail_estimate(choice)[0]), 3), round(float(near_tail_size(choice)[0]), 3)
+    (0.11, 0.102)
+    >>> noisier = choose_clips(counts, 3.0, edges, 100, 0.001, 2.0)  # count sd 3: sum sd 0.12
+    >>> float(near_tail_size(noisier)[0])
+    0.0
+    """
+    estimate, sd = _near_sum(choice)
+    return np.where(estimate > 0, np.sqrt(np.maximum(estimate ** 2 - sd ** 2, 0.0)), 0.0)
+
+
+def _near_sum(choice):
+    """(:func:`near_tail_estimate`, its noise sd sigma ||w|| / m), each shape (k,)."""
     noisy, clip, low, above, excess = _bins_above(choice)
-    near = above & (low[None, :] < clip * 2.0 ** HIDDEN_OCTAVES)
-    return np.sum(np.where(near, noisy * excess, 0.0), axis=1) / max(choice.m, 1)
+    weight = np.where(above & (low[None, :] < clip * 2.0 ** HIDDEN_OCTAVES), excess, 0.0)
+    m = max(choice.m, 1)
+    return np.sum(weight * noisy, axis=1) / m, choice.sigma * np.sqrt(np.sum(weight ** 2, axis=1)) / m
 
 
 def _window_bound(noisy, sigma, edges, clip, above, counted, excess) -> np.ndarray:
@@ -409,5 +442,5 @@ def _extended(seed, loose) -> np.ndarray:
 
 
 __all__ = ["CLIP_LOG2_RANGE", "TRACE_LOG2_RANGE", "ClipChoice", "SIGNIFICANT_SD", "TailBias",
-           "UNSEEN_SHARE", "choose_clips", "clip_edges", "dp_clip_choice", "near_tail_estimate",
+           "UNSEEN_SHARE", "choose_clips", "clip_edges", "dp_clip_choice", "near_tail_estimate", "near_tail_size",
            "tail_bias"]

@@ -17,7 +17,7 @@ from .._validation import DPPCAValueError
 from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
-from .clip_choice import TRACE_LOG2_RANGE, TailBias, dp_clip_choice, near_tail_estimate
+from .clip_choice import TRACE_LOG2_RANGE, TailBias, dp_clip_choice, near_tail_size
 from .pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
 from .tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 
@@ -118,7 +118,8 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
                                 step="trace tuning: clip histogram of ||x_a - x_b||^2/2",
                                 log2_range=TRACE_LOG2_RANGE)
         # the trace's tail is every column's, spread thinly: every bin of the near octaves counts
-        estimate = np.maximum(choice.tail_estimate, near_tail_estimate(choice))
+        # (net of the noise in their sum)
+        estimate = np.maximum(choice.tail_estimate, near_tail_size(choice))
         clip, bias = float(choice.clip[0]), TailBias(estimate, np.maximum(estimate, choice.tail_upper))
     trace, sd = dp_clipped_paired_mean(halves, clip, noise, rng, ledger=ledger,
                                        step="trace: clipped mean of ||x_a - x_b||^2/2")

@@ -128,7 +128,7 @@ class ScreeResult(DPResult):
     value_error : pandas.DataFrame, shape (k, r)
         Post-release predicted (median) relative error of each value: noise and clipping bias
         (:func:`dppca.results.scree_checks.post_release_error`), at least 1 where the value's
-        clip rests on a private trace predicted off by 1 or more
+        clip rests on a private trace the plan predicts noise-dominated
         (:func:`dppca.results.scree_checks.unanchored_floor`).
     reliable : pandas.DataFrame of bool, shape (k, r)
         Per method and component, whether the value can be trusted to be within 10x of what
@@ -212,7 +212,7 @@ class ScreeResult(DPResult):
                             self.trace_bias, before)
         self.value_error = pd.DataFrame(
             {m: np.maximum(post_release_error(self.raw[m], self.std_err[m], self.bias[m].estimate),
-                           unanchored_floor(m, self.fits[m], traced))
+                           unanchored_floor(m, self.fits[m], before))
              for m in self.methods}, index=index)
         self.accuracy = AccuracyReport(before + [post_release_step(m, self.value_error[m])
                                                  for m in self.methods] + traced)
