@@ -38,17 +38,17 @@ class MethodFit:
         The clip choice with its released noisy counts (the post-release accuracy reads them,
         :func:`dppca.estimators.clip_choice.tail_bias`); None when the clip came from no
         histogram.
+    trace_clip : bool
+        Whether every clip is the public fallback, a multiple of the private trace (the
+        post-release model reads it: :func:`dppca.results.scree_checks.unanchored_floor`).
     """
 
     release: object
     mechanism: str
     tuning: str
     histogram: object = None
+    trace_clip: bool = False
 
-
-#: Marks the clipped method's tuning note when every clip is the public fallback, a multiple of
-#: the private trace (:func:`dppca.results.scree_checks.unanchored_floor` reads it).
-TRACE_FALLBACK = "x private trace (fallback"
 
 #: Share of the trace's mu^2 for its two tuning histograms (half each).
 TRACE_TUNING_SHARE = 1 / 3
@@ -150,7 +150,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
     k = scores.shape[1]
     m = len(pairs[0])
     coarse = model.MEDIAN_TUNING_SHARE * share
-    choice = None
+    choice, clip_on_trace = None, False
     if control.C_clip is not None:
         noise, clip, tuning = group.share(share), np.full(k, float(control.C_clip)), "public C_clip"
     elif not model.tuning_reliable(m, k, control.tuning_share * share, group.mu) and \
@@ -170,9 +170,9 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
         # Public arithmetic says the tuning histogram would be noise-dominated: the stated public
         # rule C = 6.5 x the private trace (>= 6.5 lambda_l for every component) instead.
         noise = group.share(share)
-        clip = np.full(k, model.FALLBACK_CLIP_OVER_TRACE * anchor)
-        tuning = (f"C = {model.FALLBACK_CLIP_OVER_TRACE:.3g} {TRACE_FALLBACK}: the accuracy model "
-                  "predicts a noise-dominated tuning histogram)")
+        clip, clip_on_trace = np.full(k, model.FALLBACK_CLIP_OVER_TRACE * anchor), True
+        tuning = (f"C = {model.FALLBACK_CLIP_OVER_TRACE:.3g} x private trace (fallback: the accuracy "
+                  "model predicts a noise-dominated tuning histogram)")
     else:
         noise = group.share((1 - control.tuning_share) * share)
         choice = dp_clip_choice(paired_squares(scores, pairs), anchor,
@@ -186,7 +186,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
                   "for a component with no significant bin")
     release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
                               step="clipped: U-statistics of min(u, C) (PC1..PCk)")
-    return MethodFit(release, "Gaussian", tuning, choice)
+    return MethodFit(release, "Gaussian", tuning, choice, trace_clip=clip_on_trace)
 
 
 def fit_pmwm(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
@@ -280,5 +280,5 @@ def fit_huber(scores, pairs, anchor, control, group, share, pure_eps, rng, ledge
 FITTERS = {"clipped": fit_clipped, "pmwm": fit_pmwm, "huber": fit_huber}
 
 
-__all__ = ["FITTERS", "MethodFit", "TRACE_FALLBACK", "check_split_mode", "fit_clipped", "fit_huber", "fit_pmwm", "gaussian_widening",
+__all__ = ["FITTERS", "MethodFit", "check_split_mode", "fit_clipped", "fit_huber", "fit_pmwm", "gaussian_widening",
            "private_trace"]

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..estimators.scree_fits import TRACE_FALLBACK
 from ..privacy.accuracy import CLIP_OVER_LAMBDA, StepAccuracy
 from .scree_values import gaussian_clip_bias
 
@@ -351,9 +350,9 @@ def unanchored_floor(method, fit, plan) -> np.ndarray:
     multiple of a private trace whose noise the plan (``plan``, public) predicts at least as
     large as the trace itself, else 0.
 
-    The clipped method's fallback clip (all components under the public fallback rule, or a
-    component whose clip histogram showed no significant bin) is 6.49 x the private trace. A
-    trace whose noise sd is at least its size anchors nothing: it is released near 0 or far
+    The clipped method's fallback clip (all components under the public fallback rule: the
+    fit's ``trace_clip``, or a component whose clip histogram showed no significant bin: its
+    ``histogram.fallback``) is 6.49 x the private trace. A trace whose noise sd is at least its size anchors nothing: it is released near 0 or far
     above tr S in a large share of runs, and the clip with it, so the value collapses toward 0
     or is noise that its own noise sd only scales, whatever that sd says. On wine at eps 1
     (n = 178; the plan's trace row 1.33) the values were released from 2.8e-13 to 6.7e15
@@ -366,9 +365,8 @@ def unanchored_floor(method, fit, plan) -> np.ndarray:
     Examples
     --------
     >>> from types import SimpleNamespace
-    >>> from dppca.estimators.scree_fits import TRACE_FALLBACK
     >>> from dppca.privacy.accuracy import StepAccuracy
-    >>> fit = SimpleNamespace(tuning=f"C = 6.49 {TRACE_FALLBACK}: ...)", histogram=None,
+    >>> fit = SimpleNamespace(trace_clip=True, histogram=None,
     ...                       release=SimpleNamespace(estimate=[1.0, 0.5]))
     >>> plan = [StepAccuracy("trace", "noise sd / trace", 1.33, "relative", 0.5, "", "")]
     >>> unanchored_floor("clipped", fit, plan).tolist()
@@ -380,9 +378,9 @@ def unanchored_floor(method, fit, plan) -> np.ndarray:
     unanchored = any(s.step == "trace" and s.predicted >= 1.0 for s in plan)
     if method != "clipped" or not unanchored:
         return np.zeros(k)
-    if fit.histogram is not None:
+    if getattr(fit, "histogram", None) is not None:
         return np.asarray(fit.histogram.fallback, float)
-    return np.full(k, float(TRACE_FALLBACK in fit.tuning))
+    return np.full(k, float(getattr(fit, "trace_clip", False)))
 
 
 def post_release_step(method, error) -> StepAccuracy:
