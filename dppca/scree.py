@@ -261,7 +261,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     order = variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
                             and values_reliable(accuracy, methods[0]))
     checked = kendall_order_accuracy(fits, own)  # fits still in Kendall order
-    released = _released_steps(dirs) + checked
+    released = _released_steps(dirs)
     fits = {name: permuted(fit, order) for name, fit in fits.items()}
     columns = dirs.directions.columns[:k]
     result = ScreeResult(fits, trace=trace, trace_std_err=trace_sd, trace_bias=trace_bias,
@@ -273,10 +273,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                          n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
                          seed=seed_of(rng), mono=flags["mono"], controls=controls,
                          nonprivate=reference, extra_notes=_calibration_notes(group),
-                         accuracy=AccuracyReport(accuracy.steps + released))
-    # Post-release rows of the values (released values only: post-processing), after the public
-    # pre-release ones and the directions' post-release row (dp_pc_dir has warned of that one).
-    skip = len(accuracy.steps) + len(released) - len(checked)
+                         accuracy=AccuracyReport(accuracy.steps + released + checked))
+    # Post-release rows of the Kendall order and the values (released values only), after the
+    # public pre-release ones and the directions' post-release row (dp_pc_dir warned of that).
+    skip = len(accuracy.steps) + len(released)
     AccuracyReport(result.accuracy.steps[skip:]).warn(basis="released values only")
     return result
 

@@ -392,7 +392,8 @@ def _near_sum(choice):
     noisy, clip, low, above, excess = _bins_above(choice)
     weight = np.where(above & (low[None, :] < clip * 2.0 ** HIDDEN_OCTAVES), excess, 0.0)
     m = max(choice.m, 1)
-    return np.sum(weight * noisy, axis=1) / m, choice.sigma * np.sqrt(np.sum(weight ** 2, axis=1)) / m
+    estimate = np.sum(weight * noisy, axis=1) / m
+    return estimate, choice.sigma * np.sqrt(np.sum(weight ** 2, axis=1)) / m
 
 
 def _window_bound(noisy, sigma, edges, clip, above, counted, excess) -> np.ndarray:
@@ -442,5 +443,5 @@ def _extended(seed, loose) -> np.ndarray:
 
 
 __all__ = ["CLIP_LOG2_RANGE", "TRACE_LOG2_RANGE", "ClipChoice", "SIGNIFICANT_SD", "TailBias",
-           "UNSEEN_SHARE", "choose_clips", "clip_edges", "dp_clip_choice", "near_tail_estimate", "near_tail_size",
-           "tail_bias"]
+           "UNSEEN_SHARE", "choose_clips", "clip_edges", "dp_clip_choice", "near_tail_estimate",
+           "near_tail_size", "tail_bias"]

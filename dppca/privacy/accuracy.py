@@ -191,5 +191,6 @@ class AccuracyReport:
             steps = "; ".join(f"{s.step} (predicted {s.predicted:.3g} {s.unit} > {s.threshold:g}; "
                               f"fix: {s.fix})" for s in bad)
             warnings.warn(f"the accuracy model ({basis}) predicts that these steps are "
-                          f"dominated by their noise or off their target: {steps}. Their numbers are marked unreliable.",
+                          f"dominated by their noise or off their target: {steps}. Their numbers "
+                          "are marked unreliable.",
                           DPAccuracyWarning, stacklevel=stacklevel)

@@ -352,15 +352,15 @@ def unanchored_floor(method, fit, plan) -> np.ndarray:
 
     The clipped method's fallback clip (all components under the public fallback rule: the
     fit's ``trace_clip``, or a component whose clip histogram showed no significant bin: its
-    ``histogram.fallback``) is 6.49 x the private trace. A trace whose noise sd is at least its size anchors nothing: it is released near 0 or far
-    above tr S in a large share of runs, and the clip with it, so the value collapses toward 0
-    or is noise that its own noise sd only scales, whatever that sd says. On wine at eps 1
-    (n = 178; the plan's trace row 1.33) the values were released from 2.8e-13 to 6.7e15
-    against a target of 9.6e4 and predicted 0.50 (median; measured 1). Where the plan's trace
-    row is under 1 (iris at eps 2: 0.85) the values were within 0.34 (median) and no floor
-    applies: reading the post-release trace row instead floored those too (2.3-3.2x the
-    measured error on iris and wine at eps 2, diabetes at eps 1). Public arithmetic and
-    released numbers only.
+    ``histogram.fallback``) is 6.49 x the private trace. A trace whose noise sd is at least its
+    size anchors nothing: it is released near 0 or far above tr S in a large share of runs, and
+    the clip with it, so the value collapses toward 0 or is noise that its own noise sd only
+    scales, whatever that sd says. On wine at eps 1 (n = 178; the plan's trace row 1.33) the
+    values were released from 2.8e-13 to 6.7e15 against a target of 9.6e4 and predicted 0.50
+    (median; measured 1). Where the plan's trace row is under 1 (iris at eps 2: 0.85) the values
+    were within 0.34 (median) and no floor applies: reading the post-release trace row instead
+    floored those too (2.3-3.2x the measured error on iris and wine at eps 2, diabetes at eps
+    1). Public arithmetic and released numbers only.
 
     Examples
     --------
