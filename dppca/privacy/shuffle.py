@@ -222,7 +222,8 @@ def closed_form_eps0_limit(n: int, delta: float) -> float:
     -----
     The range check of the authors' code (apple/ml-shuffling-amplification,
     ``closedformanalysis``) for FMT21 Theorem 3.1; Theorem 3.8 (approximate-DP randomizers)
-    carries the same condition on eps0.
+    carries the same condition on eps0. The paper states it with log(2/delta) in place of
+    log(4/delta), a weaker requirement: this range lies inside the paper's.
 
     Examples
     --------
