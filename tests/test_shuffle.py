@@ -80,13 +80,15 @@ def test_numerical_bound_lies_in_the_authors_brackets(n, eps0, delta, step, lowe
 
 def test_closed_form_range_is_the_authors_check():
     # log(n / (16 log(4/delta))); empty (0) when n <= 16 log(4/delta)
-    assert closed_form_eps0_limit(10_000, 1e-6) == pytest.approx(math.log(10_000 / (16 * math.log(4e6))))
+    expected = math.log(10_000 / (16 * math.log(4e6)))
+    assert closed_form_eps0_limit(10_000, 1e-6) == pytest.approx(expected)
     assert closed_form_eps0_limit(200, 1e-6) == 0.0
     with pytest.raises(DPPCAValueError, match="`eps0` must be at most"):
         shuffle_epsilon_closed_form(10_000, closed_form_eps0_limit(10_000, 1e-6) * 1.001, 1e-6)
 
 
-@pytest.mark.parametrize("n, eps, delta", [(1_000, 1.0, 1e-5), (5_000, 0.8, 0.01), (100_000, 2.0, 1e-8)])
+@pytest.mark.parametrize("n, eps, delta",
+                         [(1_000, 1.0, 1e-5), (5_000, 0.8, 0.01), (100_000, 2.0, 1e-8)])
 def test_amplified_budget_meets_theorem_3_8(n, eps, delta):
     budget = shuffle_local_budget(n, eps, delta)
     assert budget.amplified and budget.eps0 > eps

@@ -13,7 +13,8 @@ from dppca.audit.releases_methods import DELTA, EPS, SHUFFLE_ROWS, _shuffle_padd
 from dppca.methods.k_dp_ojas import k_dp_ojas_directions
 from dppca.privacy import Ledger
 
-ENTRY = f"k_dp_ojas (amplification='shuffle', amplified, n = {SHUFFLE_ROWS} with padding): clipped Oja gradients"
+ENTRY = (f"k_dp_ojas (amplification='shuffle', amplified, n = {SHUFFLE_ROWS} with padding): "
+         "clipped Oja gradients")
 
 
 def _step_mechanism(rows):
