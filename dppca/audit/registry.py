@@ -45,6 +45,9 @@ class AuditedRelease:
         :data:`dppca.audit.neighbours.DATASETS`).
     claim : str
         The claimed sensitivity in words, for tables (e.g. ``"2 sqrt(k)/n (1 + nE)"``).
+    fast_runs : int or None
+        Releases per neighbour of the quick distinguishing test when the default is too slow
+        for this mechanism (e.g. thousands of Python-level steps per release); None: default.
 
     See Also
     --------
@@ -73,6 +76,7 @@ class AuditedRelease:
     xfail: str | None = None
     kinds: tuple = ("all",)
     claim: str = ""
+    fast_runs: int | None = None
 
     def __post_init__(self):
         if self.norm not in NORMS:

@@ -24,6 +24,7 @@ from ..methods.dp_sggd import descent_direction, dp_sggd_directions, noisy_desce
 from ..methods.k_dp_ojas import k_dp_ojas_directions, oja_gradient
 from ..methods.k_dp_pca_mean import clipped_mean, priv_mean
 from ..methods.noisy_power import noisy_power_directions
+from ..preprocessing import random_pairs
 from ..privacy import Ledger, gaussian_sigma
 from .registry import AuditedRelease, register
 
@@ -69,12 +70,12 @@ def _method_mechanism(directions, bounded, options):
 
 
 def _method_entry(name, claim, statistic, sensitivity, directions=None, bounded=True, xfail=None,
-                  mechanism=None, **options):
+                  mechanism=None, context=_context, fast_runs=None, **options):
     if directions is not None:
         mechanism = _method_mechanism(directions, bounded, options)
     register(AuditedRelease(name, claim=claim, statistic=statistic, sensitivity=sensitivity,
-                            mechanism=mechanism, eps=EPS, delta=DELTA, p=2, context=_context,
-                            xfail=xfail))
+                            mechanism=mechanism, eps=EPS, delta=DELTA, p=2, context=context,
+                            xfail=xfail, fast_runs=fast_runs))
 
 
 _moment_sensitivity = lambda n, p, c: second_moment_sensitivity(c["bound"], n // 2)  # noqa: E731
@@ -97,20 +98,58 @@ _method_entry("noisy_power: A X per iteration", "sqrt(2) C^2/m (Frob.)",
               lambda X, c: _moment(X, c) @ c["V"], _moment_sensitivity, noisy_power_directions)
 
 
-def _oja_statistic(X, c):
-    return np.stack([oja_gradient(x, c["w"], c["bound"] ** 2) for x in _rows(X, c)])
+def _oja_statistic(X, c, which=slice(None)):
+    return np.stack([oja_gradient(x, c["w"], c["bound"] ** 2) for x in _rows(X, c)[which]])
 
 
 _method_entry("k_dp_ojas: clipped Oja gradients", "2 beta", _oja_statistic,
               lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions)
 # amplification="shuffle": the same per-step statistic; the mechanism is the method with its
-# secret order and shuffled calibration (which keeps the parallel noise when that is smaller,
-# as it is at the audit's n <= 50: FMT21's bound gives eps0 = eps for m <= 25 at (1, 1e-5)).
-# Where amplification is active (m = 400, eps0 = 2.2) a test on the released subspace has no
-# power: eps_lb = 0 over 300 releases even with 1% of the calibrated noise (zero rows but one).
+# secret order and shuffled calibration, which claims no amplification at the audit's n <= 50
+# (m <= 25 steps are far below the range of FMT21 Theorem 3.8 at (1, 1e-5)): parallel noise.
 _method_entry("k_dp_ojas (amplification='shuffle'): clipped Oja gradients", "2 beta",
               _oja_statistic, lambda n, p, c: 2 * c["bound"] ** 2, k_dp_ojas_directions,
               amplification="shuffle")
+
+#: Rows of the amplified k-DP-Ojas entry: the smallest n at which k_dp_ojas_directions with
+#: amplification="shuffle" at (EPS, DELTA) and a public bound uses the shuffled calibration
+#: (m = 967 paired differences; with 966, Theorem 3.8's eps0 = 1.49 gives more noise than
+#: parallel composition). tests/privacy/test_shuffle_audit.py checks both sides.
+SHUFFLE_ROWS = 1934
+#: Releases per neighbour of its quick distinguishing test (each release takes 0.15-0.4 s).
+SHUFFLE_RUNS = 100
+
+
+def _shuffle_padded(X) -> np.ndarray:
+    """The audit's rows followed by SHUFFLE_ROWS - n public N(0, 1) rows (n public, same for both
+    neighbours), so the pair the search picks is run where the amplification is claimed."""
+    X = np.asarray(X, float)
+    pad = np.random.default_rng(0).normal(size=(SHUFFLE_ROWS - X.shape[0], X.shape[1]))
+    return np.concatenate((X, pad))
+
+
+def _shuffle_statistic(X, c):
+    """The Oja gradients of the padded data's pairs that hold one of the audit's rows (the other
+    pairs are the same public rows on both neighbours: they add nothing to ||f(D) - f(D')||)."""
+    first, second = random_pairs(SHUFFLE_ROWS, np.random.default_rng(c["seed"]))  # _rows' pairing
+    mine = (first < X.shape[0]) | (second < X.shape[0])
+    return _oja_statistic(_shuffle_padded(X), c, mine)
+
+
+_shuffled_run = _method_mechanism(k_dp_ojas_directions, True, {"amplification": "shuffle"})
+# The secret order hides which step saw the replaced row; the released subspace is the output.
+# Each run is m = 967 Python-level steps, so the quick test draws SHUFFLE_RUNS releases a side.
+# The test on the subspace has no power here: on the search's worst pair, eps_lb = 0 over 100
+# releases a side with the calibrated noise, with 1% of it and with none (the random start and
+# the secret order dominate), so this entry checks the sensitivity at the amplified size and
+# runs the amplified path end to end; it cannot see a weakened noise.
+_method_entry(f"k_dp_ojas (amplification='shuffle', amplified, n = {SHUFFLE_ROWS} with padding): "
+              "clipped Oja gradients", "2 beta", _shuffle_statistic,
+              lambda n, p, c: 2 * c["bound"] ** 2,
+              mechanism=lambda X, c, rng: _shuffled_run(_shuffle_padded(X), c, rng),
+              context=lambda D, rng: _context(_shuffle_padded(D), rng), fast_runs=SHUFFLE_RUNS)
+
+
 def _priv_mean(X, c):
     return clipped_mean(X, c["centres"], c["half"])
 

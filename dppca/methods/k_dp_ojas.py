@@ -72,6 +72,8 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
         (eps0, delta0) whose amplified guarantee meets (eps', delta')
         (:func:`dppca.privacy.shuffle.shuffle_local_budget`); the smaller of the two noise
         levels is used (both are proven; the choice depends on public n, eps, delta only).
+        Below the range of the shuffling theorem (small n) no amplification is claimed and
+        the ledger says so.
     centring : {"pairs", "none"}
         ``"pairs"`` (default): paired differences (x_a - x_b)/sqrt(2) (no mean needed).
         ``"none"``: the rows as given, which declares their mean public and equal to 0 (the
@@ -109,9 +111,12 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     Amplification by shuffling (opt-in). Each step is a local randomizer of one record:
     (eps0, delta0)-DP for any two values of that record, given the earlier outputs (the
     iterate, the deflation frame). Run over a uniformly random permutation of the m records
-    that stays secret, the m steps are (eps', delta')-DP with eps0 much larger than eps'
-    (Feldman, McMillan & Talwar 2021, Theorems 3.2 and 3.8, replace-one): e.g. m = 5,000 at
-    (eps', delta') = (0.8, 0.01) allows eps0 = 5.2, delta0 = 3.1e-7. The proof needs the secret
+    that stays secret, the m steps are (eps', delta')-DP with eps0 larger than eps' (Feldman,
+    McMillan & Talwar 2021, Theorem 3.8 with Theorem 3.1's closed form and its range
+    eps0 <= log(m / (16 log(4/delta_s))), replace-one): e.g. m = 5,000 at (eps', delta') =
+    (0.8, 0.01) allows eps0 = 2.97, delta0 = 3.0e-7. Below that range (m <= 591 at (1, 1e-5))
+    no amplification is claimed and the steps get the parallel-composition noise; at
+    (1, 1e-5) the shuffled noise is the smaller from m = 967 on. The proof needs the secret
     shuffle: if a caller fixes the order (sorted rows, a released permutation, reusing the
     generator's state), an adversary knows which step saw a record and only the parallel
     composition bound eps0 holds for it, several times the claimed eps'. The paper's printed
@@ -133,8 +138,11 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     0.010 = random; benchmarks/reproduce_dungler_sanyal.py --figure4, docs/choosing.md) the
     defaults give 0.009-0.011 for n = 2,500-20,000 with either calibration; with the paper's
     settings declared (centring="none", top_eigenvalue, noise_sd, learning_rate = beta) the
-    shuffled calibration gives 0.017 at n = 10^4, 0.029 at 2 x 10^4 (50 trials), 0.34 at
-    5 x 10^4 and 0.59 at 10^5 (4 trials), against 0.996-1.000 for Analyze Gauss.
+    shuffled calibration gave 0.017 at n = 10^4, 0.029 at 2 x 10^4 (50 trials), 0.34 at
+    5 x 10^4 and 0.59 at 10^5 (4 trials), against 0.996-1.000 for Analyze Gauss. Those runs
+    used FMT21's numerical bound for eps0 (4.8-8.5, noise sd 1.04-0.71 x 2 beta), which
+    Theorem 3.8 does not cover; the closed form now used gives eps0 = 2.9-6.5 and sd
+    1.62-0.90 x 2 beta (1.3-1.6x more noise; parallel composition: 1.88), not re-measured.
 
     Cost: O(n p k) time, O(p k) memory, one pass, one Python-level step per row fed.
 
@@ -150,7 +158,7 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     >>> import numpy as np
     >>> from dppca.methods.k_dp_ojas import k_dp_ojas_directions
     >>> from dppca.privacy import Ledger
-    >>> X = np.random.default_rng(0).normal(size=(400, 3)) * [3.0, 1.0, 0.5]
+    >>> X = np.random.default_rng(0).normal(size=(2000, 3)) * [3.0, 1.0, 0.5]
     >>> ledger = Ledger(1.0, 1e-5)
     >>> fit = k_dp_ojas_directions(X, 1, eps=1.0, delta=1e-5, rng=np.random.default_rng(1),
     ...                            calibration="analytic", ledger=ledger, amplification="shuffle",
@@ -206,6 +214,10 @@ def _step_noise(sensitivity, eps, delta, m, calibration, amplification):
     if amplification == "none":
         return parallel, f"Gaussian ({calibration})", "disjoint steps, parallel composition"
     local = shuffle_local_budget(m, eps, delta)
+    if not local.amplified:  # public: m, eps and delta only
+        return parallel, f"Gaussian ({calibration})", \
+            (f"secret random order; no amplification claimed: m = {m} steps are below the range "
+             "of FMT21 Theorem 3.8 at this budget, parallel composition")
     shuffled = gaussian_sigma(sensitivity, local.eps0, local.delta0, "analytic") \
         if local.delta0 > 0 else math.inf
     if shuffled >= parallel:

@@ -8,25 +8,36 @@ the largest local eps0 whose amplified guarantee fits a budget. k-DP-Ojas is suc
 clipped noisy Oja step per record, :mod:`dppca.methods.k_dp_ojas`).
 
 The proof needs the order to be secret and uniform. If a caller fixes the order (sorted data, a
-released or reproducible permutation, the file order), the adversary knows which step saw which
-record and only parallel composition remains: each record is then protected at eps0 only, which
-is far weaker than the amplified eps.
+released permutation, the file order), the adversary knows which step saw which record and only
+parallel composition remains: each record is then protected at eps0 only, which is far weaker
+than the amplified eps.
 
-Bounds (replace-one neighbours, as in FMT21):
+Bounds (FMT21 = Feldman, McMillan & Talwar, "Hiding among the clones", FOCS 2021,
+arXiv:2012.12803). Neighbours are replace-one throughout: FMT21's reduction compares data sets
+X0, X1 that differ in the first record only, the same relation as the rest of the package.
 
-- :func:`shuffle_delta`, :func:`shuffle_epsilon`: the numerical bound of FMT21 (Theorem 3.2 and
-  Appendix E, "hiding among the clones"). For eps0-DP randomizers the shuffled outputs on two
-  neighbours are a post-processing of P0 = (A + D, C - A + 1 - D) and P1 = (A + 1 - D, C - A + D)
-  with C ~ Bin(n - 1, e^-eps0), A ~ Bin(C, 1/2), D ~ Bern(e^eps0 / (e^eps0 + 1)); the hockey-stick
-  divergence of (P0, P1) is computed exactly (one binomial tail pair per value of C).
-- :func:`shuffle_epsilon_closed_form`: the closed-form bound of FMT21 Theorem 3.1 as evaluated by
-  the paper's code (apple/ml-shuffling-amplification), valid for eps0 <= log(n / (16 log(4/delta))).
-- Approximate-DP randomizers (FMT21 Theorem 3.8): if each R_i is (eps0, delta0)-DP, the shuffled
-  outputs are (eps, delta_s + (e^eps + 1)(1 + e^-eps0 / 2) n delta0)-DP, eps the eps0-DP bound at
-  delta_s. :func:`shuffle_local_budget` uses this to calibrate Gaussian steps. The text of
-  Theorem 3.8 was not available where this module was written: its delta term is transcribed
-  from the paper as remembered and must be checked against arXiv:2012.12803 before the option
-  that uses it (k-DP-Ojas's ``amplification="shuffle"``) becomes a default.
+- Pure eps0-DP randomizers, any n >= 1 and eps0 > 0: :func:`shuffle_delta` and
+  :func:`shuffle_epsilon` evaluate FMT21 Theorem 3.2 (the shuffled outputs on two neighbours
+  are a post-processing of P0 = (A + D, C - A + 1 - D) and P1 = (A + 1 - D, C - A + D) with
+  C ~ Bin(n - 1, e^-eps0), A ~ Bin(C, 1/2), D ~ Bern(e^eps0 / (e^eps0 + 1))): the hockey-stick
+  divergence of (P0, P1), exactly (one binomial tail pair per value of C). This is the quantity
+  the paper's numerical procedure bounds (Section 4, Appendix E; the authors' code,
+  apple/ml-shuffling-amplification, ``deltacomp``), which brackets it between an upper and a
+  lower bound over blocks of values of C; the values computed here lie inside the brackets
+  that code prints (tests/test_shuffle.py, also at eps0 = 5 above the closed form's range:
+  the numerical bound has no range condition).
+- :func:`shuffle_epsilon_closed_form`: the closed form of FMT21 Theorem 3.1 as the authors'
+  code evaluates it (``closedformanalysis``), for eps0 <= :func:`closed_form_eps0_limit`
+  = log(n / (16 log(4/delta))), the range that code enforces (the paper's condition has
+  log(2/delta) there, a weaker requirement, so the range used here is inside the paper's).
+- Approximate-DP randomizers (Gaussian steps), FMT21 Theorem 3.8: if each R_i is
+  (eps0, delta0)-DP for every value of its adaptive inputs and eps0 is in Theorem 3.1's range,
+  the shuffled outputs are (eps, delta_s + (e^eps + 1)(1 + e^-eps0 / 2) n delta0)-DP with eps
+  the closed form of Theorem 3.1 at delta_s. The theorem is stated with Theorem 3.1's eps and
+  range, so :func:`shuffle_local_budget` uses exactly that: the closed form, never the tighter
+  numerical bound, and only for eps0 in the range. When the range cannot hold any eps0 above
+  the target eps (small n), it claims no amplification (``amplified=False``: each step gets
+  the whole (eps, delta), parallel composition).
 
 The FMT 2023 "stronger" bounds are not used: their erratum restricts the general upper bounds to
 a class of randomizers that does not obviously contain the Gaussian mechanism.
@@ -60,13 +71,19 @@ class LocalBudget:
         Central guarantee of the shuffled sequence (at most the requested budget).
     n : int
         Number of shuffled records (steps).
+    amplified : bool
+        True when (eps0, delta0) rests on FMT21 Theorem 3.8 (eps0 > eps); False when n is too
+        small for the theorem's range to hold any eps0 > eps: then (eps0, delta0) = (eps,
+        delta), the parallel-composition budget, which needs no shuffling.
 
     Examples
     --------
     >>> from dppca.privacy.shuffle import shuffle_local_budget
     >>> budget = shuffle_local_budget(10_000, 1.0, 1e-5)
-    >>> budget.eps0 > 1.0, budget.delta0 < 1e-5
-    (True, True)
+    >>> budget.amplified, budget.eps0 > 1.0, budget.delta0 < 1e-5
+    (True, True, True)
+    >>> shuffle_local_budget(500, 1.0, 1e-5).amplified  # below the theorem's range
+    False
     """
 
     eps0: float
@@ -74,6 +91,7 @@ class LocalBudget:
     eps: float
     delta: float
     n: int
+    amplified: bool
 
 
 def shuffle_delta(n: int, eps0: float, eps: float) -> float:
@@ -179,6 +197,48 @@ def shuffle_epsilon(n: int, eps0: float, delta: float) -> float:
                                 smallest=True)
 
 
+def closed_form_eps0_limit(n: int, delta: float) -> float:
+    """Largest eps0 for which FMT21's closed form (Theorem 3.1, hence Theorem 3.8) is evaluated.
+
+    Parameters
+    ----------
+    n : int, >= 1
+        Number of shuffled records.
+    delta : float in (0, 1)
+        The delta of the eps0-DP shuffling bound (delta_s of Theorem 3.8).
+
+    Returns
+    -------
+    float
+        log(n / (16 log(4/delta))) when n > 16 log(4/delta), else 0 (no eps0 > 0 is in range).
+        Public: depends on n and delta only.
+
+    Raises
+    ------
+    DPPCAValueError
+        If n < 1 or delta is outside (0, 1).
+
+    Notes
+    -----
+    The range check of the authors' code (apple/ml-shuffling-amplification,
+    ``closedformanalysis``) for FMT21 Theorem 3.1; Theorem 3.8 (approximate-DP randomizers)
+    carries the same condition on eps0. The paper states it with log(2/delta) in place of
+    log(4/delta), a weaker requirement: this range lies inside the paper's.
+
+    Examples
+    --------
+    >>> from dppca.privacy.shuffle import closed_form_eps0_limit
+    >>> round(closed_form_eps0_limit(10_000, 5e-6), 3)
+    3.828
+    >>> closed_form_eps0_limit(100, 5e-6)  # 16 log(4/delta) = 217 > n: empty range
+    0.0
+    """
+    n = int_arg(n, "n", 1)
+    delta = float_arg(delta, "delta", open_unit=True)
+    scale = 16 * math.log(4 / delta)
+    return math.log(n / scale) if n > scale else 0.0
+
+
 def shuffle_epsilon_closed_form(n: int, eps0: float, delta: float) -> float:
     """Closed-form central eps of n shuffled eps0-DP local randomizers (FMT21 Theorem 3.1).
 
@@ -187,7 +247,8 @@ def shuffle_epsilon_closed_form(n: int, eps0: float, delta: float) -> float:
     n : int, >= 1
         Number of records.
     eps0 : float, > 0
-        Pure DP level of each local randomizer; at most log(n / (16 log(4/delta))).
+        Pure DP level of each local randomizer; at most :func:`closed_form_eps0_limit`
+        (n, delta) = log(n / (16 log(4/delta))).
     delta : float in (0, 1)
         Central delta.
 
@@ -196,7 +257,8 @@ def shuffle_epsilon_closed_form(n: int, eps0: float, delta: float) -> float:
     float
         The central eps = log(1 + (1 - e^-eps0) / (1 + e^-(eps0 + e')) (a + c)), a = 8 sqrt(e^eps0
         log(4/delta) / n), c = 8 e^eps0 / n, e' = log(1 + a + c) (as the paper's code evaluates
-        Theorem 3.1). Looser than :func:`shuffle_epsilon`; kept to check it.
+        Theorem 3.1). Looser than :func:`shuffle_epsilon`; it is the eps that Theorem 3.8
+        (approximate-DP randomizers) is stated with, so :func:`shuffle_local_budget` uses it.
 
     Raises
     ------
@@ -214,7 +276,7 @@ def shuffle_epsilon_closed_form(n: int, eps0: float, delta: float) -> float:
     n = int_arg(n, "n", 1)
     eps0 = float_arg(eps0, "eps0", positive=True)
     delta = float_arg(delta, "delta", open_unit=True)
-    limit = math.log(n / (16 * math.log(4 / delta))) if n > 16 * math.log(4 / delta) else 0.0
+    limit = closed_form_eps0_limit(n, delta)
     if eps0 > limit:
         raise DPPCAValueError(f"`eps0` must be at most log(n / (16 log(4/delta))) = {limit:.4g} for "
                               f"the closed form (FMT21 Theorem 3.1); got {eps0:g}")
@@ -242,10 +304,13 @@ def shuffle_local_budget(n: int, eps: float, delta: float, delta_share: float = 
     Returns
     -------
     LocalBudget
-        The local eps0 >= eps (no amplification is ever worse than parallel composition at eps0 = eps,
-        except for the smaller delta0), delta0 = (1 - share) delta / ((e^eps + 1)
-        (1 + e^-eps0/2) n) (0 when eps > ~745: the e^eps factor leaves nothing), and the
-        central (eps, delta) it was checked against.
+        ``amplified=True``: the largest eps0 in (eps, :func:`closed_form_eps0_limit` (n,
+        delta_s)] whose closed-form eps (:func:`shuffle_epsilon_closed_form` at delta_s) is at
+        most eps, and delta0 = (1 - share) delta / ((e^eps + 1)(1 + e^-eps0/2) n) (0 when
+        eps > ~745: the e^eps factor leaves nothing). ``amplified=False`` when no eps0 > eps
+        qualifies (the range is empty or the closed form exceeds eps already at eps0 = eps):
+        then (eps0, delta0) = (eps, delta), parallel composition. Which case applies depends
+        on the public n, eps, delta and share only.
 
     Raises
     ------
@@ -255,29 +320,39 @@ def shuffle_local_budget(n: int, eps: float, delta: float, delta_share: float = 
     Notes
     -----
     FMT21 Theorem 3.8: n adaptive (eps0, delta0)-DP local randomizers in a secret uniformly
-    random order are (eps, delta_s + (e^eps + 1)(1 + e^-eps0 / 2) n delta0)-DP whenever
-    eps0-DP randomizers would be (eps, delta_s)-DP, here by :func:`shuffle_delta`. eps0 is
-    the largest value (bisection) with shuffle_delta(n, eps0, eps) <= delta_s; every returned
-    value is checked, so the guarantee does not rest on monotonicity.
+    random order, with eps0 in Theorem 3.1's range, are (eps', delta_s + (e^eps' + 1)(1 +
+    e^-eps0 / 2) n delta0)-DP, eps' Theorem 3.1's closed form at delta_s; here eps' <= eps, so
+    the delta term computed with e^eps bounds the theorem's. The numerical bound
+    (:func:`shuffle_delta`) would allow a larger eps0 (e.g. 4.96 instead of 3.57 at n = 10^4,
+    (1, 10^-5)) but Theorem 3.8 is not stated with it, so it is not used for approximate-DP
+    steps. eps0 is found by bisection and every returned value is checked against the closed
+    form, so the guarantee does not rest on monotonicity.
 
     Examples
     --------
     >>> from dppca.privacy.shuffle import shuffle_local_budget
     >>> budget = shuffle_local_budget(100_000, 1.0, 1e-6)
-    >>> round(budget.eps0, 2) > 4  # 4-DP steps give eps = 0.17 at delta 1e-6 (see shuffle_epsilon)
-    True
+    >>> budget.amplified, round(budget.eps0, 2)
+    (True, 5.65)
     """
     n = int_arg(n, "n", 1)
     eps = float_arg(eps, "eps", positive=True)
     delta = float_arg(delta, "delta", open_unit=True)
     share = float_arg(delta_share, "delta_share", open_unit=True)
     delta_s = share * delta
-    upper = max(eps, math.log(n) + 2 * math.log(4 / delta_s) + 1.0)
-    eps0 = _largest_or_smallest(lambda e0: shuffle_delta(n, e0, eps) <= delta_s, eps, upper,
-                                smallest=False)
+    limit = closed_form_eps0_limit(n, delta_s)
+
+    def within(e0):
+        return shuffle_epsilon_closed_form(n, e0, delta_s) <= eps
+
+    if limit <= eps or not within(eps):
+        return LocalBudget(eps, delta, eps, delta, n, amplified=False)
+    eps0 = _largest_or_smallest(within, eps, limit, smallest=False)
+    if eps0 <= eps:
+        return LocalBudget(eps, delta, eps, delta, n, amplified=False)
     # (1 - share) delta / ((e^eps + 1)(1 + e^-eps0/2) n), without overflow (0 for eps > ~745)
     delta0 = (1 - share) * delta * math.exp(-eps) / ((1 + math.exp(-eps)) * (1 + math.exp(-eps0) / 2) * n)
-    return LocalBudget(eps0, delta0, eps, delta, n)
+    return LocalBudget(eps0, delta0, eps, delta, n, amplified=True)
 
 
 def _binomial_support(trials: int, p: float):
@@ -313,5 +388,5 @@ def _largest_or_smallest(holds, lo: float, hi: float, smallest: bool) -> float:
             bad = middle
     return good
 
-__all__ = ["LocalBudget", "shuffle_delta", "shuffle_epsilon", "shuffle_epsilon_closed_form",
-           "shuffle_local_budget"]
+__all__ = ["LocalBudget", "closed_form_eps0_limit", "shuffle_delta", "shuffle_epsilon",
+           "shuffle_epsilon_closed_form", "shuffle_local_budget"]

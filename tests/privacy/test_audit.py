@@ -46,8 +46,8 @@ def test_neighbour_search_ratio_at_most_one(name, searches):
 def test_distinguishing_eps_lower_bound_within_claim(name, searches):
     release = REGISTRY[name]
     worst = _search(name, searches)
-    result = distinguishing_audit(release.mechanism, worst.D, worst.D_prime, worst.ctx, FAST_RUNS,
-                                  release.delta, seed=1)
+    result = distinguishing_audit(release.mechanism, worst.D, worst.D_prime, worst.ctx,
+                                  release.fast_runs or FAST_RUNS, release.delta, seed=1)
     # eps_lb is a 95% lower confidence bound: it exceeds the true eps with probability <= 5%,
     # and the seeds are fixed, so a failure is a reproducible leak, not noise.
     assert result.eps_lb <= release.eps, f"{name}: eps_lb {result.eps_lb:.3g} > {release.eps}"
