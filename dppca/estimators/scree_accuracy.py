@@ -30,7 +30,7 @@ from .clip_choice import EXTEND_SD
 
 #: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). Its
 #: clip histogram gets half of it: it must see a far, sparse tail (income columns), while the
-#: clipped mean is cheap (issue 20).
+#: clipped mean is cheap.
 TRACE_SHARE = 0.1
 #: Share of the trace's mu^2 for its two tuning histograms (half each).
 TRACE_TUNING_SHARE = 1 / 3

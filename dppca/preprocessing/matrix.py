@@ -6,7 +6,7 @@ scales are public (``scale=`` given by the user), the sample standard deviation
 (non-private calls only), or estimated privately, once per call, by
 :func:`dppca.preprocessing.scales.private_column_scales` with its releases on the ledger.
 
-The one row-cleaning rule (issue 23, finding 3): every finite value is clamped to the public
+The one row-cleaning rule: every finite value is clamped to the public
 range [-VALUE_BOUND, VALUE_BOUND] (:func:`clamp_values`), at input and again after division by
 the column scales, so no statistic downstream meets a value whose square or sum overflows.
 """
@@ -82,7 +82,7 @@ def clamp_values(values: np.ndarray) -> np.ndarray:
     for rows of real numbers holds for the clamped rows. It is exact (no rounding) and changes
     nothing for data within +-2.6e120. Without it, one row of 1e154 or 1.7e308 made a private
     call overflow (inf, NaN, LinAlgError, "overflow encountered" warnings) where its
-    neighbour did not: a data-dependent message (issue 23, finding 3).
+    neighbour did not: a data-dependent message.
 
     Examples
     --------

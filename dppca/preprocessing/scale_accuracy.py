@@ -12,9 +12,10 @@ import numpy as np
 
 from .scale_design import (SCALE_BLOCK_ROWS, SCALE_EFFICIENT_CLIP, SCALE_LADDER_WEIGHTS,
                            SCALE_PILOT_WEIGHTS, SCALE_SHARES, clip_ratio)
-#: A column's scale is located when the pilot ladder's noise sd is at most this (each rung reads
-#: v in [0, 1]; measured, 5 seeds, eps = 1, 4: >= 80% of columns within 2x at sd <= 0.30 (iris,
-#: digits), <= 58% at sd >= 0.41 (wine, diabetes, breast_cancer at eps = 1)).
+#: A column's scale is located when the pilot ladder's noise sd is at most this: each rung reads
+#: v in [0, 1] and a column at its own scale reads ~0.4-0.5, so once the noise sd nears that
+#: reading no rung stands clear of the noise and the posterior spreads over octaves (measured,
+#: 5 seeds, eps = 1, 4: >= 80% of columns within 2x at sd <= 0.30, <= 58% at sd >= 0.41).
 SCALE_PILOT_MAX_NOISE = 0.35
 
 
@@ -73,8 +74,7 @@ def scale_accuracy(n, p, eps, delta, *, share, calibration="analytic"):
                         "roughly Gaussian columns; each column read from its own releases. "
                         "The directions are those of the data divided by these scales, so their "
                         "error adds to the directions' (measured at eps = 4, n >= 400: mean "
-                        "sin-theta 1.2-1.25x (breast_cancer, diabetes, gau) that with the sample "
-                        "SD declared public)",
+                        "sin-theta 1.2-1.25x that with the sample SD declared public)",
                         "more eps (or a larger scale_share), fewer columns, or declared "
                         "scales (scale= / a codebook) for the columns you know")
 

@@ -22,9 +22,9 @@ SCALE_PILOT_SPACING = 3.0
 SCALE_PILOT_WEIGHTS = (1.0,) * 7
 #: The final moment is released at the clips C3 x 4^k, k = 0..4 (a ladder spanning 8 octaves
 #: above C3), with weights (1, 1/4, 1/4, 1/4, 1/4) in one Gaussian release: rung 0 (the
-#: efficient clip) keeps 80% of the precision (measured: with weights 1/2 it kept half, and its
-#: noise cost the README path 1.40x -> 1.28x on breast_cancer); the higher rungs reach the tails
-#: of heavy-tailed columns (flights' delays) and the non-zero part of mostly-zero columns.
+#: efficient clip) keeps 1 / (1 + 4 / 16) = 80% of the precision (with weights 1/2 it would keep
+#: 1 / (1 + 4 / 4) = half, and rung 0 sets the scale of every Gaussian-like column); the higher
+#: rungs reach the tails of heavy-tailed columns and the non-zero part of mostly-zero columns.
 SCALE_LADDER_FACTOR = 4.0
 SCALE_LADDER_WEIGHTS = (1.0, 0.25, 0.25, 0.25, 0.25)
 #: Rows per block of the random block design whose within-block pairs carry the clipped moments

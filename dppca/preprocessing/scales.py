@@ -37,9 +37,9 @@ SCALE_SHARP_OCTAVES = 0.25
 SCALE_GRID_PRIOR_OCTAVES = 0.25
 #: Expected relative noise at which the final clip may be raised above the efficient c*. 0: the
 #: final clip is always c* (the upper rungs of the ladder reach the tails of heavy-tailed and
-#: mostly-zero columns). Measured (benchmarks/results/small_data_readme_parts.txt): a raised
-#: clip (0.05) added scale noise that cost the README path's directions 1.64x -> 1.39x the
-#: sample-SD sin-theta on gau, and kept fewer columns within 2x of the SD on adult and flights.
+#: mostly-zero columns). A raised clip costs noise (the relative noise grows as 1 / (r(c) E(c)),
+#: least at c*), and that noise reaches the directions of every standardized call; measured in
+#: benchmarks/results/small_data_readme_parts.txt.
 SCALE_HIGH_CLIP_NOISE = 0.0
 #: A column is (near-)constant to the private estimate when its pilot and first final moments
 #: are both below this many noise sd (a column placed at its own scale has moments ~0.4-0.5) ...
@@ -51,8 +51,7 @@ SCALE_FLOOR_MAX_NOISE = 0.1
 #: at least this many noise sd: evidence of a heavier tail than the Gaussian (a Gaussian column
 #: passes by noise with probability 3e-5 per rung). Measured: the former rule (reading precise
 #: to 1/8, v >= 4 sd, whatever rung 0 predicts) let noise pick a rung 1 whose expected reading is
-#: ~2 sd, then read that noise as a scale 1.5x-1.7x too large (3 of 20 seeds on gau at eps = 4:
-#: mean sin-theta 0.25-0.37 against 0.05).
+#: ~2 sd, then read that noise as a scale 1.5x-1.7x too large for a Gaussian column.
 SCALE_RUNG_EXCESS_SD = 4.0
 
 
@@ -111,9 +110,10 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        less the noise as tau (at least 1/32 octave), half of the prior left to the weak one
        (:func:`dppca.preprocessing.scale_pooling.pooled_log_scales`); a column whose posterior
        sd exceeds ``SCALE_SHARP_OCTAVES`` gets that prior on the grid instead (tau at least
-       ``SCALE_GRID_PRIOR_OCTAVES``). Scales spanning octaves keep their readings (shrinkage
-       0.001 on breast_cancer at eps = 4), columns the releases cannot tell apart are pulled
-       together (diabetes' ten columns of one SD), an outlying column keeps its own.
+       ``SCALE_GRID_PRIOR_OCTAVES``). Scales spanning octaves keep their readings (tau of
+       octaves against standard errors of a few percent: shrinkage ~0.001), columns the
+       releases cannot tell apart are pulled together (columns standardized to one SD), an
+       outlying column keeps its own.
 
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
     cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
@@ -127,13 +127,14 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     without their public range.
 
     What the scale means: for Gaussian columns, the SD. For heavy-tailed or mostly-zero columns
-    (adult's capital_gain and capital_loss: 92% and 95% zeros), the Gaussian-consistent SD of
-    the differences winsorized at the final clip: never 0 while the non-zero part is detectable
-    (zeros fall in the end bin below and are not matched by the octave step), close to
-    the SD when the budget lets the clip ladder reach the tail (flights' dep_delay, whose robust
-    scale is 0.18 SD: 0.35-1.0 SD at eps = 1; capital_loss ~0.8 SD), and below the SD when a
-    few extreme rows carry most of the variance (capital_gain's 99999, 0.5% of the rows, make
-    ~90% of its variance: its scale is ~0.2 SD, the spread of the other non-zero gains).
+    (e.g. 92-95% zeros), the Gaussian-consistent SD of the differences winsorized at the final
+    clip: never 0 while the non-zero part is detectable (zeros fall in the end bin below and
+    are not matched by the octave step), close to the SD when the budget lets the clip ladder
+    reach the tail (a heavy tail whose robust scale is a fifth of its SD reads 0.35-1.0 SD at
+    eps = 1), and below the SD when a few extreme rows carry most of the variance (a top-code
+    on 0.5% of the rows holding ~90% of the variance: the scale is the spread of the other
+    rows, ~0.2 SD). Winsorizing is what bounds the sensitivity; no private release can see a
+    variance carried by a handful of rows.
 
     Columns that look constant: when the pilot's noise sd is at most ``SCALE_FLOOR_MAX_NOISE``
     (public: n, p, budget) and the sum of the pilot rungs and the first final moment is below
