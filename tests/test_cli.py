@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dppca
 from dppca.cli import main
 
 
@@ -280,3 +281,17 @@ def test_report_reads_parquet_and_keeps_column_names(tmp_path, gaussian_frame):
     csv = pd.read_csv(tmp_path / "data_csv" / "directions.csv", index_col=0)
     assert list(parquet.index) == list(gaussian_frame.columns)
     pd.testing.assert_frame_equal(parquet, csv)
+
+
+def test_version_prints_the_version(capsys):
+    # `dppca --version`: the distribution's version (dppca.__version__ where it is not installed)
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    try:
+        expected = metadata.version("dppca")
+    except metadata.PackageNotFoundError:
+        expected = dppca.__version__
+    assert capsys.readouterr().out == f"dppca {expected}\n"

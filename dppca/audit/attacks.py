@@ -1,13 +1,14 @@
-"""End-to-end attacks through the public API (finding 1 of issue 9: the offset-data attack)."""
+"""End-to-end attacks through the public API: the offset-data attack on floating-point sums."""
 from __future__ import annotations
 
 import numpy as np
 
 from .distinguishing import DistinguishingResult, eps_lower_bound
 
-#: The offset data of finding 1: one column at offset 6.22e8 with sd 4.28, n = 43; the
-#: neighbour replaces row 0 by 0. Seed 178 is a draw on which the old prefix-sum code read
-#: 65.2 for a statistic that must lie in [0, 1].
+#: The offset data: one column at offset 6.22e8 with sd 4.28, n = 43 (prefix sums of squares
+#: cancel catastrophically at this offset-to-spread ratio); the neighbour replaces row 0 by 0.
+#: Seed 178 is a draw on which a prefix-sum computation read 65.2 for a statistic that must
+#: lie in [0, 1].
 OFFSET, SPREAD, N_ROWS, SEED = 6.22e8, 4.28, 43, 178
 #: Public clip and budget of the attacked call.
 C_CLIP, EPS, DELTA = 6e-4, 1.0, 1e-5

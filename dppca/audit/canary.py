@@ -3,7 +3,8 @@
 A distinguishing test that passes every real mechanism proves little unless it would fail a
 weakened one. :func:`scaled_noise` weakens every release drawn by the exact samplers of
 :mod:`dppca.privacy.samplers` (the integer noise k is drawn at ``factor`` times its scale while
-the ledger and the returned scales stay as they were: the mutation "M2" of issue 23), and
+the ledger and the returned scales stay as they were: noise too small by a factor the
+ledger does not show), and
 :func:`gaussian_shift_audit` is a test with the power to see it at the audit's small sizes.
 
 The Gaussian shift test. For a Gaussian mechanism M(D) = f(D) + N(0, sigma^2 I), the scalar

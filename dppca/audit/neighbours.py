@@ -33,7 +33,7 @@ def _heavy(n, p, rng):
     return rng.standard_t(2, size=(n, p))
 
 
-def _offset(n, p, rng):  # finding 1: offset 6.22e8, sd 4.28
+def _offset(n, p, rng):  # the offset-data attack (dppca.audit.attacks): offset 6.22e8, sd 4.28
     return 6.22e8 + 4.28 * rng.standard_normal((n, p))
 
 

@@ -1,4 +1,4 @@
-"""Clip thresholds of the clipped means chosen from a private log2 histogram (issue 20).
+"""Clip thresholds of the clipped means chosen from a private log2 histogram.
 
 A clipped mean of non-negative values u (pair values of a projected score, or half squared
 distances of the trace) trades two errors: the clipping bias E(u - C)+, which only lowers the
@@ -57,27 +57,27 @@ EXTEND_SD = 2.0
 #: Each bin's values are taken at this multiple of its lower edge (the midpoint of an octave).
 BIN_MIDPOINT = 1.5
 #: Post-release bias estimate (:func:`tail_bias`): inside this many octaves above C, a bin whose
-#: noisy count exceeds ``TAIL_LOOSE_SD`` noise sd counts too (a spike of a few hundred pairs far
-#: above the bulk, e.g. adult's capital_gain top-code: about 155 of 16,280 pairs, 3 sd at
-#: eps 0.5, read anywhere from -0.5 to 3.5 sd). An empty bin passes with probability 0.6%, about
-#: 3.7% of components over the 6 bins; a false pass only widens the bound (the value may then be
-#: marked unreliable: gau and digits lose at most 0.034 of their reliable marks). Issue 20, 40
-#: seeds: 3.5 sd -> 2.5 sd, adult eps 0.5 coverage .458 -> .767, eps 1 .925 -> .975.
+#: noisy count exceeds ``TAIL_LOOSE_SD`` noise sd counts too. A spike of pairs far above the bulk
+#: (a top-coded value: about 1% of the pairs, whose count is ~3 noise sd at small eps) reads
+#: anywhere within +-2 sd of that, so the ``SIGNIFICANT_SD`` bar misses it about half the time
+#: and its mass would be left out of the bias. An empty bin passes 2.5 sd with probability
+#: Phi(-2.5) = 0.6%, a component's 6 bins with 3.7%; a false pass only widens the bound (the
+#: value may be marked unreliable), it never narrows an interval.
 TAIL_WINDOW, TAIL_LOOSE_SD = 6, 2.5
 #: Post-release bias bound: a ``HIDDEN_SD``-sd upper bound of the linear functional
 #: sum_b (hi_b - C) count_b / m over the bins above C up to the window's top (each bin's values
 #: at its upper edge hi_b: a bound, not an estimate). The top is C 2^HIDDEN_OCTAVES, raised to
 #: the upper edge of the highest bin within ``TAIL_WINDOW`` octaves whose noisy count exceeds
-#: ``TAIL_LOOSE_SD`` sd (a spike the noise half hides: adult's capital_gain top-code, 2-4 sd,
-#: 2-5 octaves above C).
+#: ``TAIL_LOOSE_SD`` sd (a spike the noise half hides: a top-code at 2-4 sd, 2-5 octaves
+#: above C).
 HIDDEN_OCTAVES, HIDDEN_SD = 2, 2.0
 #: Post-release bias bound, beyond the window: a bin can hold h = ``HIDDEN_SD`` sd of pairs
-#: unseen, and on small data a few such pairs far above C carry much of the mean (breast_cancer
-#: at eps 4, m = 284, sd 7.96: h = 5.6% of the pairs; its misses' missing mass is 0.1-7 pairs per
-#: octave over 0-6 octaves above C, E(u - C)+ up to 2.7 x the value). The bound adds this
-#: fraction of h pairs just above the window's default top (C 2^HIDDEN_OCTAVES, so an excess of
-#: (2^HIDDEN_OCTAVES - 1) C each): UNSEEN_SHARE h (2^HIDDEN_OCTAVES - 1) C / m, which scales
-#: with h / m and vanishes on large data (gau at eps 4, m = 2500: h / m = 0.6%).
+#: unseen, and on small data a few such pairs far above C carry much of the mean (m = 284 pairs
+#: with a count sd of 8 at eps 4: h = 5.6% of the pairs, whose excess over C can reach a few
+#: times the value). The bound adds this fraction of h pairs just above the window's default top
+#: (C 2^HIDDEN_OCTAVES, so an excess of (2^HIDDEN_OCTAVES - 1) C each):
+#: UNSEEN_SHARE h (2^HIDDEN_OCTAVES - 1) C / m, which scales with h / m and vanishes on large
+#: data (m = 2500 at eps 4: h / m = 0.6%).
 UNSEEN_SHARE = 0.25
 
 
@@ -168,8 +168,7 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
 
     References
     ----------
-    Issue 20 (heavy-tailed small data). The bias-variance choice of a clip follows the usual
-    analysis of clipped means (e.g. Kamath, Singhal and Ullman 2020, Section 2): bias E(u - C)+
+    The bias-variance choice of a clip follows the usual analysis of clipped means (e.g. Kamath, Singhal and Ullman 2020, Section 2): bias E(u - C)+
     against noise proportional to C.
 
     Examples
@@ -290,12 +289,11 @@ def tail_bias(choice: ClipChoice) -> TailBias:
     without declared bounds: a few rows may carry any variance); the bound allows for
     ``UNSEEN_SHARE`` of the h = ``HIDDEN_SD`` sigma pairs a bin can hold unseen, just above the
     window's default top. It is public arithmetic (sigma, m, C) and scales with h / m: it
-    matters on small data only (breast_cancer at eps 4, h / m = 5.6%: 0.24x a PC3 value; gau at
-    eps 4, 0.6%: 3-7%). Issue 20, 40 seeds: breast_cancer eps 4 coverage .875 -> .942.
+    matters on small data only (h / m = 5.6% at m = 284 and eps 4; 0.6% at m = 2500).
 
     References
     ----------
-    Issue 20. Kamath, Singhal and Ullman (2020), Section 2 (bias of clipped means).
+    Kamath, Singhal and Ullman (2020), Section 2 (bias of clipped means).
 
     Examples
     --------
@@ -365,10 +363,9 @@ def near_tail_size(choice: ClipChoice) -> np.ndarray:
     sqrt((b^2 - s^2)+) for a positive :func:`near_tail_estimate` b with noise sd s, else 0.
 
     b^2 - s^2 is the unbiased estimate of the squared bias (E b^2 = bias^2 + s^2); its positive
-    part keeps a sum that is mostly noise from reading as bias. On randhie (n = 20,190) the near
-    sum was 0.4-1.4 of its sd in most runs, and the trace's post-release row that reads it
-    predicted 2.2x the measured median error at eps 0.5 and 1 (20 seeds; 1.07-1.23x with this
-    size); breast_cancer at eps 4: 1.09x. Post-processing of the noisy counts.
+    part keeps a sum that is mostly noise from reading as bias: where the near octaves hold little
+    mass, |b| is of the order of s, and a post-release error that adds s and b would count that
+    noise twice. Post-processing of the noisy counts.
 
     Examples
     --------

@@ -26,12 +26,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy.accuracy import CLIP_LEVEL, CLIP_OVER_LAMBDA, StepAccuracy
-from .scree_fits import HUBER_TAU_MULTIPLIER, TRACE_TUNING_SHARE
+from .clip_choice import EXTEND_SD
 
 #: Share of the remaining Gaussian-DP budget for the trace (its centre at least its default). Its
 #: clip histogram gets half of it: it must see a far, sparse tail (income columns), while the
-#: clipped mean is cheap (issue 20).
+#: clipped mean is cheap.
 TRACE_SHARE = 0.1
+#: Share of the trace's mu^2 for its two tuning histograms (half each).
+TRACE_TUNING_SHARE = 1 / 3
+#: Self-tuned Huber: start at the private median of the pair values, tau = this x private q90
+#: (so the effective clip is about median + 5.4 lambda for Gaussian scores).
+HUBER_TAU_MULTIPLIER = 2.0
 #: The rough centre's noise: the largest of ~124 window sums (5 bins) of N(0, sigma^2) noise is
 #: about sqrt(5) sqrt(2 ln 124) sigma.
 CENTRE_NOISE_FACTOR = math.sqrt(5.0) * math.sqrt(2.0 * math.log(124.0))
@@ -196,8 +201,6 @@ def gaussian_clip_over_lambda(m, k, share, mu, dof=1) -> float:
     """
     from scipy.stats import chi2
 
-    from .clip_choice import EXTEND_SD
-
     bar = EXTEND_SD * math.sqrt(2.0 * k) / (math.sqrt(share) * mu)
     logs = []
     for offset in (0.0, 0.25, 0.5, 0.75):
@@ -313,5 +316,5 @@ def _method_accuracy(name, control, n, k, mu, share) -> list:
     return steps
 
 
-__all__ = ["ScreeShares", "TRACE_SHARE", "centre_error", "histogram_tuning_error",
+__all__ = ["HUBER_TAU_MULTIPLIER", "ScreeShares", "TRACE_SHARE", "TRACE_TUNING_SHARE", "centre_error", "histogram_tuning_error",
            "median_tuning_error", "scree_accuracy", "scree_shares", "tuning_reliable"]

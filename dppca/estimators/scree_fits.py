@@ -18,7 +18,9 @@ from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
 from .clip_choice import TRACE_LOG2_RANGE, TailBias, dp_clip_choice, near_tail_size
+from . import scree_accuracy as model
 from .pair_means import dp_clipped_mean, dp_clipped_paired_mean, dp_huber_mean, dp_winsorized_mean
+from .scree_accuracy import HUBER_TAU_MULTIPLIER
 from .tuning import dp_log2_centre, dp_m2_histogram, tau_from_m2
 
 
@@ -50,10 +52,6 @@ class MethodFit:
     trace_clip: bool = False
 
 
-#: Share of the trace's mu^2 for its two tuning histograms (half each).
-TRACE_TUNING_SHARE = 1 / 3
-
-
 #: The trace's clip when its quantile histogram would be noise-dominated (a public rule): this
 #: many times the rough centre (a log-centre of the t's, about 0.28 x trace for one dominant
 #: Gaussian component, so C_T ~ 4.5 x trace, clipping bias ~4%; about the trace when many
@@ -69,11 +67,6 @@ TUNING_LOG2_BINS = (-16, 3)
 #: Self-tuned PMWM trim level: this many noise sd of a histogram count (its rank error near the
 #: top is about sigma sqrt(bins above)), relative to the number of pair values.
 PMWM_RANK_SAFETY, PMWM_TRIM_RANGE = 6.0, (0.01, 0.25)
-
-
-#: Self-tuned Huber: start at the private median of the pair values, tau = this x private q90
-#: (so the effective clip is about median + 5.4 lambda for Gaussian scores).
-HUBER_TAU_MULTIPLIER = 2.0
 
 
 #: Default number of Huber steps: with eta0 = 1 a step from the private median is Bickel's
@@ -145,8 +138,6 @@ def check_split_mode(controls, pair_design) -> None:
 
 def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
                  design=None) -> MethodFit:
-    from . import scree_accuracy as model  # (it reads our constants)
-
     k = scores.shape[1]
     m = len(pairs[0])
     coarse = model.MEDIAN_TUNING_SHARE * share

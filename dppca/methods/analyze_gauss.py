@@ -92,35 +92,17 @@ def analyze_gauss_directions(values: np.ndarray, k: int, *, eps: float, delta: f
     a data-dependent scale that is not accounted for, so that version is not DP; this one
     clips to a private (or public) bound and never uses the sample mean.
 
-    Choice of the bound: the default is :func:`default_bound_quantile`'s (measured table
-    there). An earlier comparison (benchmarks/bench_methods_real.py; median sin-theta to the
-    covariance directions over 6 seeds, standardised data, delta = 1e-5) set clipping at the
-    private median norm (C = 1 x median, 10% of eps) against 1.5, 2 (the old default, with
-    20% of eps) and 3 x median, and against the ideal public 95th percentile ("q95"):
-
-    =============  =====  ========  ========  ========
-    dataset, eps   q95    1 x med   1.5 x     2 x
-    =============  =====  ========  ========  ========
-    iris, 1        0.63   0.57      0.57      0.57
-    wine, 1        0.98   0.80      0.80      0.80
-    diabetes, 1    0.85   0.84      0.84      0.86
-    breast, 1      0.80   0.59      0.73      0.90
-    digits, 1      0.90   0.68      0.81      0.96
-    diabetes, 4    0.39   0.48      0.52      0.80
-    digits, 4      0.29   0.55      0.38      0.48
-    =============  =====  ========  ========  ========
-
-    At eps = 1 the private median bound matches or beats the ideal one on all five datasets
-    (10 seeds, benchmarks/bench_methods_real.py: iris 0.47 vs 0.54, wine 0.89 vs 0.97,
-    diabetes 0.876 vs 0.877, breast_cancer 0.61 vs 0.85, digits 0.69 vs 0.90):
-    the noise scales as C^2, and for elliptical rows clipping by the norm keeps the
-    eigenvectors (winsorized spatial sign). For rows far from elliptical (diabetes, digits)
-    heavy clipping shifts the target towards the spatial-sign (Kendall) directions, which
-    costs at larger eps (eps = 4 above). ``centring="private"`` (all n rows, half the
-    sensitivity) loses on these datasets: at n <= 1,797 a private mean on 20% of the budget
-    has an error of several C / sqrt(n eps) per coordinate, whose rank-one bias e e^T exceeds
-    the eigengaps (10 seeds, eps = 1: iris 0.88 against 0.47, breast_cancer 0.99 against 0.61);
-    it pays only when n eps is large.
+    Choice of the bound: the default is :func:`default_bound_quantile`'s. A bound at a
+    private quantile of the norms, not at the largest norm: the noise scales as C^2, so a bound
+    that clips a few rows costs far less than the noise a larger one adds, and for elliptical
+    rows clipping by the norm keeps the eigenvectors (a winsorized spatial sign). For rows far
+    from elliptical heavy clipping shifts the target towards the spatial-sign (Kendall)
+    directions, which costs at larger eps. ``centring="private"`` (all n rows, half the
+    sensitivity) loses at small n eps: a private mean on 20% of the budget has an error of
+    several C / sqrt(n eps) per coordinate, whose rank-one bias e e^T exceeds the eigengaps
+    unless n eps is large. Measured (median sin-theta to the covariance directions,
+    standardised data): benchmarks/bench_methods_real.py,
+    benchmarks/results/methods_real_median_sin_theta.csv.
 
     Cost: O(n p^2 + p^3) time, O(p^2) memory.
 
@@ -263,7 +245,7 @@ def default_bound_quantile(m, p, eps, delta, bound_share=BOUND_SHARE) -> float |
     eigenvectors are kept. Above it, nu (:func:`bound_noise_level`) says whether the noise
     still matters: where it does (nu >= ``BOUND_NOISE_SWITCH``, 0.055) the 0.9 quantile,
     where it is negligible the 0.95 quantile (clipping bias, large for heavy-tailed rows,
-    dominates: statsmodels randhie 0.98 at the median, 0.29 at 0.95).
+    dominates: a median bound can leave a sin-theta near 1 where the 0.95 quantile's is ~0.3).
 
     Parameters
     ----------
@@ -287,32 +269,14 @@ def default_bound_quantile(m, p, eps, delta, bound_share=BOUND_SHARE) -> float |
     Privacy: public arithmetic only (m, p, eps, delta, bound_share): the choice is the same
     for neighbouring data sets.
 
-    Measured (benchmarks/results/small_data_gauss.txt; mean sin-theta of the top-2 subspace to
-    the covariance PCA over 20 seeds, 5 for n > 10,000, standardized data, delta = 1e-5):
-    the default's ratio to the better of the private median and 0.95 bounds, and its choice
-    ("signs", "q0.9", "q0.95"). Issue 20's target is 1.2 on every set. The old rule (the
-    median where nu >= 0.055) was 1.41x on digits at eps = 4 and, against the spatial signs
-    that the old tie-breaking made of every upper quantile on small sets (:func:`_tie_decay`),
-    1.57x on iris at eps = 4; the spatial signs alone are 1.58x on digits at eps = 4 (x = 359:
-    the 0.95 bound gets 0.46, the median 0.65, the signs 0.73, the 0.9 quantile 0.42).
-
-    ==================  ===============  ===============  ===============  ===============
-    dataset (n, p)      eps = 0.5        eps = 1          eps = 2          eps = 4
-    ==================  ===============  ===============  ===============  ===============
-    iris (150, 4)       0.76 signs       0.53 signs       0.41 signs       0.58 signs
-    wine (178, 13)      0.96 signs       0.91 signs       0.75 signs       0.76 signs
-    breast (569, 30)    0.88 signs       0.87 signs       0.93 signs       1.10 signs
-    diabetes (442, 10)  0.95 signs       0.90 signs       0.87 signs       0.85 signs
-    digits (1797, 61)   0.98 signs       1.02 signs       1.11 signs       0.92 q0.9
-    gau (5000, 20)      0.88 signs       0.92 signs       1.10 q0.9        1.01 q0.9
-    randhie (20190, 10) 1.00 q0.95       1.00 q0.95       1.00 q0.95       1.00 q0.95
-    adult (32561, 5)    1.00 q0.95       1.00 q0.95       1.00 q0.95       1.00 q0.95
-    flights (20000, 8)  1.00 q0.95       1.00 q0.95       1.00 q0.95       1.00 q0.95
-    ==================  ===============  ===============  ===============  ===============
-
-    The switch x = 300 lies between the measured cells where the signs beat the 0.9 quantile
-    (gau at eps = 1, x = 250: 0.144 against 0.182) and where they lose (gau at eps = 2,
-    x = 500: 0.100 against 0.111 is a tie; digits at eps = 4, x = 359: 0.73 against 0.42).
+    Measured in benchmarks/results/small_data_gauss.txt (mean sin-theta of the top-2 subspace
+    to the covariance PCA over 20 seeds, 5 for n > 10,000, standardized data, delta = 1e-5):
+    the default's ratio to the better of the private median and 0.95 bounds, per data set and
+    eps. A median bound wherever nu >= 0.055 loses up to 1.4x where the noise is moderate (the
+    0.9 quantile clips less of the spread), and the spatial signs lose up to 1.6x once x is a
+    few hundred (their bias stays while the quantile's noise shrinks). The switch x = 300 lies
+    between the measured cells where the signs beat the 0.9 quantile (x = 250) and where they
+    tie or lose (x = 359 and 500).
 
     Examples
     --------

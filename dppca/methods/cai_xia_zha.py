@@ -100,11 +100,11 @@ def cai_xia_zha_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     the projector step is unchanged. A given parameter is used as is.
 
     On small real datasets these rigorous bounds are too loose for the method to beat a random
-    subspace: at n <= 1,797 (scikit-learn's iris, wine, diabetes, breast_cancer, digits,
-    standardised) and eps <= 4 the radius r exceeds the gap between the second and the bottom
-    eigenvalues (e.g. digits at eps = 4: sigma^2-hat = 8.9 against a mean bottom eigenvalue of
-    0.8, so lambda-hat = 0), Delta is then that of a spike-free model and the directions are
-    at the random level (benchmarks/bench_methods_real.py: median sin-theta 0.93-1.00). The
+    subspace: at n <= 1,797 (standardised) and eps <= 4 the radius r exceeds the gap between
+    the second and the bottom eigenvalues (sigma^2-hat about ten times a mean bottom
+    eigenvalue below 1, so lambda-hat = 0), Delta is then that of a spike-free model and the
+    directions are at the random level (benchmarks/bench_methods_real.py: median sin-theta
+    0.93-1.00). The
     estimate becomes useful once r = 2 s sqrt(p) is well below lambda_k, i.e. roughly
     n eps >> C^2 p^(3/2) / lambda_k (e.g. n = 4,000, eps = 20 on a 2-spiked model in the tests).
     With model knowledge, pass ``noise_variance`` and ``spike``.

@@ -42,7 +42,7 @@ def states_gdppca_sensitivity(func):
     ``{gdppca_sensitivity}``, wrapped at 96 columns with that line's indentation and prefix.
 
     One sentence, one constant: every public docstring that states the g-DPPCA sensitivity
-    takes it from here, so it cannot go stale (issue 9, finding 5).
+    takes it from here, so it cannot go stale.
 
     Parameters
     ----------

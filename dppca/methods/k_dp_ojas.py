@@ -60,11 +60,12 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     learning_rate : float, > 0
         Dimensionless eta_0 of the steps eta_t = eta_0 / ((1 + t) beta) (default 30). The
         paper's experimental rule eta_t = 1/(1 + t) (Appendix G) is in units of 1/data^2: it
-        fits its lambda_1 = 10 but on data in other units (e.g. scikit-learn's diabetes, entries
-        ~0.05) the iterate never leaves its random start (sin-theta 0.98-1.00 even at
+        fits its lambda_1 = 10 but on data in other units (entries ~0.05: steps 10^-3 of the
+        data's scale) the iterate never leaves its random start (sin-theta 0.98-1.00 even at
         eps = 10^6). Dividing by the clipping level beta (public or private) makes the method
         invariant to the data's units; eta_0 = 30 was the best of 1, 3, 10, 30, 100 without
-        noise (eps = 10^6) on iris, wine, diabetes, digits and a 2-spiked model, 6 seeds each.
+        noise (eps = 10^6), 6 seeds on each data set of benchmarks/bench_methods_real.py and on a
+        2-spiked model.
     amplification : {"none", "shuffle"}
         ``"none"`` (default): each step is (eps', delta')-DP and the run is by parallel
         composition. ``"shuffle"``: the steps run over the records in a secret uniformly random
@@ -129,11 +130,11 @@ def k_dp_ojas_directions(values: np.ndarray, k: int, *, eps: float, delta: float
     <= beta / 4; an Oja iteration averages it away only over about
     m >> (2 ln(1.25/delta)) (2/eps)^2 p (beta / gap)^2 steps (gap = lambda_k - lambda_{k+1}),
     which involves the eigengap and so cannot be checked on public quantities: the method runs
-    for every n >= 2k, and is close to a random subspace below that size. On the five small
-    scikit-learn datasets (n <= 1,797, standardised) it is at the random level (median
-    sin-theta 0.97-1.00 at eps = 0.5-4, benchmarks/bench_methods_real.py; 0.95-1.00 at
-    eps = 2, 4, 8 with eta_0 in {10, 30, 100}):
-    e.g. wine needs m of about 10^6 / eps^2. On the paper's Figure 4 setting (Gaussian rows,
+    for every n >= 2k, and is close to a random subspace below that size. On small
+    standardised data (n <= 1,797) it is at the random level (median sin-theta 0.97-1.00 at
+    eps = 0.5-4, benchmarks/bench_methods_real.py; 0.95-1.00 at eps = 2, 4, 8 with eta_0 in
+    {10, 30, 100}): e.g. 13 standardised columns with a small eigengap need m of about
+    10^6 / eps^2. On the paper's Figure 4 setting (Gaussian rows,
     d = 200, lambda = (10, 5), sigma = 0.025, eps = 1, delta = 0.01; utility 1 = perfect,
     0.010 = random; benchmarks/reproduce_dungler_sanyal.py --figure4, docs/choosing.md) the
     defaults give 0.009-0.011 for n = 2,500-20,000 with either calibration; with the paper's

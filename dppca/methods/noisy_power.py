@@ -34,9 +34,9 @@ def noisy_power_directions(values: np.ndarray, k: int, *, eps: float, delta: flo
     ledger : Ledger
     norm_bound, bound_quantile, bound_share
         Row clipping bound, as in :func:`.analyze_gauss.analyze_gauss_directions` (default:
-        the private median norm, 10% of eps; against 2 x median with 20%, median sin-theta on
-        five standardised scikit-learn datasets, 6 seeds, went from 0.46-1.00 to 0.27-1.00 at
-        eps = 4, e.g. breast_cancer 0.98 -> 0.66, digits 1.00 -> 0.58).
+        the private median norm, 10% of eps: the noise scales as the bound squared, so a bound
+        at the median keeps more of the signal than 2 x median with 20% of eps; median
+        sin-theta 0.27-1.00 against 0.46-1.00 at eps = 4, benchmarks/bench_methods_real.py).
     iterations : int, optional
         L >= 1 (default max(2, ceil(2 ln p)): Hardt & Price's L = O(lambda_k /
         (lambda_k - lambda_{k+1}) log p) with the gap ratio, which is not public, taken as 2).

@@ -6,7 +6,7 @@ scales are public (``scale=`` given by the user), the sample standard deviation
 (non-private calls only), or estimated privately, once per call, by
 :func:`dppca.preprocessing.scales.private_column_scales` with its releases on the ledger.
 
-The one row-cleaning rule (issue 23, finding 3): every finite value is clamped to the public
+The one row-cleaning rule: every finite value is clamped to the public
 range [-VALUE_BOUND, VALUE_BOUND] (:func:`clamp_values`), at input and again after division by
 the column scales, so no statistic downstream meets a value whose square or sum overflows.
 """
@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
 from ..privacy import Ledger
+from .codebook import is_named_scale, read_schema
 from .scales import private_column_scales
 
 
@@ -81,7 +82,7 @@ def clamp_values(values: np.ndarray) -> np.ndarray:
     for rows of real numbers holds for the clamped rows. It is exact (no rounding) and changes
     nothing for data within +-2.6e120. Without it, one row of 1e154 or 1.7e308 made a private
     call overflow (inf, NaN, LinAlgError, "overflow encountered" warnings) where its
-    neighbour did not: a data-dependent message (issue 23, finding 3).
+    neighbour did not: a data-dependent message.
 
     Examples
     --------
@@ -216,19 +217,6 @@ def _check_shape_and_finite(values, columns, name, min_rows):
         j = int(np.where(~finite.all(axis=0))[0][0])
         kind = "NaN" if np.isnan(values[:, j]).any() else "inf"
         raise DPPCAValueError(f"`{name}` must not contain NaN or inf; column {columns[j]!r} has {kind}")
-
-
-def random_pairs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint random pairs of rows: (first, second), each of length m = floor(n/2).
-
-    The pairing is drawn from ``rng`` independently of the data, so a replaced row belongs
-    to at most one pair whatever the row order (pairing rows by position, as the R package
-    does, biases sorted data such as gau: reference/r-dppca-scree.md §15.3 item 30).
-    Every paired-difference statistic of the package uses this one pairing rule.
-    """
-    order = rng.permutation(n)
-    m = n // 2
-    return order[:m], order[m:2 * m]
 
 
 def public_scale(scale, columns) -> np.ndarray:
@@ -366,8 +354,6 @@ def declared_scale_vector(scale, columns) -> np.ndarray | None:
     """Public scales per column, NaN where a named declaration (dict, Series with a subset of
     the columns, DataFrame, codebook path, Schema) leaves a column out; None when ``scale`` is
     None. A plain vector must give all p scales (:func:`public_scale`)."""
-    from .schema import is_named_scale, read_schema
-
     if scale is None:
         return None
     if isinstance(scale, ColumnScales):
@@ -383,4 +369,4 @@ def fully_declared(scale, columns) -> bool:
     return declared is not None and bool(np.isfinite(declared).all())
 
 __all__ = ["VALUE_BOUND", "ColumnScales", "Matrix", "as_matrix", "clamp_values", "check_frame_columns", "column_scales", "declared_scale_vector",
-           "fully_declared", "public_scale", "random_pairs", "sample_scale"]
+           "fully_declared", "public_scale", "sample_scale"]

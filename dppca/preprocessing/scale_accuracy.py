@@ -10,9 +10,12 @@ import warnings
 
 import numpy as np
 
-#: A column's scale is located when the pilot ladder's noise sd is at most this (each rung reads
-#: v in [0, 1]; measured, 5 seeds, eps = 1, 4: >= 80% of columns within 2x at sd <= 0.30 (iris,
-#: digits), <= 58% at sd >= 0.41 (wine, diabetes, breast_cancer at eps = 1)).
+from .scale_design import (SCALE_BLOCK_ROWS, SCALE_EFFICIENT_CLIP, SCALE_LADDER_WEIGHTS,
+                           SCALE_PILOT_WEIGHTS, SCALE_SHARES, clip_ratio)
+#: A column's scale is located when the pilot ladder's noise sd is at most this: each rung reads
+#: v in [0, 1] and a column at its own scale reads ~0.4-0.5, so once the noise sd nears that
+#: reading no rung stands clear of the noise and the posterior spreads over octaves (measured,
+#: 5 seeds, eps = 1, 4: >= 80% of columns within 2x at sd <= 0.30, <= 58% at sd >= 0.41).
 SCALE_PILOT_MAX_NOISE = 0.35
 
 
@@ -58,7 +61,6 @@ def scale_accuracy(n, p, eps, delta, *, share, calibration="analytic"):
     """
     from ..privacy.accuracy import StepAccuracy
     from ..privacy.composition import GaussianGroup
-    from .scales import SCALE_LADDER_WEIGHTS, SCALE_PILOT_WEIGHTS, SCALE_SHARES
 
     m = int(n) // 2
     mu = GaussianGroup(eps, delta, calibration).mu * np.sqrt(share)
@@ -72,16 +74,13 @@ def scale_accuracy(n, p, eps, delta, *, share, calibration="analytic"):
                         "roughly Gaussian columns; each column read from its own releases. "
                         "The directions are those of the data divided by these scales, so their "
                         "error adds to the directions' (measured at eps = 4, n >= 400: mean "
-                        "sin-theta 1.2-1.25x (breast_cancer, diabetes, gau) that with the sample "
-                        "SD declared public)",
+                        "sin-theta 1.2-1.25x that with the sample SD declared public)",
                         "more eps (or a larger scale_share), fewer columns, or declared "
                         "scales (scale= / a codebook) for the columns you know")
 
 
 def _efficient_clip_ratio() -> tuple[float, float]:
     """r(c*) and E(c*) = -d ln r / d ln c at the efficient clip (numerical derivative)."""
-    from .scales import SCALE_EFFICIENT_CLIP, clip_ratio
-
     c, step = SCALE_EFFICIENT_CLIP, 1e-4
     r = float(clip_ratio(c))
     return r, float(-(np.log(clip_ratio(c * (1 + step))) - np.log(r)) / np.log1p(step))
@@ -117,8 +116,6 @@ def sampling_variance(block_rows=None) -> float:
     >>> bool(0.1 < sampling_variance() < 0.12)
     True
     """
-    from .scales import SCALE_BLOCK_ROWS, SCALE_EFFICIENT_CLIP
-
     b = SCALE_BLOCK_ROWS if block_rows is None else block_rows
     z, w = np.polynomial.hermite_e.hermegauss(200)
     w = w / w.sum()
@@ -166,7 +163,6 @@ def warn_if_unlocated(noise, m, p) -> None:
     1
     """
     from ..privacy.accuracy import DPAccuracyWarning
-    from .scales import SCALE_PILOT_WEIGHTS, SCALE_SHARES
 
     share = noise.group.share(noise.fraction * SCALE_SHARES[1])
     sd = share.sigma(np.sqrt(p * len(SCALE_PILOT_WEIGHTS)) / max(m, 1))

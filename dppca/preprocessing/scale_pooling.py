@@ -11,8 +11,9 @@ import numpy as np
 
 #: Floor of tau, the spread of the columns' true log-scales around their common value (octaves):
 #: columns whose scales differ by less than ~2% are pooled as if alike (a 2% scale error moves no
-#: PCA that matters); above it, tau is estimated from the readings. The former prior floored tau
-#: at a quarter octave (19%), which left diabetes' ten equal-SD columns ~92% of their own ~5% noise.
+#: PCA that matters); above it, tau is estimated from the readings. A floor of a quarter octave
+#: (19%) would leave columns of equal SD read with ~5% noise ~92% of that noise: a floor far
+#: above the noise pools nothing.
 POOL_TAU_FLOOR_OCTAVES = 1 / 32
 #: Fewest columns from which a spread is estimated (with fewer, nothing is pooled).
 POOL_MIN_COLUMNS = 4
@@ -28,10 +29,10 @@ def pooled_log_scales(centre, spread, eligible, weak_sd) -> tuple[np.ndarray, np
     median of the readings and tau^2 = max((1.4826 MAD)^2 - median s_j^2, floor^2) (the readings'
     robust variance less the noise's, at least ``POOL_TAU_FLOOR_OCTAVES``). The result is each
     column's posterior mean: a mixture of mu + tau^2 / (tau^2 + s_j^2) (u_j - mu) and u_j,
-    weighted by how well each half predicts u_j. Columns whose scales span many octaves (wine,
-    breast_cancer) get tau of octaves and keep their readings (shrinkage ~0); columns that the
-    releases cannot tell apart (diabetes' ten columns of equal SD) are pulled to their common
-    scale; one column far from the rest keeps its own reading (the contamination half).
+    weighted by how well each half predicts u_j. Columns whose scales span many octaves (raw
+    units of different quantities) get tau of octaves and keep their readings (shrinkage ~0);
+    columns that the releases cannot tell apart (columns of equal SD, e.g. standardized ones)
+    are pulled to their common scale; one column far from the rest keeps its own reading (the contamination half).
 
     Parameters
     ----------

@@ -10,16 +10,16 @@ import warnings
 import numpy as np
 
 from ..privacy import Ledger
-from ..stats.paired_differences import block_pairs, pair_differences
+from ..stats.paired_differences import block_pairs, pair_differences, random_pairs
 from .scale_accuracy import scale_accuracy, warn_if_unlocated
+from .scale_design import (SCALE_BLOCK_ROWS, SCALE_EFFICIENT_CLIP, SCALE_LADDER_FACTOR,
+                           SCALE_LADDER_WEIGHTS, SCALE_PILOT_SPACING, SCALE_PILOT_WEIGHTS, SCALE_SHARES,
+                           clip_ratio, gaussian_clip_table)
 from .scale_pooling import common_log_scale, pooled_log_scales
 from .scale_releases import SCALE_OCTAVES, clipped_moment, moment_sensitivity, octave_loglik
 from .scale_shape import bulk_edges
 
 
-#: Shares of the scale budget (of its Gaussian-DP mu^2): octave histograms, pilot ladder, final
-#: moment ladder.
-SCALE_SHARES = (0.2, 0.4, 0.4)
 #: The grid of log2 (SD of the differences) on which each column's posterior is computed, and
 #: its public prior: log2 s_D ~ N(0, SCALE_PRIOR_OCTAVES^2) (a weak prior: data in any units
 #: from 2^-20 to 2^20 are within ~1.7 prior sd; it only breaks ties between noise peaks).
@@ -35,16 +35,11 @@ _FRACTIONS = 2.0 ** -np.arange(0.0, 9.1, 0.75)
 #: grid, whose 1/8-octave step carries no pooled half narrower than ``SCALE_GRID_PRIOR_OCTAVES``.
 SCALE_SHARP_OCTAVES = 0.25
 SCALE_GRID_PRIOR_OCTAVES = 0.25
-#: The pilot moment is released at 2^(c + 3k), k = -3..3, around the histograms' posterior median
-#: c, jointly with equal weights: each rung reads the scale over ~+-4 octaves around its clip,
-#: so together they locate a column's scale within ~+-13 octaves of where the histograms put it.
-SCALE_PILOT_SPACING = 3.0
-SCALE_PILOT_WEIGHTS = (1.0,) * 7
 #: Expected relative noise at which the final clip may be raised above the efficient c*. 0: the
 #: final clip is always c* (the upper rungs of the ladder reach the tails of heavy-tailed and
-#: mostly-zero columns). Measured (benchmarks/results/small_data_readme_parts.txt): a raised
-#: clip (0.05) added scale noise that cost the README path's directions 1.64x -> 1.39x the
-#: sample-SD sin-theta on gau, and kept fewer columns within 2x of the SD on adult and flights.
+#: mostly-zero columns). A raised clip costs noise (the relative noise grows as 1 / (r(c) E(c)),
+#: least at c*), and that noise reaches the directions of every standardized call; measured in
+#: benchmarks/results/small_data_readme_parts.txt.
 SCALE_HIGH_CLIP_NOISE = 0.0
 #: A column is (near-)constant to the private estimate when its pilot and first final moments
 #: are both below this many noise sd (a column placed at its own scale has moments ~0.4-0.5) ...
@@ -52,44 +47,15 @@ SCALE_DETECTION_SD = 2.0
 #: ... and the pilot's noise sd (a public number: n, p, budget) is at most this, so that a
 #: non-constant column is flagged with probability < 1e-3 (0.4 - 2 x 0.1 is 2 sd above 0).
 SCALE_FLOOR_MAX_NOISE = 0.1
-#: The final moment is released at the clips C3 x 4^k, k = 0..4 (a ladder spanning 8 octaves
-#: above C3), with weights (1, 1/4, 1/4, 1/4, 1/4) in one Gaussian release: rung 0 (the
-#: efficient clip) keeps 80% of the precision (measured: with weights 1/2 it kept half, and its
-#: noise cost the README path 1.40x -> 1.28x on breast_cancer); the higher rungs reach the tails
-#: of heavy-tailed columns (flights' delays) and the non-zero part of mostly-zero columns.
-SCALE_LADDER_FACTOR = 4.0
-SCALE_LADDER_WEIGHTS = (1.0, 0.25, 0.25, 0.25, 0.25)
-#: Rows per block of the random block design whose within-block pairs carry the clipped moments
-#: (an incomplete U-statistic, :func:`dppca.stats.paired_differences.block_pairs`): the same
-#: sensitivity as n/2 disjoint pairs, and for Gaussian data about b / (2 (b - 1)) of their
-#: sampling variance (0.53 at b = 16; 0.5 for all pairs), for b / 2 times their work.
-SCALE_BLOCK_ROWS = 16
 #: An upper rung is used when its reading exceeds what rung 0's (Gaussian) fit predicts there by
 #: at least this many noise sd: evidence of a heavier tail than the Gaussian (a Gaussian column
 #: passes by noise with probability 3e-5 per rung). Measured: the former rule (reading precise
 #: to 1/8, v >= 4 sd, whatever rung 0 predicts) let noise pick a rung 1 whose expected reading is
-#: ~2 sd, then read that noise as a scale 1.5x-1.7x too large (3 of 20 seeds on gau at eps = 4:
-#: mean sin-theta 0.25-0.37 against 0.05).
+#: ~2 sd, then read that noise as a scale 1.5x-1.7x too large for a Gaussian column.
 SCALE_RUNG_EXCESS_SD = 4.0
 
 
-def _gaussian_clip_table():
-    """r(c) = E min(Z^2, c^2) / c^2 and E(c) = -d log r / d log c on c = 2^-6..2^6 (Z ~ N(0, 1)).
-
-    Used to place the final clip (:func:`_final_clip`) and to read the upper rungs."""
-    from scipy.special import ndtr
-
-    c = 2.0 ** np.arange(-6.0, 6.0 + 1e-9, 1 / 64)
-    tail = 2 * ndtr(-c)  # P(|Z| > c)
-    inside = (1 - tail) - 2 * c * np.exp(-c * c / 2) / np.sqrt(2 * np.pi)  # E Z^2 1{|Z| < c}
-    r = inside / c ** 2 + tail
-    return c, r, 2 * (1 - tail / r)
-
-
-_CLIP_C, _CLIP_R, _CLIP_ELASTICITY = _gaussian_clip_table()
-#: c* = argmax r(c) E(c): the clip (in SDs of the differences) where the Gaussian-consistent
-#: clipped second moment has the least noise per unit of budget (c* = 1.37).
-SCALE_EFFICIENT_CLIP = float(_CLIP_C[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
+_CLIP_C, _CLIP_R, _CLIP_ELASTICITY = gaussian_clip_table()
 _CLIP_R_STAR, _CLIP_E_STAR = (float(a[np.argmax(_CLIP_R * _CLIP_ELASTICITY)])
                               for a in (_CLIP_R, _CLIP_ELASTICITY))
 
@@ -100,7 +66,7 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
 
     The target is the column SD, estimated from paired differences D = x_a - x_b (E D^2 =
     2 Var X, translation invariant, no private centre needed): the histograms of step 1 use the
-    m = floor(n/2) disjoint random pairs of :func:`dppca.preprocessing.matrix.random_pairs`; the
+    m = floor(n/2) disjoint random pairs of :func:`dppca.stats.paired_differences.random_pairs`; the
     clipped moments of steps 2-3 average over all pairs inside the blocks of ~``SCALE_BLOCK_ROWS``
     rows of a random block design (:func:`dppca.stats.paired_differences.block_pairs`, an
     incomplete U-statistic): the same sensitivity as the disjoint pairs' mean, about half its
@@ -144,9 +110,10 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
        less the noise as tau (at least 1/32 octave), half of the prior left to the weak one
        (:func:`dppca.preprocessing.scale_pooling.pooled_log_scales`); a column whose posterior
        sd exceeds ``SCALE_SHARP_OCTAVES`` gets that prior on the grid instead (tau at least
-       ``SCALE_GRID_PRIOR_OCTAVES``). Scales spanning octaves keep their readings (shrinkage
-       0.001 on breast_cancer at eps = 4), columns the releases cannot tell apart are pulled
-       together (diabetes' ten columns of one SD), an outlying column keeps its own.
+       ``SCALE_GRID_PRIOR_OCTAVES``). Scales spanning octaves keep their readings (tau of
+       octaves against standard errors of a few percent: shrinkage ~0.001), columns the
+       releases cannot tell apart are pulled together (columns standardized to one SD), an
+       outlying column keeps its own.
 
     Why this estimator: private quantiles per column (exponential mechanism, smooth sensitivity)
     cost a budget that grows with p under pure-DP composition, and a Gaussian histogram of
@@ -160,13 +127,14 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     without their public range.
 
     What the scale means: for Gaussian columns, the SD. For heavy-tailed or mostly-zero columns
-    (adult's capital_gain and capital_loss: 92% and 95% zeros), the Gaussian-consistent SD of
-    the differences winsorized at the final clip: never 0 while the non-zero part is detectable
-    (zeros fall in the end bin below and are not matched by the octave step), close to
-    the SD when the budget lets the clip ladder reach the tail (flights' dep_delay, whose robust
-    scale is 0.18 SD: 0.35-1.0 SD at eps = 1; capital_loss ~0.8 SD), and below the SD when a
-    few extreme rows carry most of the variance (capital_gain's 99999, 0.5% of the rows, make
-    ~90% of its variance: its scale is ~0.2 SD, the spread of the other non-zero gains).
+    (e.g. 92-95% zeros), the Gaussian-consistent SD of the differences winsorized at the final
+    clip: never 0 while the non-zero part is detectable (zeros fall in the end bin below and
+    are not matched by the octave step), close to the SD when the budget lets the clip ladder
+    reach the tail (a heavy tail whose robust scale is a fifth of its SD reads 0.35-1.0 SD at
+    eps = 1), and below the SD when a few extreme rows carry most of the variance (a top-code
+    on 0.5% of the rows holding ~90% of the variance: the scale is the spread of the other
+    rows, ~0.2 SD). Winsorizing is what bounds the sensitivity; no private release can see a
+    variance carried by a handful of rows.
 
     Columns that look constant: when the pilot's noise sd is at most ``SCALE_FLOOR_MAX_NOISE``
     (public: n, p, budget) and the sum of the pilot rungs and the first final moment is below
@@ -243,8 +211,6 @@ def private_column_scales(mat, eps=None, delta=None, rng=None, *, calibration="a
     >>> bool(np.all((s > 0.8 * np.array([1, 10, 100])) & (s < 1.25 * np.array([1, 10, 100]))))
     True
     """
-    from .matrix import random_pairs
-
     noise = _scale_noise(noise, eps, delta, calibration)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     warn_if_unlocated(noise, mat.n // 2, mat.p)
@@ -288,17 +254,6 @@ def _scale_noise(noise, eps, delta, calibration):
     if eps is None or delta is None:
         raise DPPCAValueError("private column scales need a budget: give `eps` and `delta`")
     return GaussianGroup(eps, delta, calibration).share(1.0)
-
-
-def clip_ratio(c) -> np.ndarray:
-    """r(c) = E min(Z^2, c^2) / c^2 for any c > 0 (c below 2^-8 read as 2^-8, where r ~ 1)."""
-    from scipy.special import ndtr
-
-    c = np.maximum(np.asarray(c, float), 2.0 ** -8)
-    tail = 2 * ndtr(-c)
-    with np.errstate(over="ignore", under="ignore"):
-        inside = (1 - tail) - 2 * c * np.exp(-np.minimum(c * c, 1e4) / 2) / np.sqrt(2 * np.pi)
-    return inside / c ** 2 + tail
 
 
 def _moment_loglik(moment, rows=None) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Post-release accuracy of released scree values (issue 20): pure post-processing.
+"""Post-release accuracy of released scree values: pure post-processing.
 
 After :func:`dppca.dp_scree` has released its numbers, what they say about their own error is
 public: the clip-choice histograms' noisy counts and their sd, the chosen clips, the released
@@ -37,9 +37,9 @@ BINDING_NONE = CLIP_OVER_LAMBDA
 #: measured the tail: the bound adds this many noise sd of the value, for a tail heavier than
 #: the Gaussian one. Like the ``UNSEEN_SHARE`` term of
 #: :func:`dppca.estimators.clip_choice.tail_bias` (h / m x C) the sd is C times a public
-#: constant proportional to 1 / (n eps), so the allowance vanishes on large data (issue 20:
-#: breast_cancer at eps 1 and 2, C = 14.3 x a private median: 7 of its 29 misses over 40 seeds
-#: were within 1.07 x their upper ends; coverage .867 -> .908 and .892 -> .908).
+#: constant proportional to 1 / (n eps), so the allowance vanishes on large data, while on small
+#: data it covers the misses that fall just past the upper end (a clip far above the median,
+#: C = 14 x the median, cuts off a tail of which no count could tell).
 UNMEASURED_SD = 0.5
 #: Post-release error at or above which a method's values are flagged in the accuracy block
 #: (relative error 0.9: the value may be under a tenth of its target).
@@ -48,7 +48,7 @@ POST_RELEASE_THRESHOLD = 0.9
 
 #: Where the pre-release model predicts a method's values within FLOOR_GATE (public), a value
 #: with raw < NOISE_FLOOR x sd is released as NOISE_FLOOR x sd, not 0 (never within 10x of its
-#: target, then of the order of the sd; iris/wine eps 4: within 10x .878 -> .983, .911 -> .956).
+#: target, then of the order of the sd, whereas 0 is infinitely far from it in relative terms).
 NOISE_FLOOR, FLOOR_GATE = 1.0 / 3.0, 1.0
 
 
@@ -145,8 +145,9 @@ def value_bias(fit, raw, trace_room) -> ValueBias:
     histogram = getattr(fit, "histogram", None)
     room = np.maximum(np.nan_to_num(np.asarray(trace_room, float), nan=0.0, posinf=np.inf), 0.0)
     if histogram is not None:
-        # The measured tail replaces the assumed one in the estimate (on gau at eps 4 the
-        # Gaussian term made the prediction 2.3x the measured error); the bound keeps both.
+        # The measured tail replaces the assumed one in the estimate (the Gaussian term counts
+        # a tail the histogram did not see, and doubles the predicted error where the clip
+        # sits far above the bulk); the bound keeps both.
         estimate = np.asarray(histogram.tail_estimate, float)
         bound = np.maximum(bound, histogram.tail_upper)
         binding = ratio < BINDING_HISTOGRAM
@@ -191,8 +192,8 @@ def trace_room(trace, trace_sd, raw, lower, z) -> np.ndarray:
     trace + z trace_sd - (sum of the other values' interval lower ends) - max(raw, 0): the
     variances of orthonormal directions sum to at most tr S. inf when no trace was released
     (k = p), or when the values' lower ends sum above trace + z trace_sd: the trace (a clipped
-    mean, biased low) is then shown to miss tr S and bounds nothing (breast_cancer at eps 4:
-    a trace at 0.04 x tr S under a PC1 of 0.7 x tr S). Post-processing of released values.
+    mean, biased low) is then shown to miss tr S and bounds nothing (a trace clipped under a
+    heavy tail can be a few percent of tr S). Post-processing of released values.
 
     Examples
     --------
@@ -238,10 +239,10 @@ def trace_step(trace, trace_sd, bias_estimate, bias_upper, plan=()) -> list:
     (``plan``, public) gave the trace no clip histogram, its clip is the public fallback on a
     rough centre and its bias is unmeasured: the row is then at least the plan's own trace
     prediction, capped at 1 (:func:`unmeasured_trace_error`). Above ``TRACE_THRESHOLD``
-    "Total variance" and the PVE (scree / T) are marked (:func:`total_variance_label`). On
-    adult at eps 0.5 the clip sits under the capital_gain top-code's pairs: the trace is 0.15 x
-    tr S, the pre-release row predicted 0.025 (issue 20). Privacy: released numbers and public
-    arithmetic only (post-processing).
+    "Total variance" and the PVE (scree / T) are marked (:func:`total_variance_label`). The
+    pre-release row predicts the noise only: a clip under a top-coded value's pairs leaves the
+    trace a fraction of tr S whatever the noise, which only the measured tail can show.
+    Privacy: released numbers and public arithmetic only (post-processing).
 
     Parameters
     ----------
@@ -284,9 +285,9 @@ def unmeasured_trace_error(plan) -> float:
     Without a histogram the clip is the public fallback on a noisy rough centre and its bias
     is unmeasured, so the release knows no more of its error than the plan; the cap: a
     prediction of 1 already says the trace may be anywhere from 0 to twice tr S (as a value
-    within one sd of 0, :func:`post_release_error`). breast_cancer at eps 0.5 (n = 569): the
-    row read 0.24 (noise sd / released trace, bias taken as 0) against a measured median error
-    of 0.84; the plan predicts 0.79.
+    within one sd of 0, :func:`post_release_error`). Read from the release alone (noise sd /
+    released trace, bias taken as 0) the row would claim what the release cannot know: an
+    unmeasured bias can be most of the trace.
 
     Examples
     --------
@@ -331,8 +332,8 @@ def post_release_error(raw, sd, bias) -> np.ndarray:
     sqrt((0.6745 sd)^2 + bias^2) / max(value + bias, sd): the noise's median absolute size
     (``MEDIAN_ABS_NORMAL`` sd) and the clipping bias, which only lowers the estimate (the
     target is about value + bias), over the target. A value within one sd of 0 says nothing of
-    its target's size (from 0 to a few sd): at least 1 (issue 20: iris at eps 1, where half the
-    PC1 values are, measured 1, predicted 0.67 before; diabetes at eps 0.5 0.62x -> 0.92x).
+    its target's size (from 0 to a few sd): at least 1 (the noise alone, read against a value
+    of the order of its sd, would predict about 0.67 where the error can be 100%).
 
     Examples
     --------
@@ -355,12 +356,11 @@ def unanchored_floor(method, fit, plan) -> np.ndarray:
     ``histogram.fallback``) is 6.49 x the private trace. A trace whose noise sd is at least its
     size anchors nothing: it is released near 0 or far above tr S in a large share of runs, and
     the clip with it, so the value collapses toward 0 or is noise that its own noise sd only
-    scales, whatever that sd says. On wine at eps 1 (n = 178; the plan's trace row 1.33) the
-    values were released from 2.8e-13 to 6.7e15 against a target of 9.6e4 and predicted 0.50
-    (median; measured 1). Where the plan's trace row is under 1 (iris at eps 2: 0.85) the values
-    were within 0.34 (median) and no floor applies: reading the post-release trace row instead
-    floored those too (2.3-3.2x the measured error on iris and wine at eps 2, diabetes at eps
-    1). Public arithmetic and released numbers only.
+    scales, whatever that sd says: such values can be released many orders of magnitude off
+    their target while their own sd predicts a moderate error. Where the plan's trace row is
+    under 1 the trace anchors the clip and no floor applies. The gate is the plan's row (public
+    arithmetic), not the post-release trace row: the latter is itself noisy and would floor
+    values whose clip was well anchored. Public arithmetic and released numbers only.
 
     Examples
     --------

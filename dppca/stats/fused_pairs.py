@@ -72,7 +72,7 @@ FUSED_MAX_P = 28
 
 #: Rows per block (a unit of work of a thread), the most columns per tile, and the doubles of
 #: a tile (its d coordinates, squared norms and degrees; 64 KiB, in the L2 cache):
-#: :func:`block_cols`. Measured (one core, CPU time, ns per pair, adult p = 5 / gau p = 20):
+#: :func:`block_cols`. Measured (one core, CPU time, ns per pair, p = 5 / p = 20):
 #: 32 rows, 512 columns, 4096 doubles: 1.27 / 5.21; 64, 1024, 8192: 1.13 / 4.37; 128 rows,
 #: 8192 doubles: 0.97 / 4.27; 128 rows, 2048 doubles: 0.97 / 5.72 (noise ~10%). At p = 5 the
 #: loop is bound by its one division per pair (vdivpd), not by the cache.

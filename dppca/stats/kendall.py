@@ -69,7 +69,7 @@ def rounding_slack(rows: int, d: int) -> float:
     <= G^2). (i) Each pair's term has a relative error <= (d + 2) u / TOL per entry (its
     distance is one inner product of length d + 2, s_i + s_j - 2 z_i.z_j, in any order: one
     augmented GEMM, or a GEMM for z_i.z_j and the norms added by the weight pass).
-    (ii) Summing (issue 23, part B): the engine sums the Laplacian pieces w_ij z_i z_i^T,
+    (ii) Summing: the engine sums the Laplacian pieces w_ij z_i z_i^T,
     w_ij z_j z_j^T, -w_ij z_i z_j^T, -w_ij z_j z_i^T, up to 1/TOL times the term they add up
     to. In one entry a non-flagged pair's pieces sum in absolute value to <= 2 w_ij
     (||z_i||^2 + ||z_j||^2) <= 2 G^2 / TOL (||z_i - z_j||^2 > TOL (||z_i||^2 + ||z_j||^2) and
@@ -190,8 +190,8 @@ def kendall_tau_matrix(X, sign="spherical", radius=None, xi=None, *, tile=2048, 
     X, spec = without_overflow(X, spec)  # near DBL_MAX: a Python xi, so the BLAS form (the
     fused = fused and spec.kind != "custom"  # engine changes only rounding, covered by the slack)
     # BLAS on one thread throughout: a threaded product (e.g. the final Z^T D Z) leaves OpenBLAS's
-    # pthreads spinning on a core for a while, which the fused kernel's threads need (gau, n =
-    # 5,000, p = 20, back-to-back calls: 37 ms wall and 73 ms CPU without, 21-26 ms and 37 ms with).
+    # pthreads spinning on a core for a while, which the fused kernel's threads need (n = 5,000,
+    # p = 20, back-to-back calls: 37 ms wall and 73 ms CPU without, 21-26 ms and 37 ms with).
     with single_blas_thread():
         return normalise_pair_sum(pair_sum(working_rows(X), spec, fused, tile), n)
 

@@ -264,7 +264,8 @@ def pairwise_sum(terms):
 
 def block_sum_slack(n: int, pairs_per_row, p: int) -> float:
     """Relative sensitivity slack of the incomplete statistic: each block's engine rounding plus
-    the rounding of ``sum_B (|B| / n) K_B`` (issue 23, finding 5).
+    the rounding of ``sum_B (|B| / n) K_B`` (both enter the sensitivity: floating point is part
+    of the proof).
 
     Parameters
     ----------

@@ -12,6 +12,39 @@ from typing import NamedTuple
 import numpy as np
 
 
+def random_pairs(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Disjoint random pairs of rows: (first, second), each of length m = floor(n/2).
+
+    The pairing is drawn from ``rng`` independently of the data, so a replaced row belongs
+    to at most one pair whatever the row order (pairing rows by position, as the R package
+    does, biases data whose rows are sorted: reference/r-dppca-scree.md §15.3 item 30).
+    Every paired-difference statistic of the package uses this one pairing rule.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows (public).
+    rng : numpy.random.Generator
+        Source of the pairing.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Row indices of the first and second member of each pair, each of shape (floor(n/2),).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.stats.paired_differences import random_pairs
+    >>> first, second = random_pairs(5, np.random.default_rng(0))
+    >>> len(first), len(second), len(set(first) | set(second))
+    (2, 2, 4)
+    """
+    order = rng.permutation(n)
+    m = n // 2
+    return order[:m], order[m:2 * m]
+
+
 def abs_differences(values, first, second) -> np.ndarray:
     """|x_a - x_b| per pair and column, shape (m, p), finite (an overflow to inf becomes the
     largest double); ``first`` and ``second`` index the rows of ``values`` (shape (n, p)).
@@ -147,4 +180,5 @@ def block_pairs(values, block_rows: int, rng: np.random.Generator) -> BlockPairs
     return BlockPairs(tuple(sets), n, values.shape[1])
 
 
-__all__ = ["BlockPairs", "abs_differences", "block_pairs", "group_results", "pair_differences"]
+__all__ = ["BlockPairs", "abs_differences", "block_pairs", "group_results", "pair_differences",
+           "random_pairs"]

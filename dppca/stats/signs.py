@@ -240,7 +240,7 @@ def unit_scaled(rows: np.ndarray):
     scaled rows have entries in [-2, 2], so their norms neither overflow nor underflow.
 
     s is :func:`power_of_two_scale` (its exponent clipped to the finite range: an entry
-    >= 2^1023 gives s = 2^1023, not inf; issue 23, finding 3)."""
+    >= 2^1023 gives s = 2^1023, not inf: dividing by inf would make the row 0 or NaN)."""
     big = np.max(np.abs(rows), axis=1, initial=0.0)
     scale = power_of_two_scale(big)
     unit = rows / scale[:, None]

@@ -48,7 +48,7 @@ def test_sessions_reloads_and_restarts_share_the_registered_budget(new_page, tmp
 def test_uploads_of_registered_numbers_share_its_budget(new_page, tmp_path, monkeypatch):
     """The same numbers under another file name, header and row order, with a trailing blank
     line, uploaded in another session, are charged to the dataset registered with them."""
-    from dppca.cli_budget import numeric_values
+    from dppca.cli.budget import numeric_values
 
     store = "sqlite:///" + str(tmp_path / "budget.sqlite3")
     monkeypatch.setenv("DPPCA_BUDGET_URL", store)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import lazy_loader as lazy
 
-from ._validation import DPPCAValueError
+from .._validation import DPPCAValueError
 
 pd = lazy.load("pandas")
 
@@ -30,7 +30,7 @@ def deferred(module: str, name: str):
 
     Examples
     --------
-    >>> from dppca.cli_data import deferred
+    >>> from dppca.cli.data import deferred
     >>> deferred("datasets", "load_gau")().shape
     (5000, 20)
     """

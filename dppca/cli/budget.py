@@ -12,8 +12,8 @@ import sys
 
 import lazy_loader as lazy
 
-from ._validation import DPPCAValueError
-from .cli_data import deferred
+from .._validation import DPPCAValueError
+from .data import deferred
 
 # `dppca --help` lists this sub-command: the store, numpy and pandas load when a command runs
 # (lazy_loader.load of a dppca submodule would import its package, dppca.privacy, at once).
@@ -41,7 +41,7 @@ def add_budget_parser(sub, load_data):
     Examples
     --------
     >>> import argparse
-    >>> from dppca.cli_budget import add_budget_parser
+    >>> from dppca.cli.budget import add_budget_parser
     >>> sub = argparse.ArgumentParser(prog="dppca").add_subparsers(dest="command")
     >>> add_budget_parser(sub, None).prog
     'dppca budget'
@@ -139,7 +139,7 @@ def charge_report(args, frame):
     Examples
     --------
     >>> import argparse
-    >>> from dppca.cli_budget import charge_report
+    >>> from dppca.cli.budget import charge_report
     >>> charge_report(argparse.Namespace(budget=None), None) is None
     True
     """
@@ -167,7 +167,7 @@ def record_report(charged, ledgers) -> None:
 
     Examples
     --------
-    >>> from dppca.cli_budget import record_report
+    >>> from dppca.cli.budget import record_report
     >>> record_report(None, {})
     """
     if charged is not None:
@@ -191,7 +191,7 @@ def numeric_values(frame) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from dppca.cli_budget import numeric_values
+    >>> from dppca.cli.budget import numeric_values
     >>> numeric_values(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})).tolist()
     [[1.0], [2.0]]
     """

@@ -1,4 +1,4 @@
-"""The ``dppca`` command: ``dppca report`` runs the private analysis of a dataset.
+"""``dppca report``: the private analysis of a dataset, section by section.
 
 ``dppca report --data adult --k 2 --eps 1 --delta 1e-5 --seed 1 --out report/``
 prints the summaries and writes, per section, CSV/JSON tables and PNG figures.
@@ -8,14 +8,13 @@ the sections run (basic composition), and ``ledger.json`` lists every release.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import lazy_loader as lazy
 
-from ._validation import DPPCATypeError, DPPCAValueError, delta_arg, eps_arg, int_arg
-from .cli_budget import add_budget_parser, charge_report, record_report
-from .cli_data import BUNDLED, MISSING_LABEL, deferred, feature_columns, group_levels, load_data
+from .._validation import DPPCAValueError, delta_arg, eps_arg, int_arg
+from .budget import charge_report, record_report
+from .data import MISSING_LABEL, deferred, feature_columns, group_levels, load_data
 
 # `dppca --help` builds the parser only: numpy, pandas and the analysis (SciPy, statsmodels,
 # matplotlib) load when a command first uses them (SPEC 1 lazy loading).
@@ -39,36 +38,6 @@ REPORT_SCALE_SHARE = 0.1
 def _help_text(text: str) -> str:
     """A help string shown as written: argparse %-formats help, so "10%" must read "10%%"."""
     return text.replace("%", "%%")
-
-
-def main(argv=None) -> int:
-    """Entry point of the console script; returns the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except Exception as err:  # noqa: BLE001 - user errors are printed, any other re-raised
-        if not isinstance(err, _user_errors()):
-            raise
-        print(f"dppca: error: {err}", file=sys.stderr)
-        return 2
-
-
-def _user_errors() -> tuple:
-    """The errors printed as ``dppca: error: ...`` (exit 2); the store's only once it is loaded
-    (a store error cannot happen before, and importing it would slow down ``--help``)."""
-    errors = (DPPCAValueError, DPPCATypeError, FileNotFoundError)
-    store = sys.modules.get("dppca.privacy.store")
-    return errors if store is None else errors + (store.BudgetStoreError,)
-
-
-def _parser() -> argparse.ArgumentParser:
-    """The ``dppca`` parser: one sub-parser per entry of ``SUBCOMMANDS``."""
-    parser = argparse.ArgumentParser(prog="dppca", description="Differentially private PCA.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for add_subcommand in SUBCOMMANDS:
-        add_subcommand(sub)
-    return parser
 
 
 def add_report_parser(sub) -> argparse.ArgumentParser:
@@ -109,56 +78,6 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
                         help="SQLAlchemy URL of the budget store (default: $DPPCA_BUDGET_URL)")
     report.set_defaults(func=run_report)
     return report
-
-
-def add_app_parser(sub) -> argparse.ArgumentParser:
-    """``dppca app``: its options, and ``run_app_command`` as its action."""
-    app = sub.add_parser("app", help="interactive app: private scree and score plots with a "
-                                     "session privacy budget (needs the [app] extra)")
-    app.add_argument("--data", default=None,
-                     help="bundled dataset (gau, gau_g, adult) or a CSV path, offered as "
-                          "'Provided data'")
-    app.add_argument("--group", default=None, help="column with group labels (default: inferred)")
-    app.add_argument("--eps-total", type=float, default=None,
-                     help="fixed session total epsilon (with --delta-total)")
-    app.add_argument("--delta-total", type=float, default=None,
-                     help="fixed session total delta (with --eps-total)")
-    app.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
-    app.add_argument("--host", default="127.0.0.1",
-                     help="interface to bind (default 127.0.0.1: this machine only)")
-    app.add_argument("--allow-remote", action="store_true",
-                     help="allow a --host beyond loopback (put authentication in front: a reverse "
-                          "proxy, see docs/budget.md)")
-    app.add_argument("--no-browser", action="store_true", help="do not open a web browser")
-    app.add_argument("--budget", default=None, help="operator mode: registered dataset (dppca budget "
-                     "init) whose budget every session's runs on --data are charged to "
-                     "($DPPCA_BUDGET_URL); analysts get no upload, no preview, no total to set")
-    app.set_defaults(func=run_app_command)
-    return app
-
-
-def run_app_command(args) -> int:
-    """Serve the interactive app (``dppca.app.run_app``) until interrupted."""
-    from .app import run_app
-
-    if args.budget is not None and args.data is None:
-        raise DPPCAValueError("--budget NAME serves a registered dataset to analysts: give its file "
-                              "on this server with --data FILE")
-    # Bundled data as the R package ships them (adult: numeric columns only). A CSV file is read
-    # as text cells: its schema comes from the header, never from the cells (dppca.app.data).
-    if args.data is not None and args.data not in BUNDLED and args.data.lower().endswith(".csv") \
-            and Path(args.data).is_file():
-        from .app.data import read_csv_cells
-
-        frame = read_csv_cells(Path(args.data).read_bytes(), True, args.data)
-    else:
-        frame = BUNDLED[args.data]() if args.data in BUNDLED else \
-            None if args.data is None else load_data(args.data, args.group)[0]
-    run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
-            host=args.host, port=args.port, launch_browser=not args.no_browser,
-            allow_remote=args.allow_remote,
-            **({} if args.budget is None else {"budget": args.budget}))
-    return 0
 
 
 def run_report(args) -> int:
@@ -365,7 +284,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     ``--group-levels`` (public; rows with other labels are in no histogram) or, without it,
     the labels released by private partition selection (see :func:`dppca.dp_score_group`).
     """
-    from .score_plot import dp_score_plot, dp_score_plot_group
+    from ..score_plot import dp_score_plot, dp_score_plot_group
 
     options = dict(g_dppca=True, rng=rng, bounds=_section_bounds(args))
     if args.group is None:
@@ -383,7 +302,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
 def scree_section(frame, numeric, args, eps, delta, rng, out):
     """Private scree values and PVE (g-DPPCA directions, self-tuned clipped method): scree.csv,
     scree.png (with ``args.declared_bounds`` as in :func:`directions_section`)."""
-    from .scree import dp_scree_plot
+    from ..scree import dp_scree_plot
 
     result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
                            rng=rng, bounds=_section_bounds(args))
@@ -392,56 +311,8 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
     return result
 
 
-def add_plan_parser(sub) -> argparse.ArgumentParser:
-    """``dppca plan``: the report's options (``--data`` or ``--n``/``--p``), and ``run_plan``."""
-    plan = sub.add_parser("plan", help="expected accuracy of a report, before any release",
-                          description="Expected accuracy of `dppca report` with the same "
-                          "arguments, from public numbers only (n, p, k, eps, delta): spends "
-                          "nothing. --data is read only for n and p.")
-    plan.add_argument("--data", default=None, help="as in `report` (only n and p are read)")
-    plan.add_argument("--n", type=int, default=None, help="number of rows (instead of --data)")
-    plan.add_argument("--p", type=int, default=None, help="number of columns (instead of --data)")
-    for option in ("--columns", "--group", "--group-levels", "--seed", "--out"):
-        plan.add_argument(option, default=None, dest=option[2:].replace("-", "_"),
-                          help="as in `report` (accepted; no effect on the plan)")
-    plan.add_argument("--k", type=int, default=2, help="number of components (default 2)")
-    plan.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
-    plan.add_argument("--delta", type=float, required=True, help="total delta of the report")
-    plan.add_argument("--standardize", action="store_true", help="as in `report`")
-    plan.add_argument("--sections", default=",".join(SECTIONS), help="as in `report`")
-    plan.set_defaults(func=run_plan)
-    return plan
-
-
-def run_plan(args) -> int:
-    """Print the expected accuracy of the report's scree section (directions included)."""
-    from .planning import plan
-
-    if (args.data is None) == (args.n is None or args.p is None):
-        raise DPPCAValueError("give --data, or both --n and --p (and not both)")
-    if args.data is not None:
-        frame, bundled = load_data(args.data, args.group)
-        n, p = len(frame), feature_columns(frame, args, bundled).shape[1]
-    else:
-        n, p = args.n, args.p
-    names = [s.strip() for s in args.sections.split(",") if s.strip()]
-    share = (1.0 - REPORT_SCALE_SHARE if args.standardize else 1.0) / max(len(names), 1)
-    eps, delta = eps_arg(args.eps), delta_arg(args.delta)
-    print(f"dppca plan: n={n}, p={p}, k={args.k}; each of the {len(names)} section(s) gets "
-          f"eps={share * eps:.4g}, delta={share * delta:.3g}\n")
-    print(plan(n, p, args.k, share * eps, share * delta))
-    return 0
-
-
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
-#: Sub-commands: each function adds its sub-parser (with ``func`` set to its action).
-SUBCOMMANDS = [add_report_parser, add_app_parser, add_plan_parser,
-               lambda sub: add_budget_parser(sub, load_data)]
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-__all__ = ["add_app_parser", "add_plan_parser", "add_report_parser", "directions_section", "feature_columns",
-           "group_levels", "load_data", "main", "run_app_command", "run_report", "score_section",
-           "run_plan", "scree_section"]
+__all__ = ["REPORT_SCALE_SHARE", "SECTIONS", "add_report_parser", "directions_section", "run_report",
+           "score_section", "scree_section"]

@@ -1,0 +1,52 @@
+"""``dppca plan``: the expected accuracy of a report, from public numbers only (spends nothing)."""
+from __future__ import annotations
+
+import argparse
+
+from .._validation import DPPCAValueError, delta_arg, eps_arg
+from .data import feature_columns, load_data
+from .report import REPORT_SCALE_SHARE, SECTIONS
+
+
+def add_plan_parser(sub) -> argparse.ArgumentParser:
+    """``dppca plan``: the report's options (``--data`` or ``--n``/``--p``), and ``run_plan``."""
+    plan = sub.add_parser("plan", help="expected accuracy of a report, before any release",
+                          description="Expected accuracy of `dppca report` with the same "
+                          "arguments, from public numbers only (n, p, k, eps, delta): spends "
+                          "nothing. --data is read only for n and p.")
+    plan.add_argument("--data", default=None, help="as in `report` (only n and p are read)")
+    plan.add_argument("--n", type=int, default=None, help="number of rows (instead of --data)")
+    plan.add_argument("--p", type=int, default=None, help="number of columns (instead of --data)")
+    for option in ("--columns", "--group", "--group-levels", "--seed", "--out"):
+        plan.add_argument(option, default=None, dest=option[2:].replace("-", "_"),
+                          help="as in `report` (accepted; no effect on the plan)")
+    plan.add_argument("--k", type=int, default=2, help="number of components (default 2)")
+    plan.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
+    plan.add_argument("--delta", type=float, required=True, help="total delta of the report")
+    plan.add_argument("--standardize", action="store_true", help="as in `report`")
+    plan.add_argument("--sections", default=",".join(SECTIONS), help="as in `report`")
+    plan.set_defaults(func=run_plan)
+    return plan
+
+
+def run_plan(args) -> int:
+    """Print the expected accuracy of the report's scree section (directions included)."""
+    from ..planning import plan
+
+    if (args.data is None) == (args.n is None or args.p is None):
+        raise DPPCAValueError("give --data, or both --n and --p (and not both)")
+    if args.data is not None:
+        frame, bundled = load_data(args.data, args.group)
+        n, p = len(frame), feature_columns(frame, args, bundled).shape[1]
+    else:
+        n, p = args.n, args.p
+    names = [s.strip() for s in args.sections.split(",") if s.strip()]
+    share = (1.0 - REPORT_SCALE_SHARE if args.standardize else 1.0) / max(len(names), 1)
+    eps, delta = eps_arg(args.eps), delta_arg(args.delta)
+    print(f"dppca plan: n={n}, p={p}, k={args.k}; each of the {len(names)} section(s) gets "
+          f"eps={share * eps:.4g}, delta={share * delta:.3g}\n")
+    print(plan(n, p, args.k, share * eps, share * delta))
+    return 0
+
+
+__all__ = ["add_plan_parser", "run_plan"]
