@@ -4,7 +4,7 @@ VENV   := .venv
 VENV_R := .venv-r
 PIP    := $(VENV)/bin/pip
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test bench docs dist clean
 
 ## demo: install the package and run the private report on the bundled adult data
 demo: $(VENV)/.installed
@@ -14,17 +14,21 @@ demo: $(VENV)/.installed
 test:
 	bash tools/run_tests.sh
 
+## dist: sdist and wheel in dist/, checked (twine), the wheel tested in a fresh venv outside the tree
+dist: $(VENV)/.installed-dev
+	PYTHON=$(VENV)/bin/python PYTHON_NEW=$(PYTHON) bash tools/make_dist.sh
+
 ## bench: the speed and accuracy benchmarks (tables, not tests)
 bench: $(VENV)/.installed-dev
 	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script --quick || exit 1; done
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml dppca/_version.py
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml
+$(VENV)/.installed-dev: pyproject.toml dppca/_version.py
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -e ".[dev,r]"

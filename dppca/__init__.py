@@ -7,10 +7,14 @@ Kendall's tau engine, honest privacy accounting and statsmodels-style summaries.
 (SPEC 1, ``lazy_loader.attach``), so neither SciPy's statistics, statsmodels,
 matplotlib nor an optional extra is imported until a function needs it.
 Set ``EAGER_IMPORT=1`` to load everything at import (lazy_loader's switch).
+
+``dppca.__version__`` is the installed version as a string (``"0.2.0"``): the same string as
+the package metadata (``importlib.metadata.version("dppca")``) and ``dppca --version``, written
+once in ``dppca/_version.py``.
 """
 import lazy_loader as _lazy
 
-__version__ = "0.1.0"
+from dppca._version import __version__
 
 #: Public name -> the submodule defining it. To export a new name, add it here and to __all__.
 _PUBLIC = {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite: pytest on numpy 2 (main venv), the core tests again on numpy 1.26
 # (the venv R's reticulate uses), the doctests, the docstring check, the documentation site
-# (make docs), the R wrapper's testthat tests and R CMD check.
+# (make docs), the release (make dist: the wheel tested in a fresh venv), the R wrapper's
+# testthat tests and R CMD check.
 # Ends with one plain line "N passed, N failed" summing all suites; exits non-zero on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,8 @@ step "docstrings (numpydoc validation, tools/check_docstrings.py)"
 check "docstrings" .venv/bin/python tools/check_docstrings.py
 step "documentation site (make docs: Sphinx -W, tutorials executed)"
 check "docs" make -s docs PYTHON="$PYTHON"
+step "release (make dist: sdist and wheel built and checked, the wheel tested in a fresh venv)"
+check "dist" make -s dist PYTHON="$PYTHON"
 
 step "R venv (numpy 1.26) and core tests on it"
 bash tools/make_r_venv.sh || status=1
