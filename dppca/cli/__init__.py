@@ -65,27 +65,26 @@ def _user_errors() -> tuple:
 
 
 def version() -> str:
-    """The installed version of dppca: the distribution's metadata, else ``dppca.__version__``.
+    """The version of the imported dppca: ``dppca.__version__``, single-sourced in ``dppca/_version.py``.
+
+    Read from the module, not from the distribution's metadata, so that an editable install whose
+    metadata predates a version bump still prints the code's version.
 
     Returns
     -------
     str
-        The version, e.g. ``"0.2.0"``; ``"unknown"`` when neither source has one.
+        The version, e.g. ``"0.2.0"``.
 
     Examples
     --------
     >>> from dppca.cli import version
-    >>> version()  # doctest: +SKIP
-    '0.2.0'
+    >>> import dppca
+    >>> version() == dppca.__version__
+    True
     """
-    from importlib import metadata
+    from .._version import __version__
 
-    try:
-        return metadata.version("dppca")
-    except metadata.PackageNotFoundError:
-        import dppca
-
-        return getattr(dppca, "__version__", "unknown")
+    return __version__
 
 
 class _VersionAction(argparse.Action):
