@@ -8,6 +8,7 @@ the sections run (basic composition), and ``ledger.json`` lists every release.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -46,7 +47,14 @@ def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # inside the try: a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader of the output (`dppca budget log NAME | head`) stopped reading: stop
+        # quietly, as Unix tools do, with the status of a process ended by SIGPIPE (128 + 13).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as err:  # noqa: BLE001 - user errors are printed, any other re-raised
         if not isinstance(err, _user_errors()):
             raise
@@ -189,7 +197,11 @@ def run_report(args) -> int:
     staging = _staging_folder(out)
     try:
         charge = charge_report(args, frame)  # --budget: the whole (eps, delta), before any release
-        written = _write_sections(frame, numeric, args, names, staging, charge)
+        try:  # it records its outcome ("ok" and the ledgers) when every section is released
+            written = _write_sections(frame, numeric, args, names, staging, charge)
+        except BaseException as error:  # logged by its class only (the message may hold data)
+            record_report(charge, None, "failed: " + type(error).__name__)
+            raise
         _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
