@@ -504,15 +504,43 @@ def _engine(url, timeout):
     try:
         parsed = sa.make_url(url)
         sqlite = parsed.get_backend_name() == "sqlite"
+        path = _sqlite_path(url)
+        read_only = path is not None and os.path.exists(path) and not (
+            os.access(path, os.W_OK) and os.access(os.path.dirname(path), os.W_OK))
+        extra = {"creator": functools.partial(_read_only_sqlite, path, timeout)} if read_only else {}
         engine = sa.create_engine(url, connect_args={"timeout": timeout} if sqlite else
-                                  {"connect_timeout": max(1, int(timeout))})
+                                  {"connect_timeout": max(1, int(timeout))}, **extra)
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
         raise BudgetStoreError(f"the budget store URL {_shown_url(url)!r} cannot be used: "
                                f"{error}") from error
     if sqlite:
         _sqlite_transactions(engine)
-    path = _sqlite_path(url)
-    return engine, (f"SQLite file {path}" if path else _shown_url(url))
+    return engine, (f"SQLite file {path}" + (" (read-only here)" if read_only else "")
+                    if path else _shown_url(url))
+
+
+def _read_only_sqlite(path, timeout):
+    """A connection to a SQLite store on a read-only file, folder or mount (show, list and log
+    still work; a charge is refused as read-only). A write-ahead-log store there cannot create
+    its shared-memory file, so it is opened ``immutable`` when its log file is absent or empty
+    (then the main file holds every committed charge); with a non-empty log that would hide the
+    latest charges, the store is not read here."""
+    import sqlite3
+    import urllib.parse
+
+    uri = "file:" + urllib.parse.quote(path)
+    connection = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=timeout)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.OperationalError:
+        connection.close()
+    wal = path + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        raise sqlite3.OperationalError(
+            "unable to open database file: the store is read-only here and its write-ahead log "
+            f"{wal} holds charges not yet in the main file; read it where it is writable")
+    return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=timeout)
 
 
 def _sqlite_transactions(engine):

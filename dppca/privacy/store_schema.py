@@ -32,20 +32,21 @@ SCHEMA_VERSION = "2"
 CORE_TABLES = ("meta", "datasets", "charges", "outcomes")
 #: The largest finite double: ``x <= FINITE`` is false for infinity and NaN.
 FINITE = "1.7976931348623157e308"
-#: Range rules per table: (name, SQL condition), the same text on both back ends.
+#: Range rules per table: (name, SQL condition), the same text on both back ends; ``{n}`` is the
+#: column prefix ("" in a CHECK constraint, "NEW." in a SQLite trigger).
 RULES = {
     "datasets": [
-        ("eps_total", f"eps_total > 0 AND eps_total <= {FINITE}"),
-        ("delta_total", "delta_total >= 0 AND delta_total < 1"),
-        ("gaussian_share", "gaussian_share >= 0 AND gaussian_share < 1"),
+        ("eps_total", f"{{n}}eps_total > 0 AND {{n}}eps_total <= {FINITE}"),
+        ("delta_total", "{n}delta_total >= 0 AND {n}delta_total < 1"),
+        ("gaussian_share", "{n}gaussian_share >= 0 AND {n}gaussian_share < 1"),
     ],
     "charges": [
-        ("eps", f"eps >= 0 AND eps <= {FINITE}"),
-        ("delta", "delta >= 0 AND delta < 1"),
-        ("mu", f"mu IS NULL OR (mu > 0 AND mu <= {FINITE})"),
-        ("stream", "stream IN ('basic', 'gaussian')"),
-        ("charged_eps", f"charged_eps >= 0 AND charged_eps <= {FINITE}"),
-        ("charged_delta", "charged_delta >= 0 AND charged_delta < 1"),
+        ("eps", f"{{n}}eps >= 0 AND {{n}}eps <= {FINITE}"),
+        ("delta", "{n}delta >= 0 AND {n}delta < 1"),
+        ("mu", f"{{n}}mu IS NULL OR ({{n}}mu > 0 AND {{n}}mu <= {FINITE})"),
+        ("stream", "{n}stream IN ('basic', 'gaussian')"),
+        ("charged_eps", f"{{n}}charged_eps >= 0 AND {{n}}charged_eps <= {FINITE}"),
+        ("charged_delta", "{n}charged_delta >= 0 AND {n}charged_delta < 1"),
     ],
 }
 #: PostgreSQL functions an analyst role may execute (signatures for GRANT).
@@ -62,7 +63,7 @@ def tables(sa, analyst_column=True) -> dict:
     text, real = sa.String(400), sa.Float(precision=53)
 
     def checks(table):
-        return [sa.CheckConstraint(rule, name=f"ck_{table}_{column}")
+        return [sa.CheckConstraint(rule.format(n=""), name=f"ck_{table}_{column}")
                 for column, rule in RULES.get(table, [])]
 
     sa.Table("meta", metadata, sa.Column("key", sa.String(64), primary_key=True),
@@ -115,15 +116,16 @@ def upgrade(conn, now) -> None:
     conn.exec_driver_sql("ALTER TABLE charges ADD COLUMN analyst VARCHAR(400)")
     if conn.dialect.name == "sqlite":
         for table, rules in RULES.items():
-            condition = " AND ".join(f"({rule})" for _, rule in rules)
+            condition = " AND ".join(f"({rule.format(n='NEW.')})" for _, rule in rules)
             conn.exec_driver_sql(
                 f"CREATE TRIGGER {table}_ranges BEFORE INSERT ON {table} WHEN NOT ({condition}) "
                 f"BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: {table} ranges'); END")
+        _append_only(conn)  # schema 1 had these on SQLite: created only where missing
     else:
         for table, rules in RULES.items():
             for column, rule in rules:
                 conn.exec_driver_sql(f"ALTER TABLE {table} ADD CONSTRAINT ck_{table}_{column} "
-                                     f"CHECK ({rule}) NOT VALID")
+                                     f"CHECK ({rule.format(n='')}) NOT VALID")
         _append_only(conn)
         _pg_functions(conn)
     conn.exec_driver_sql(f"INSERT INTO meta (key, value) VALUES ('schema 2', '{now}')")
@@ -134,7 +136,8 @@ def _append_only(conn) -> None:
         for table in CORE_TABLES:
             for action in ("UPDATE", "DELETE"):
                 conn.exec_driver_sql(
-                    f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
+                    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{action.lower()} BEFORE {action} "
+                    f"ON {table} "
                     f"BEGIN SELECT RAISE(ABORT, 'the budget store is append-only'); END")
         return
     conn.exec_driver_sql(
