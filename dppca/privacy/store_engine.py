@@ -71,7 +71,8 @@ def _diagnosis(text, error) -> str:
                 "is not damaged")
     if getattr(error, "connection_invalidated", False) or any(word in low for word in (
             "could not connect", "connection refused", "connection failed", "server closed",
-            "timeout expired", "is the server running", "no such file or directory")):
+            "terminating connection", "connection is closed", "timeout expired",
+            "is the server running", "no such file or directory")):
         return ("the database server cannot be reached: is it running, and is the URL right? "
                 "The store is not damaged and nothing was charged; try again when it is up")
     if "unable to open database file" in low:
