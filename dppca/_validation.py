@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 
 import lazy_loader as _lazy
 
@@ -106,18 +107,38 @@ def float_arg(value, name: str, *, positive: bool = False, nonnegative: bool = F
     return value
 
 
+#: Smallest eps of a private release: 2^-52, the double's machine epsilon. Below it 1 + eps is
+#: within one rounding of 1, so e^eps, on which every calibration's privacy-loss bound rests, is
+#: computed as 1 (to 2^-53) and the noise no longer follows eps: the calibration answers for
+#: eps = 0 (at eps = 1e-300 the analytic search overflows; below 1e-100 it takes seconds).
+MIN_EPS = 2.0 ** -52
+#: Smallest delta of a private release: the smallest normal double, 2.2e-308. A smaller delta is
+#: subnormal (fewer than 53 significant bits), 1.25 / delta overflows to infinity (the classic
+#: calibration's sigma is infinite) and the analytic calibration's search does not terminate.
+MIN_DELTA = sys.float_info.min
+
+
 def eps_arg(eps) -> float:
-    """Privacy parameter epsilon: a finite number > 0."""
+    """Privacy parameter epsilon: a finite number >= 2^-52 (:data:`MIN_EPS`)."""
     if eps is None:
         raise DPPCAValueError("`eps` is required for a private release (a finite number > 0); got None")
-    return float_arg(eps, "eps", positive=True)
+    eps = float_arg(eps, "eps", positive=True)
+    if eps < MIN_EPS:
+        raise DPPCAValueError(f"`eps` must be at least 2^-52 = {MIN_EPS:.3g}: below it e^eps rounds "
+                              f"to 1 and no calibration can follow eps; got {eps!r}")
+    return eps
 
 
 def delta_arg(delta) -> float:
-    """Privacy parameter delta: a number in the open interval (0, 1)."""
+    """Privacy parameter delta: a number in [2.2e-308, 1) (:data:`MIN_DELTA`, the smallest normal double)."""
     if delta is None:
         raise DPPCAValueError("`delta` is required for a private release (a number in (0, 1)); got None")
-    return float_arg(delta, "delta", open_unit=True)
+    delta = float_arg(delta, "delta", open_unit=True)
+    if delta < MIN_DELTA:
+        raise DPPCAValueError(f"`delta` must be at least {MIN_DELTA:.4g} (the smallest normal "
+                              "double): a smaller delta loses precision, 1/delta overflows and "
+                              f"the calibration cannot be computed; got {delta!r}")
+    return delta
 
 
 def option_arg(value, name: str, options) -> str:

@@ -277,7 +277,7 @@ def _result(fit, mat, scales, **facts) -> PCDirections:
     result = PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
     if result.method == "gdppca" and fit.noise_sd < float("inf"):
         result.accuracy = _gdppca_accuracy(result, fit)
-        AccuracyReport(result.accuracy.steps[1:]).warn(stacklevel=5, basis="released values only")
+        AccuracyReport(result.accuracy.steps[1:]).warn(basis="released values only")
     return result
 
 

@@ -23,6 +23,7 @@ from dppca.privacy.filter import PrivacyFilter
 from dppca.privacy.quantiles import unbounded_quantile
 from dppca.privacy.shuffle import shuffle_local_budget
 from dppca.privacy.store import BudgetStore
+from dppca.privacy.store_schema import postgres_grants
 from dppca.simulate import (contaminated_gaussian, elliptical_gaussian, kim_jung_outlier_center,
                             kim_jung_sigma)
 
@@ -79,6 +80,9 @@ MENTIONED = {
                                               explained_variance=True).fit(X),
     "gaussian_share": lambda: PrivacyFilter(1.0, 1e-5, gaussian_share=1.5),
     "halving": lambda: dppca.dp_pc_dir(X, 2, method="dp_sggd", halving=0, **BUDGET),
+    "kind": lambda: postgres_grants("alice", kind="owner"),
+    "mu": lambda: PrivacyFilter(1.0, 1e-5, gaussian_share=0.5).admit([], 0.5, 1e-6, mu=0.0),
+    "role": lambda: postgres_grants("alice; DROP TABLE charges"),
     "inflate": lambda: private_frame(np.zeros((50, 2)), 1.0, 1e-5, _rng(), inflate=-1),
     "lambda_1": lambda: kim_jung_outlier_center(4, lambda_1=-1),
     "n_components": lambda: dppca.DPPCA(9).fit(X),

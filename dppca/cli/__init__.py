@@ -13,6 +13,7 @@ when a command first uses them, so ``dppca --help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .._validation import DPPCATypeError, DPPCAValueError
@@ -48,7 +49,14 @@ def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # inside the try: a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader of the output (`dppca budget log NAME | head`) stopped reading: stop
+        # quietly, as Unix tools do, with the status of a process ended by SIGPIPE (128 + 13).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as err:  # noqa: BLE001 - user errors are printed, any other re-raised
         if not isinstance(err, _user_errors()):
             raise

@@ -1,8 +1,9 @@
 """``dppca budget``: register datasets with a total (eps, delta), show what is left, read the log.
 
-``dppca budget init NAME --eps E --delta D [--data FILE]``, ``dppca budget show NAME``,
-``dppca budget log NAME`` (CSV) and ``dppca budget list``; ``--store URL`` (or
-``DPPCA_BUDGET_URL``) picks the store, SQLite under the user's data directory by default.
+``dppca budget init NAME --eps E --delta D [--data FILE] [--force]``, ``dppca budget show NAME``,
+``dppca budget log NAME [--format csv|json]`` and ``dppca budget list``; ``--store URL`` (or
+``DPPCA_BUDGET_URL``) picks the store, SQLite under the user's data directory by default. Only
+``init`` creates a store, where there is none; the others never create one.
 ``dppca report --budget NAME`` charges the report's whole (eps, delta) to NAME before it
 computes anything (:func:`charge_report`).
 """
@@ -58,11 +59,16 @@ def add_budget_parser(sub, load_data):
                       help="share of the total for Gaussian-DP runs (mu^2 adds); default 0")
     init.add_argument("--data", default=None,
                       help="file (or bundled name) whose keyed fingerprint identifies the dataset")
+    init.add_argument("--force", action="store_true",
+                      help="register even though the same numbers are already registered under "
+                           "another name (a second budget for the same data; logged)")
     show = commands.add_parser("show", help="total, spent and left of a dataset")
     show.add_argument("name")
-    log = commands.add_parser("log", help="the release log of a dataset, as CSV")
+    log = commands.add_parser("log", help="the release log of a dataset, as CSV or JSON")
     log.add_argument("name")
-    log.add_argument("--out", default=None, help="CSV file (default: standard output)")
+    log.add_argument("--format", choices=("csv", "json"), default="csv", dest="log_format",
+                     help="csv (default) or json (records, one object per charged run)")
+    log.add_argument("--out", default=None, help="file (default: standard output)")
     commands.add_parser("list", help="every registered dataset")
     for command in (init, show, log, commands.choices["list"]):
         command.add_argument("--store", default=None,
@@ -97,18 +103,28 @@ def run_budget(args) -> int:
     store = BudgetStore(args.store)
     if args.budget_command == "init":
         values = None if args.data is None else numeric_values(args.load_data(args.data)[0])
-        store.register(args.name, args.eps, args.delta, args.gaussian_share, values=values)
-        print(f"registered {args.name!r}: total eps={args.eps:g}, delta={args.delta:g}"
+        store.register(args.name, args.eps, args.delta, args.gaussian_share, values=values,
+                       force=args.force)
+        print(f"registered {store.status(args.name)['name']!r}: total eps={args.eps:g}, "
+              f"delta={args.delta:g}"
               + (f", Gaussian-DP share {args.gaussian_share:g}" if args.gaussian_share else "")
               + ("" if values is None else f", fingerprint of {args.data}"))
     elif args.budget_command == "show":
         status = store.status(args.name)
         print(pd.Series(status).to_string())
     elif args.budget_command == "log":
-        frame = store.log(args.name)
-        frame.to_csv(args.out if args.out else sys.stdout, index=False)
+        frame, out = store.log(args.name), args.out if args.out else sys.stdout
+        if args.log_format == "json":
+            frame.to_json(out, orient="records", indent=1)
+            if out is sys.stdout:
+                print()
+        else:
+            frame.to_csv(out, index=False)
     else:
-        print(store.datasets().to_string(index=False))
+        frame = store.datasets()
+        print(frame.to_string(index=False) if len(frame) else
+              f"no dataset is registered in the budget store at {store.location} "
+              "(a curator registers one: dppca budget init NAME --eps E --delta D)")
     return 0
 
 
@@ -155,15 +171,17 @@ def charge_report(args, frame):
     return handle.store, charge.charge_id
 
 
-def record_report(charged, ledgers) -> None:
+def record_report(charged, ledgers, status="ok") -> None:
     """Append the report's outcome (its ledgers) to the log of its charge (nothing without one).
 
     Parameters
     ----------
     charged : (BudgetStore, int) or None
         What :func:`charge_report` returned.
-    ledgers : dict
-        The report's ledgers (JSON payloads).
+    ledgers : dict or None
+        The report's ledgers (JSON payloads), or None when it failed.
+    status : str
+        ``"ok"``, or ``"failed: ErrorClass"`` (the class only; its message is not logged).
 
     Examples
     --------
@@ -172,7 +190,7 @@ def record_report(charged, ledgers) -> None:
     """
     if charged is not None:
         store, charge_id = charged
-        store.record_outcome(charge_id, "ok", ledgers)
+        store.record_outcome(charge_id, status, ledgers)
 
 
 def numeric_values(frame) -> np.ndarray:

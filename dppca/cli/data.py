@@ -135,9 +135,20 @@ def feature_columns(frame: pd.DataFrame, args, bundled: bool) -> pd.DataFrame:
     features = frame[chosen]
     text = [c for c in chosen if not pd.api.types.is_numeric_dtype(features[c].dtype)]
     if text:
-        raise DPPCAValueError(f"--data: columns {text} are not numeric; choose the numeric columns "
-                              "to analyse with --columns a,b,c (and the labels with --group)")
+        raise DPPCAValueError(f"--data: columns {text} are not numeric; " + _numeric_hint(
+            [c for c in chosen if c not in text], text, args.group))
     return features
+
+
+def _numeric_hint(numeric, text, group) -> str:
+    """The command-line fix for text columns, with the data's own column names (following it
+    cannot repeat the error: it lists only numeric columns)."""
+    if not numeric:
+        return "there is no numeric column to analyse among them"
+    fix = "analyse the numeric ones with --columns " + ",".join(map(str, numeric))
+    if group is None and len(text) == 1:
+        fix += f" (or use {text[0]!r} as the labels: --group {text[0]})"
+    return fix
 
 
 def group_levels(spec: str | None) -> list | None:

@@ -108,7 +108,11 @@ def run_report(args) -> int:
     staging = _staging_folder(out)
     try:
         charge = charge_report(args, frame)  # --budget: the whole (eps, delta), before any release
-        written = _write_sections(frame, numeric, args, names, staging, charge)
+        try:  # it records its outcome ("ok" and the ledgers) when every section is released
+            written = _write_sections(frame, numeric, args, names, staging, charge)
+        except BaseException as error:  # logged by its class only (the message may hold data)
+            record_report(charge, None, "failed: " + type(error).__name__)
+            raise
         _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -130,12 +130,12 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     level = frame_level(len(scores), parts["x radius"][0])
     reliable = level > 0
     if not reliable:
-        from ..privacy.accuracy import DPAccuracyWarning
+        from ..privacy.accuracy import DPAccuracyWarning, caller_stacklevel
 
         warnings.warn(f"private frame: n = {len(scores)} scores are too few for this budget to "
                       "locate them (the radius searches cannot be read); the frame falls back to "
                       "a public default width. More eps for the plot or more rows would fix it",
-                      DPAccuracyWarning, stacklevel=3)
+                      DPAccuracyWarning, stacklevel=caller_stacklevel())
     radii = [unbounded_quantile(distances[:, j], level if reliable else FRAME_QUANTILE,
                                 parts[f"{axis} radius"][0], rng, ledger=ledger,
                                 step=f"frame: radius ({axis})")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..privacy import Ledger, gaussian_sigma, laplace_scale
+from ..privacy.accuracy import caller_stacklevel
 from ..privacy.samplers import add_gaussian_noise, add_laplace_noise
 
 #: Histogram mechanisms, in the order results list them.
@@ -237,7 +238,7 @@ def _warn_if_empty(release: HistogramRelease, method: str, group_names) -> Histo
         names = [group_names[g] if group_names is not None else "all" for g in release.empty_groups]
         warnings.warn(f"the private {method!r} histogram kept no mass for group(s) {names}: its "
                       "probabilities are all 0 (a larger eps or fewer bins would help)", UserWarning,
-                      stacklevel=3)
+                      stacklevel=caller_stacklevel())
     return release
 
 

@@ -162,7 +162,7 @@ def warn_if_unlocated(noise, m, p) -> None:
     >>> len(caught)
     1
     """
-    from ..privacy.accuracy import DPAccuracyWarning
+    from ..privacy.accuracy import DPAccuracyWarning, caller_stacklevel
 
     share = noise.group.share(noise.fraction * SCALE_SHARES[1])
     sd = share.sigma(np.sqrt(p * len(SCALE_PILOT_WEIGHTS)) / max(m, 1))
@@ -171,7 +171,7 @@ def warn_if_unlocated(noise, m, p) -> None:
                       f"are noise-dominated (pilot noise sd {sd:.2f} > {SCALE_PILOT_MAX_NOISE}); "
                       "expect errors beyond 2x. More eps or scale_share, fewer columns, or "
                       "declared public scales (scale= or a codebook) would fix it",
-                      DPAccuracyWarning, stacklevel=3)
+                      DPAccuracyWarning, stacklevel=caller_stacklevel())
 
 
 __all__ = ["SCALE_PILOT_MAX_NOISE", "sampling_variance", "scale_accuracy", "warn_if_unlocated"]

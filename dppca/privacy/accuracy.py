@@ -13,10 +13,12 @@ accuracy" block of every ``summary()``). A step whose prediction exceeds its thr
 """
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["AccuracyReport", "CLIP_LEVEL", "CLIP_MULTIPLIER", "CLIP_OVER_LAMBDA", "DPAccuracyWarning",
+__all__ = ["AccuracyReport", "CLIP_LEVEL", "caller_stacklevel", "CLIP_MULTIPLIER", "CLIP_OVER_LAMBDA", "DPAccuracyWarning",
            "StepAccuracy"]
 
 #: Reference clip of a clipped mean of pair values u: C = CLIP_MULTIPLIER x their CLIP_LEVEL
@@ -27,6 +29,36 @@ __all__ = ["AccuracyReport", "CLIP_LEVEL", "CLIP_MULTIPLIER", "CLIP_OVER_LAMBDA"
 #: and the post-release checks (:mod:`dppca.results.scree_checks`), which may not import them.
 CLIP_LEVEL, CLIP_MULTIPLIER = 0.9, 2.4
 CLIP_OVER_LAMBDA = CLIP_MULTIPLIER * 2.7055
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn` that names the first line outside dppca.
+
+    A warning issued inside nested dppca calls (a public function, its budget decorator, a
+    pipeline, an estimator) points at the user's line that called dppca, whatever the depth: the
+    number of frames from the function that calls this one to the first frame whose file is not
+    in the dppca package (pandas' ``find_stack_level`` does the same).
+
+    Returns
+    -------
+    int
+        The stack level (1: the calling function itself, when it is not in dppca).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dppca.privacy.accuracy import caller_stacklevel
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("x", stacklevel=caller_stacklevel())
+    >>> "dppca" in caught[0].filename.split("/")[-2:]
+    False
+    """
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class DPAccuracyWarning(UserWarning):
@@ -168,8 +200,9 @@ class AccuracyReport:
         return [f"Expected accuracy, {s.step}: {s.quantity} (assumes {s.assumptions})."
                 + ("" if s.reliable else f" UNRELIABLE; fix: {s.fix}.") for s in self.steps]
 
-    def warn(self, stacklevel: int = 3, basis: str = "public numbers only") -> None:
-        """Issue one :class:`DPAccuracyWarning` naming every unreliable step and its fix.
+    def warn(self, basis: str = "public numbers only") -> None:
+        """Issue one :class:`DPAccuracyWarning` naming every unreliable step and its fix, at the
+        caller's line (the first frame outside dppca, :func:`caller_stacklevel`).
 
         Public arithmetic only: the same warning for every pair of neighbouring data sets, or,
         for a post-release step (``basis="released values only"``), a function of released values
@@ -193,4 +226,4 @@ class AccuracyReport:
             warnings.warn(f"the accuracy model ({basis}) predicts that these steps are "
                           f"dominated by their noise or off their target: {steps}. Their numbers "
                           "are marked unreliable.",
-                          DPAccuracyWarning, stacklevel=stacklevel)
+                          DPAccuracyWarning, stacklevel=caller_stacklevel())

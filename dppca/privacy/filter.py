@@ -170,7 +170,10 @@ class PrivacyFilter:
         ------
         BudgetExhaustedError
             If neither filter has room (a message of public numbers only).
+        DPPCAValueError
+            If eps, delta or mu is out of range (see :func:`run_arguments`).
         """
+        eps, delta, mu = run_arguments(eps, delta, mu)
         spent = Spent.of(spent)
         gaussian_mu2, basic_eps, basic_delta = spent.mu2, spent.eps, spent.delta
         if mu is not None and self.mu_total > 0 and \
@@ -199,6 +202,44 @@ class PrivacyFilter:
                 "delta_left": max(0.0, self.basic_delta - basic_delta),
                 "mu2_spent": gaussian_mu2, "mu2_left": max(0.0, mu2_total - gaussian_mu2),
                 "runs": spent.runs}
+
+
+def run_arguments(eps, delta, mu=None) -> tuple:
+    """A run's (eps, delta, mu) checked for a filter: eps finite >= 0, delta in [0, 1), mu None or
+    finite > 0.
+
+    A filter adds what runs spend, so a negative or infinite eps or delta would give budget back
+    (after a charge of -inf every run fits), and mu = 0 adds mu^2 = 0 to the Gaussian filter, so
+    such runs would never be refused. eps = 0 (a run that releases nothing) is allowed.
+
+    Parameters
+    ----------
+    eps, delta : float
+        The run's nominal budget.
+    mu : float, optional
+        The run's Gaussian-DP parameter.
+
+    Returns
+    -------
+    (float, float, float or None)
+        The checked values.
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        Naming the argument and its rule.
+
+    Examples
+    --------
+    >>> from dppca.privacy.filter import run_arguments
+    >>> run_arguments(1, 1e-6)
+    (1.0, 1e-06, None)
+    """
+    eps = float_arg(eps, "eps", nonnegative=True)
+    delta = float_arg(delta, "delta", nonnegative=True)
+    if not delta < 1:
+        raise DPPCAValueError(f"`delta` must be in [0, 1); got {delta!r}")
+    return eps, delta, None if mu is None else float_arg(mu, "mu", positive=True)
 
 
 def gaussian_mu(eps, delta, calibration="analytic") -> float:
@@ -273,4 +314,4 @@ def _slack(total: float) -> float:
 
 
 __all__ = ["BudgetExhaustedError", "Charge", "FILTER_RTOL", "PrivacyFilter", "STREAMS", "Spent",
-           "gaussian_mu", "gdp_epsilon_at"]
+           "gaussian_mu", "gdp_epsilon_at", "run_arguments"]

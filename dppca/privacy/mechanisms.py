@@ -11,11 +11,18 @@ import math
 
 import numpy as np
 
-from .._validation import delta_arg, eps_arg, float_arg, option_arg
+from .._validation import DPPCAValueError, delta_arg, eps_arg, float_arg, option_arg
 from .budget import Ledger
 from .samplers import add_gaussian_noise, add_laplace_noise, gaussian_noise, gumbel_noise
 
 CALIBRATIONS = ("analytic", "classic")
+#: Largest start of the analytic calibration's search, in units of the sensitivity. dp_accounting
+#: brackets sigma between 0 and its start sqrt(2 ln(1.5 / delta)) / eps (doubled while too small;
+#: for eps < 1 the start already suffices, since the classic sigma is valid there and smaller) and
+#: bisects to an absolute 1e-7; above 2^29 doubles are spaced wider than 1e-7, so the bisection
+#: would never end (delta = 2.3e-308 with eps = 2.3e-16 runs forever). A start below 2^28 keeps
+#: the bracket below 2^29. Such (eps, delta) ask for noise 10^8 times the sensitivity.
+ANALYTIC_MAX_START = 2.0 ** 28
 
 
 def gaussian_sigma(sensitivity: float, eps: float, delta: float, calibration: str = "analytic") -> float:
@@ -45,7 +52,9 @@ def gaussian_sigma(sensitivity: float, eps: float, delta: float, calibration: st
     Raises
     ------
     DPPCAValueError, DPPCATypeError
-        For a non-positive sensitivity or eps, delta outside (0, 1), or an unknown calibration.
+        For a non-positive sensitivity or eps, delta outside (0, 1), or an unknown calibration;
+        for an analytic calibration whose noise would exceed ``ANALYTIC_MAX_START`` times the
+        sensitivity (eps below about 1e-8 to 1.4e-7, depending on delta).
 
     See Also
     --------
@@ -65,6 +74,12 @@ def gaussian_sigma(sensitivity: float, eps: float, delta: float, calibration: st
     option_arg(calibration, "calibration", CALIBRATIONS)
     if calibration == "classic":
         return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
+    if math.sqrt(2 * math.log(1.5 / delta)) / eps >= ANALYTIC_MAX_START:
+        raise DPPCAValueError(
+            f"eps={eps:g} with delta={delta:g} asks for Gaussian noise of about "
+            f"{math.sqrt(2 * math.log(1.25 / delta)) / eps:.3g} times the sensitivity; the analytic "
+            "calibration cannot resolve noise beyond 2^28 times the sensitivity in double "
+            "precision (and such noise drowns any statistic): give a larger eps")
     return sensitivity * _analytic_unit_sigma(eps, delta)
 
 

@@ -118,7 +118,8 @@ def budget(name, *, budget_store=None) -> Budget:
     return Budget(name, store)
 
 
-def debit(budget, function, eps, delta, *, gaussian=False, calibration="analytic", **settings):
+def debit(budget, function, eps, delta, *, gaussian=False, calibration="analytic", analyst=None,
+          **settings):
     """Charge a call's (eps, delta) to ``budget`` (a :class:`Budget`, a name or None: nothing).
 
     Parameters
@@ -134,6 +135,9 @@ def debit(budget, function, eps, delta, *, gaussian=False, calibration="analytic
         Gaussian-DP parameter of ``calibration`` at (eps, delta) (e.g. g-DPPCA's directions).
     calibration : {"analytic", "classic"}
         The call's Gaussian calibration (for ``gaussian=True``).
+    analyst : str, optional
+        Who asked for the run, for the log (default: the OS user running this process; the app
+        passes the user its reverse proxy authenticated).
     **settings
         Public settings of the call, logged as JSON.
 
@@ -160,7 +164,8 @@ def debit(budget, function, eps, delta, *, gaussian=False, calibration="analytic
     handle = budget_arg(budget)
     mu = gaussian_mu(eps, delta, calibration) if gaussian and delta > 0 else None
     charge = handle.store.debit(handle.name, eps, delta, mu=mu, function=function,
-                                settings={"calibration": calibration, **settings})
+                                settings={"calibration": calibration, **settings},
+                                analyst=analyst)
     scope = _CALL_CHARGES.get()
     if scope is not None:
         scope.append((handle.store, charge.charge_id))
@@ -205,13 +210,18 @@ def _record(charges, status, ledger):
 
 
 def _ledger_payload(result):
+    """The result's full ledger as JSON: one ledger, or (a scree) the combined ledger of the call
+    with each method's own."""
     ledger = getattr(result, "ledger", getattr(result, "ledger_", None))
     if hasattr(ledger, "to_dict"):
         return ledger.to_dict()
-    ledgers = getattr(result, "ledgers", None)
-    if isinstance(ledgers, dict):
-        return {name: value.to_dict() for name, value in ledgers.items() if hasattr(value, "to_dict")}
-    return None
+    ledgers = ledger if isinstance(ledger, dict) else getattr(result, "ledgers", None)
+    if not isinstance(ledgers, dict):
+        return None
+    payload = {name: value.to_dict() for name, value in ledgers.items() if hasattr(value, "to_dict")}
+    combined = getattr(result, "combined_ledger", None)
+    return {"combined": combined.to_dict(), "methods": payload} if hasattr(combined, "to_dict") \
+        else payload
 
 
 __all__ = ["Budget", "budget", "budget_arg", "debit", "records_outcome"]

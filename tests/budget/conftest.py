@@ -1,6 +1,8 @@
 """Budget stores for the tests: SQLite in a temporary folder, and a throwaway PostgreSQL cluster
 (pg_cluster.py; Debian's ``postgresql``, which tools/install_system_deps.sh installs for
 ``make test``), started once per session and deleted at its end."""
+import hashlib
+
 import pytest
 
 from .pg_cluster import postgres_bin, throwaway_cluster
@@ -30,7 +32,8 @@ def store_url(request, tmp_path):
     import sqlalchemy as sa
 
     base = request.getfixturevalue("postgres_url")
-    name = "t_" + request.node.name.lower().translate(str.maketrans("[]-.", "____"))[:50]
+    # One database per test (its node id hashed: truncated names of parametrised tests collide)
+    name = "t_" + hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:20]
     engine = sa.create_engine(base, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')

@@ -41,6 +41,7 @@ def test_a_total_is_set_once(store_url):
 
 
 def test_unknown_dataset_is_refused(sqlite_url):
+    BudgetStore(sqlite_url).register("other", eps=1.0, delta=1e-5)
     with pytest.raises(DPPCAValueError, match="no dataset 'nope'"):
         dppca.budget("nope", budget_store=sqlite_url)
 
@@ -122,6 +123,7 @@ def test_refusal_is_the_same_for_neighbouring_data(sqlite_url, small_gau):
 
 def test_fingerprint_ignores_names_order_and_format_not_values(sqlite_url, small_gau):
     store = BudgetStore(sqlite_url)
+    store.register("x", eps=1.0, delta=1e-5)  # the first registration creates the store (its key)
     values = small_gau.to_numpy()
     same = store.fingerprint(values[::-1])  # rows in another order
     assert store.fingerprint(values) == same == store.fingerprint(-(-values))
@@ -130,6 +132,7 @@ def test_fingerprint_ignores_names_order_and_format_not_values(sqlite_url, small
     assert store.fingerprint(changed) != same
     # Another store has another key: its fingerprints cannot be compared across stores.
     other = BudgetStore(sqlite_url.replace("budget.sqlite3", "other.sqlite3"))
+    other.register("x", eps=1.0, delta=1e-5)
     assert other.fingerprint(values) != same
 
 
