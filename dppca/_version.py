@@ -6,3 +6,5 @@ handshake all report this string.
 """
 
 __version__ = "0.2.0"
+
+__all__ = ["__version__"]
