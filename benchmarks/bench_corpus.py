@@ -104,8 +104,18 @@ def references(X: np.ndarray, paths) -> dict:
     if "standardized" in paths:
         refs["own_standardized"] = _top(kendall_tau_matrix(X / sd), K)
     if "rank" in paths:
-        refs["own_rank"] = _top(latent_correlation(X), K)
+        refs["own_rank"] = rank_estimand(X)
     return refs
+
+
+def rank_estimand(X: np.ndarray) -> np.ndarray:
+    """Top-k latent-correlation directions: the rank path's own NON-PRIVATE function where the
+    installed dppca has one (``nonprivate_latent_directions``), else :func:`latent_correlation`."""
+    try:
+        from dppca.methods.latent_correlation import nonprivate_latent_directions
+    except ImportError:
+        return _top(latent_correlation(X), K)
+    return np.asarray(nonprivate_latent_directions(X, K).vectors)[:, :K]
 
 
 def _plan_directions(n, p, eps, standardize) -> float:
@@ -244,10 +254,10 @@ def scree_table(scree: pd.DataFrame) -> pd.DataFrame:
 
 def header(argv) -> str:
     """Provenance: commit, date, machine, BLAS and the exact command."""
-    def git(*args):
+    def git(*args, cwd=Path(__file__).resolve().parent):
         try:
             return subprocess.run(["git", *args], capture_output=True, text=True,
-                                  cwd=Path(__file__).resolve().parent).stdout.strip()
+                                  cwd=cwd).stdout.strip()
         except OSError:
             return "?"
     try:
@@ -256,6 +266,7 @@ def header(argv) -> str:
                          f"threads)" for i in threadpool_info() if i.get("user_api") == "blas")
     except ImportError:
         blas = "?"
+    package = Path(dppca.__file__).parent
     dirty = " (+ uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") \
         else ""
     return "\n".join([
@@ -264,7 +275,9 @@ def header(argv) -> str:
         f"# machine: {platform.node()} {platform.machine()}, nproc {os.cpu_count()}, "
         f"numpy {np.__version__}, BLAS: {blas}",
         f"# command: python {' '.join(shlex.quote(a) for a in [sys.argv[0], *argv])}",
-        f"# dppca {getattr(dppca, '__version__', '?')} from {Path(dppca.__file__).parent}"])
+        f"# dppca {getattr(dppca, '__version__', '?')} from {package} (git "
+        f"{git('rev-parse', 'HEAD', cwd=package)}"
+        f"{' + uncommitted changes' if git('status', '--porcelain', '.', cwd=package) else ''})"])
 
 
 def tables_text(runs, scree, corpus_line) -> str:
@@ -285,6 +298,14 @@ def tables_text(runs, scree, corpus_line) -> str:
     return "\n".join(parts)
 
 
+def _read_rows(path) -> pd.DataFrame:
+    """Raw rows written by a previous run (an empty table, e.g. a rank-only run's scree)."""
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+
+
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -294,8 +315,9 @@ def main(argv=None) -> None:
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
     parser.add_argument("--workers", type=int, default=1, help="processes, one set per task")
     parser.add_argument("--out", type=Path, default=None, help="table file (raw rows beside it)")
-    parser.add_argument("--tables-from", type=Path, default=None,
-                        help="recompute the tables from a previous --out's raw rows")
+    parser.add_argument("--tables-from", type=Path, nargs="+", default=None,
+                        help="recompute the tables from previous --out files' raw rows "
+                             "(several: concatenated, e.g. a rank-only run with the others)")
     args = parser.parse_args(argv)
     index = corpus.calibration_sets()
     names = index["name"].tolist()[:args.sets]
@@ -303,8 +325,12 @@ def main(argv=None) -> None:
             f"{index['n'][:len(names)].median():g}, median p {index['p'][:len(names)].median():g},"
             f" eps {args.eps}, {args.seeds} seeds")
     if args.tables_from is not None:
-        runs = pd.read_csv(f"{args.tables_from}.runs.csv.gz")
-        scree = pd.read_csv(f"{args.tables_from}.scree.csv.gz")
+        runs = pd.concat([_read_rows(f"{p}.runs.csv.gz") for p in args.tables_from])
+        scree = pd.concat([_read_rows(f"{p}.scree.csv.gz") for p in args.tables_from])
+        sets = index[index["name"].isin(set(runs["data"]))]
+        line = (corpus.corpus_size(index) + f"; these runs: {len(sets)} sets, median n "
+                f"{sets['n'].median():g}, median p {sets['p'].median():g}, eps "
+                f"{sorted(set(runs['eps']))}, {runs['seed'].nunique()} seeds")
     else:
         tasks = [(name, args.eps, args.seeds, args.paths) for name in names]
         runs, scree = [], []
@@ -324,7 +350,7 @@ def main(argv=None) -> None:
         runs, scree = pd.DataFrame(runs), pd.DataFrame(scree)
     text = header(argv) + "\n" + tables_text(runs, scree, line)
     print(text)
-    if args.out is not None and args.tables_from is None:
+    if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
         runs.to_csv(f"{args.out}.runs.csv.gz", index=False, float_format="%.6g")
