@@ -312,6 +312,8 @@ def main(argv=None) -> None:
     parser.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0, 4.0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--sets", type=int, default=None, help="first N calibration sets")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="skip the first M calibration sets (a run of the next --sets)")
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
     parser.add_argument("--workers", type=int, default=1, help="processes, one set per task")
     parser.add_argument("--out", type=Path, default=None, help="table file (raw rows beside it)")
@@ -320,10 +322,11 @@ def main(argv=None) -> None:
                              "(several: concatenated, e.g. a rank-only run with the others)")
     args = parser.parse_args(argv)
     index = corpus.calibration_sets()
-    names = index["name"].tolist()[:args.sets]
-    line = (corpus.corpus_size(index) + f"; this run: {len(names)} sets, median n "
-            f"{index['n'][:len(names)].median():g}, median p {index['p'][:len(names)].median():g},"
-            f" eps {args.eps}, {args.seeds} seeds")
+    chosen = index.iloc[args.skip:][:args.sets]
+    names = chosen["name"].tolist()
+    line = (corpus.corpus_size(index) + f"; this run: {len(names)} sets (index rows "
+            f"{args.skip + 1}-{args.skip + len(names)}), median n {chosen['n'].median():g}, median "
+            f"p {chosen['p'].median():g}, eps {args.eps}, {args.seeds} seeds")
     if args.tables_from is not None:
         runs = pd.concat([_read_rows(f"{p}.runs.csv.gz") for p in args.tables_from])
         scree = pd.concat([_read_rows(f"{p}.scree.csv.gz") for p in args.tables_from])
