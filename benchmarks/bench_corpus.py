@@ -356,6 +356,8 @@ def main(argv=None) -> None:
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
+        if args.tables_from is not None:  # the raw rows stay in the files the header names
+            return
         runs.to_csv(f"{args.out}.runs.csv.gz", index=False, float_format="%.6g")
         scree.to_csv(f"{args.out}.scree.csv.gz", index=False, float_format="%.6g")
 
