@@ -315,6 +315,8 @@ def main(argv=None) -> None:
     parser.add_argument("--skip", type=int, default=0,
                         help="skip the first M calibration sets (a run of the next --sets)")
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
+    parser.add_argument("--max-p", type=int, default=None,
+                        help="only the chosen sets with at most this many columns")
     parser.add_argument("--workers", type=int, default=1, help="processes, one set per task")
     parser.add_argument("--out", type=Path, default=None, help="table file (raw rows beside it)")
     parser.add_argument("--tables-from", type=Path, nargs="+", default=None,
@@ -323,6 +325,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     index = corpus.calibration_sets()
     chosen = index.iloc[args.skip:][:args.sets]
+    if args.max_p is not None:
+        chosen = chosen[chosen["p"] <= args.max_p]
     names = chosen["name"].tolist()
     line = (corpus.corpus_size(index) + f"; this run: {len(names)} sets (index rows "
             f"{args.skip + 1}-{args.skip + len(names)}), median n {chosen['n'].median():g}, median "
