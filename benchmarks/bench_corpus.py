@@ -232,8 +232,8 @@ def direction_table(runs: pd.DataFrame) -> pd.DataFrame:
             "own pre-release within 2x": _share((own_ratio >= 0.5) & (own_ratio <= 2)),
             "median st own": per_set["st_own"].median(),
             "median st corr": per_set["st_corr"].median(),
-            f"median st nscores (skew>{SKEWED:g}, {int(skewed.sum())} sets)":
-                per_set["st_nscores"][skewed].median()})
+            f"skewed sets (max |skew| > {SKEWED:g})": int(skewed.sum()),
+            "median st nscores (skewed sets)": per_set["st_nscores"][skewed].median()})
     return pd.DataFrame(rows).set_index(["path", "eps"])
 
 
@@ -289,6 +289,11 @@ def tables_text(runs, scree, corpus_line) -> str:
     with pd.option_context("display.width", 250, "display.max_columns", 30,
                            "display.float_format", "{:.3g}".format):
         parts += ["== Directions (dp_pc_dir, k = 2)", str(direction_table(runs)), ""]
+        by_path = [set(group) for _, group in runs.groupby("path")["data"]]
+        common = set.intersection(*by_path)
+        if common != set.union(*by_path):
+            parts += [f"== Directions on the {len(common)} sets every path ran",
+                      str(direction_table(runs[runs["data"].isin(common)])), ""]
         if len(scree):
             parts += ["== Scree (dp_scree, k = 3)", str(scree_table(scree)), ""]
     missing = sorted(set(PATHS) - set(runs["path"]))
