@@ -73,17 +73,21 @@ def parse_arguments(name: str, argv: list) -> argparse.Namespace:
     def stop(parser, args=None, namespace=None):
         raise _Parsed(original(parser, args, namespace))
 
-    with _on_path(HERE), mock.patch.object(argparse.ArgumentParser, "parse_args", stop), \
-            mock.patch.object(sys, "argv", [str(path), *argv]), \
-            mock.patch.dict(sys.modules, {spec.name: module}):  # dataclasses look themselves up
-        spec.loader.exec_module(module)
-        main = getattr(module, "main", None)
-        if main is None:
-            raise LookupError(f"benchmarks/{name}.py has no main()")
-        try:
+    # the script's module is registered while it runs (a dataclass looks its module up); the
+    # modules it imports stay loaded (numpy cannot be imported twice in one process)
+    sys.modules[spec.name] = module
+    try:
+        with _on_path(HERE), mock.patch.object(argparse.ArgumentParser, "parse_args", stop), \
+                mock.patch.object(sys, "argv", [str(path), *argv]):
+            spec.loader.exec_module(module)
+            main = getattr(module, "main", None)
+            if main is None:
+                raise LookupError(f"benchmarks/{name}.py has no main()")
             main(list(argv)) if inspect.signature(main).parameters else main()
-        except _Parsed as parsed:
-            return parsed.args[0]
+    except _Parsed as parsed:
+        return parsed.args[0]
+    finally:
+        sys.modules.pop(spec.name, None)
     raise LookupError(f"benchmarks/{name}.py's main() returned without parsing its arguments")
 
 
