@@ -14,9 +14,17 @@ demo: $(VENV)/.installed
 test:
 	bash tools/run_tests.sh
 
-## bench: the speed and accuracy benchmarks (tables, not tests)
+## bench: the speed and accuracy benchmarks (tables, not tests): every bench_*.py that has --quick, or
+## one suite through the runner, its output saved with its provenance in benchmarks/results/:
+##   make bench SUITE=bench_centre ARGS="--seeds 5"    (python -m benchmarks --list: the suites)
+SUITE ?=
+ARGS  ?=
 bench: $(VENV)/.installed-dev
-	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script --quick || exit 1; done
+ifeq ($(SUITE),)
+	$(VENV)/bin/python -m benchmarks --quick-set
+else
+	$(VENV)/bin/python -m benchmarks $(SUITE) $(ARGS)
+endif
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -4,6 +4,7 @@
     python -m benchmarks SUITE [ARGS...]             # run benchmarks/SUITE.py ARGS
     python -m benchmarks --save NAME SUITE [ARGS...] # its output to results/NAME.txt
     python -m benchmarks --no-save SUITE [ARGS...]   # print only
+    python -m benchmarks --quick-set                 # every bench_* suite that has --quick
 
 The suite runs in a fresh process from the repository root (``PYTHONPATH`` = the checkout,
 ``MPLBACKEND=Agg``); its standard output is shown as it comes and, when the suite exits with 0,
@@ -16,6 +17,8 @@ then only printed unless ``--save`` is given.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import shlex
 import subprocess
@@ -32,10 +35,14 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="list the suites and exit")
     parser.add_argument("--save", metavar="NAME", help="write the output to results/NAME.txt")
     parser.add_argument("--no-save", action="store_true", help="print the output only")
+    parser.add_argument("--quick-set", action="store_true",
+                        help="run every bench_* suite that accepts --quick with it (make bench)")
     parser.add_argument("suite", nargs="?", help="a suite name (see --list)")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the suite's own arguments")
     args = parser.parse_args(argv)
     available = suites()
+    if args.quick_set:
+        return quick_set(available)
     if args.list or not args.suite:
         width = max(map(len, available))
         for name, purpose in available.items():
@@ -64,6 +71,28 @@ def main(argv=None) -> int:
         print(f"python -m benchmarks: {args.suite} exited with {process.returncode}; nothing saved",
               file=sys.stderr)
         return process.returncode
+    return _save(args, own_files, info, lines)
+
+
+def quick_set(available) -> int:
+    """``make bench``: each bench_* suite whose parser takes ``--quick``, printed, not saved."""
+    for name in (n for n in available if n.startswith("bench_")):
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):  # argparse's usage on a refusal
+                quick = getattr(parse_arguments(name, ["--quick"]), "quick", False)
+        except SystemExit:
+            quick = False
+        if not quick:
+            print(f"=== {name}: no --quick (run it alone: python -m benchmarks {name} ...)", flush=True)
+            continue
+        print(f"=== python -m benchmarks --no-save {name} --quick", flush=True)
+        code = main(["--no-save", name, "--quick"])
+        if code:
+            return code
+    return 0
+
+
+def _save(args, own_files, info, lines) -> int:
     if args.save or not (args.no_save or own_files):
         target = provenance.RESULTS / f"{args.save or args.suite}.txt"
         provenance.write_text(target, "".join(lines), info)
