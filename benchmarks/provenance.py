@@ -51,10 +51,13 @@ def _git(*args: str) -> str:
 
 
 def commit() -> str:
-    """``git rev-parse HEAD`` and whether the tracked files differ from it."""
+    """``git rev-parse HEAD`` and whether the tracked files differ from it (which, up to 5)."""
     head = _git("rev-parse", "HEAD") or "unknown"
-    dirty = _git("status", "--porcelain", "--untracked-files=no")
-    return f"{head} ({'dirty' if dirty else 'clean'})"
+    dirty = [line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    if not dirty:
+        return f"{head} (clean)"
+    more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
+    return f"{head} (dirty: {', '.join(dirty[:5])}{more})"
 
 
 def _cpu_model() -> str:
