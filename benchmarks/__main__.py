@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import shlex
 import subprocess
@@ -56,10 +57,11 @@ def main(argv=None) -> int:
     suite_args = parse_arguments(args.suite, args.args)  # a bad argument stops here, before the run
     own_files = any(hasattr(suite_args, name) for name in ("out", "out_dir"))
     repo = str(provenance.REPO)
+    info = provenance.collect(command)  # the commit and date at the start of the run
     env = os.environ | {provenance.COMMAND_VARIABLE: command,
+                        provenance.INFO_VARIABLE: json.dumps(info),
                         "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])),
                         "MPLBACKEND": os.environ.get("MPLBACKEND", "Agg")}
-    info = provenance.collect(command)  # the commit and date at the start of the run
     lines = []
     with subprocess.Popen([sys.executable, str(HERE / f"{args.suite}.py"), *args.args], cwd=repo,
                           env=env, stdout=subprocess.PIPE, text=True, bufsize=1) as process:

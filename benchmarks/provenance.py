@@ -21,8 +21,10 @@ sets ``DPPCA_BENCH_COMMAND`` so that those files record the runner's command lin
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import io
+import json
 import os
 import platform
 import re
@@ -36,6 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 #: The environment variable through which the runner passes its own command line to a script.
 COMMAND_VARIABLE = "DPPCA_BENCH_COMMAND"
+#: ... and its header (JSON: commit, date, machine, python), taken before the suite started.
+INFO_VARIABLE = "DPPCA_BENCH_PROVENANCE"
 #: The header's keys, in order; ``commit`` and ``command`` are required in every result file.
 KEYS = ("commit", "date", "machine", "python", "command", "regenerated", "note")
 REQUIRED = ("commit", "command")
@@ -45,15 +49,20 @@ _LINE = re.compile(r"^# (%s): (.*)$" % "|".join(KEYS))
 def _git(*args: str) -> str:
     try:
         return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout.strip()
+                              check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return ""
 
 
 def commit() -> str:
-    """``git rev-parse HEAD`` and whether the tracked files differ from it (which, up to 5)."""
-    head = _git("rev-parse", "HEAD") or "unknown"
-    dirty = [line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    """``git rev-parse HEAD`` and whether the tracked files differ from it (which, up to 5).
+
+    Files under ``benchmarks/results/`` do not count: a run rewriting its own results changes
+    nothing that produced them.
+    """
+    head = _git("rev-parse", "HEAD").strip() or "unknown"
+    dirty = [line[3:] for line in _git("status", "--porcelain", "--untracked-files=no").splitlines()
+             if line[3:] and not line[3:].startswith("benchmarks/results/")]
     if not dirty:
         return f"{head} (clean)"
     more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
@@ -115,10 +124,25 @@ def command_line() -> str:
     return "python " + shlex.join([str(script), *sys.argv[1:]])
 
 
+@functools.lru_cache(maxsize=1)
+def _start() -> tuple:
+    """Commit, date, machine and versions, taken once per process: at the run's start."""
+    passed = os.environ.get(INFO_VARIABLE)
+    if passed:  # the runner's, taken before the suite started
+        info = json.loads(passed)
+        return tuple((key, info[key]) for key in ("commit", "date", "machine", "python"))
+    return (("commit", commit()), ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+            ("machine", machine()), ("python", versions()))
+
+
 def collect(command: str | None = None, **extra: str) -> dict:
-    """The header of a result written now: commit, date, machine, versions, command, extras."""
-    info = {"commit": commit(), "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": machine(), "python": versions(), "command": command or command_line()}
+    """The header of this run's results: commit, date, machine, versions, command, extras.
+
+    The first call in a process (or the runner, through ``DPPCA_BENCH_PROVENANCE``) fixes the
+    commit and date, so that every file of one run names the same state of the tree.
+    """
+    info = dict(_start())
+    info["command"] = command or command_line()
     info.update({key: value for key, value in extra.items() if value})
     return info
 
@@ -219,6 +243,6 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text)
 
 
-__all__ = ["COMMAND_VARIABLE", "KEYS", "REQUIRED", "RESULTS", "collect", "command_line", "commit",
+__all__ = ["COMMAND_VARIABLE", "INFO_VARIABLE", "KEYS", "REQUIRED", "RESULTS", "collect", "command_line", "commit",
            "header", "machine", "parse_header", "read_csv", "read_header", "read_text", "save_figure",
            "sidecar", "stamp", "write_csv", "write_text"]
