@@ -4,6 +4,7 @@
     python -m benchmarks SUITE [ARGS...]             # run benchmarks/SUITE.py ARGS
     python -m benchmarks --save NAME SUITE [ARGS...] # its output to results/NAME.txt
     python -m benchmarks --no-save SUITE [ARGS...]   # print only
+    python -m benchmarks --note TEXT SUITE [ARGS...] # TEXT as the header's note
     python -m benchmarks --quick-set                 # every bench_* suite that has --quick
 
 The suite runs in a fresh process from the repository root (``PYTHONPATH`` = the checkout,
@@ -36,6 +37,7 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="list the suites and exit")
     parser.add_argument("--save", metavar="NAME", help="write the output to results/NAME.txt")
     parser.add_argument("--no-save", action="store_true", help="print the output only")
+    parser.add_argument("--note", help="a line for the header (e.g. why the size was reduced)")
     parser.add_argument("--quick-set", action="store_true",
                         help="run every bench_* suite that accepts --quick with it (make bench)")
     parser.add_argument("suite", nargs="?", help="a suite name (see --list)")
@@ -53,11 +55,11 @@ def main(argv=None) -> int:
         parser.error(f"unknown suite {args.suite!r}; `python -m benchmarks --list` lists them")
     command = "python -m benchmarks " + shlex.join(
         [*(["--save", args.save] if args.save else []), *(["--no-save"] if args.no_save else []),
-         args.suite, *args.args])
+         *(["--note", args.note] if args.note else []), args.suite, *args.args])
     suite_args = parse_arguments(args.suite, args.args)  # a bad argument stops here, before the run
     own_files = any(hasattr(suite_args, name) for name in ("out", "out_dir"))
     repo = str(provenance.REPO)
-    info = provenance.collect(command)  # the commit and date at the start of the run
+    info = provenance.collect(command, note=args.note)  # the commit and date at the start
     env = os.environ | {provenance.COMMAND_VARIABLE: command,
                         provenance.INFO_VARIABLE: json.dumps(info),
                         "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])),

@@ -130,7 +130,7 @@ def _start() -> tuple:
     passed = os.environ.get(INFO_VARIABLE)
     if passed:  # the runner's, taken before the suite started
         info = json.loads(passed)
-        return tuple((key, info[key]) for key in ("commit", "date", "machine", "python"))
+        return tuple((key, info[key]) for key in KEYS if key in info and key != "command")
     return (("commit", commit()), ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
             ("machine", machine()), ("python", versions()))
 

@@ -103,7 +103,7 @@ def split_command(command: str) -> tuple:
     if words[:2] == ["-m", "benchmarks"]:
         words = words[2:]
         while words and words[0].startswith("--"):  # the runner's own options
-            words = words[2:] if words[0] == "--save" else words[1:]
+            words = words[2:] if words[0] in ("--save", "--note") else words[1:]
         if not words:
             raise ValueError(f"no suite in {command!r}")
         return words[0], words[1:]
