@@ -12,9 +12,11 @@ import argparse
 import ast
 import importlib.util
 import inspect
+import os
 import shlex
 import sys
 from contextlib import contextmanager
+import warnings
 from pathlib import Path
 from unittest import mock
 
@@ -76,9 +78,10 @@ def parse_arguments(name: str, argv: list) -> argparse.Namespace:
     # the script's module is registered while it runs (a dataclass looks its module up); the
     # modules it imports stay loaded (numpy cannot be imported twice in one process)
     sys.modules[spec.name] = module
-    try:
+    try:  # a script's module-level settings (BLAS thread variables, warning filters) stay its own
         with _on_path(HERE), mock.patch.object(argparse.ArgumentParser, "parse_args", stop), \
-                mock.patch.object(sys, "argv", [str(path), *argv]):
+                mock.patch.object(sys, "argv", [str(path), *argv]), \
+                mock.patch.dict(os.environ), warnings.catch_warnings():
             spec.loader.exec_module(module)
             main = getattr(module, "main", None)
             if main is None:
