@@ -18,9 +18,17 @@ test:
 dist: $(VENV)/.installed-dev
 	PYTHON=$(VENV)/bin/python PYTHON_NEW=$(PYTHON) bash tools/make_dist.sh
 
-## bench: the speed and accuracy benchmarks (tables, not tests)
+## bench: the speed and accuracy benchmarks (tables, not tests): every bench_*.py that has --quick, or
+## one suite through the runner, its output saved with its provenance in benchmarks/results/:
+##   make bench SUITE=bench_centre ARGS="--seeds 5"    (python -m benchmarks --list: the suites)
+SUITE ?=
+ARGS  ?=
 bench: $(VENV)/.installed-dev
-	for script in benchmarks/bench_*.py; do $(VENV)/bin/python $$script --quick || exit 1; done
+ifeq ($(SUITE),)
+	$(VENV)/bin/python -m benchmarks --quick-set
+else
+	$(VENV)/bin/python -m benchmarks $(SUITE) $(ARGS)
+endif
 
 $(VENV)/.installed: pyproject.toml dppca/_version.py
 	$(PYTHON) -m venv $(VENV)

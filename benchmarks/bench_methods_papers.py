@@ -6,6 +6,7 @@ small grid) and prints their tables. Full runs: call the scripts themselves (the
 """
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,11 @@ SCRIPTS = ("reproduce_dungler_sanyal.py", "reproduce_maunu.py")
 
 
 def main(argv=None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one trial on a small grid")
+    parser.add_argument("--out", help="the reproductions' --out (default benchmarks/results/)")
+    parsed = parser.parse_args(argv)
+    args = [*(["--quick"] if parsed.quick else []), *(["--out", parsed.out] if parsed.out else [])]
     for script in SCRIPTS:
         print(f"=== {script} {' '.join(args)}", flush=True)
         result = subprocess.run([sys.executable, str(HERE / script), *args])

@@ -38,6 +38,8 @@ from dppca.stats.kendall import kendall_tau_matrix
 from dppca.methods._shared import paired_differences, row_norms
 from dppca.metrics import sin_theta
 
+from provenance import write_csv
+
 K, DELTA = 2, 1e-5
 DATASETS = ("iris", "wine", "diabetes", "breast_cancer", "digits")
 FULL = {"eps": (0.5, 1.0, 2.0, 4.0), "seeds": 10}
@@ -121,8 +123,8 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = "methods_real_quick" if args.quick else "methods_real"
-    fits.to_csv(out / f"{stem}_fits.csv.gz", index=False)
-    table.round(3).to_csv(out / f"{stem}_median_sin_theta.csv")
+    write_csv(fits, out / f"{stem}_fits.csv.gz", index=False)
+    write_csv(table.round(3), out / f"{stem}_median_sin_theta.csv")
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 50)
     for eps in grid["eps"]:

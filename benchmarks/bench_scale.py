@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from provenance import write_csv
+
 D = 20
 DELTA = 1e-5
 HERE = Path(__file__).resolve()
@@ -77,7 +79,7 @@ def _show(table: pd.DataFrame, out_dir, name: str) -> None:
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"), flush=True)
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        table.to_csv(Path(out_dir) / name, index=False)
+        write_csv(table, Path(out_dir) / name, index=False)
 
 
 # ---------------------------------------------------------------------------------------------

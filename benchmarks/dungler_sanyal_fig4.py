@@ -157,7 +157,7 @@ def _paper_pca(X, rng) -> np.ndarray:
                       RANGE_CONSTANT)
     lam = np.append(SPIKES, 0.0) + SIGMA ** 2
     plan["eta"] = lambda t, i: 1 / (20 * SIGMA * lam[i] + (lam[i] - lam[i + 1]) * t / math.log(n))
-    outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
+    outcome = {"failed": 0, "steps": 0, "zero_centres": 0}  # the counters modified_dp_pca keeps
     return deflate(chunks, rng, lambda c, U: modified_dp_pca(c, U, plan, rng, "analytic", outcome))
 
 #: The lines run with --large (the k-DP-Ojas fits cost ~1 ms per row there).

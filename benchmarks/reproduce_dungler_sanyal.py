@@ -64,6 +64,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from provenance import read_csv, save_figure, write_csv
 from reproduce_cli import reproduction_parser
 import dungler_sanyal_fig4 as fig4
 
@@ -167,7 +168,7 @@ def matrix_model(n, sigma, trial, V, rng) -> list[dict]:
     plan = batch_plan(len(chunks[-1]), D, K, EPS, DELTA, None, 1.0, FAILURE_PROB, RANGE_CONSTANT)
     lam = np.append(SPIKES, 0.0) + sigma ** 2
     plan["eta"] = lambda t, i: 1 / (20 * sigma * lam[i] + (lam[i] - lam[i + 1]) * t / math.log(n))
-    outcome = {"failed": 0, "steps": 0, "zero_centres": 0, "sigmas": [], "sensitivities": []}
+    outcome = {"failed": 0, "steps": 0, "zero_centres": 0}  # the counters modified_dp_pca keeps
     fits["k-DP-PCA"] = lambda: deflate(chunks, rng, lambda c, U: modified_dp_pca(
         c, U, plan, rng, "analytic", outcome, offset))
     noise = gaussian_sigma(2 * beta, EPS, DELTA)
@@ -326,13 +327,13 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     gdppca_max_n = 10_000 if args.quick else GDPPCA_MAX_N
     if args.merge:
-        parts = [pd.read_csv(out / f"{stem}_fits_part{i}of{args.merge}.csv")
+        parts = [read_csv(out / f"{stem}_fits_part{i}of{args.merge}.csv")
                  for i in range(args.merge)]
         fits = pd.concat(parts).sort_values(["sigma", "n", "trial"], kind="stable")
-        fits.to_csv(out / f"{stem}_fits.csv", index=False)
+        write_csv(fits, out / f"{stem}_fits.csv", index=False)
         trials = int(fits["trial"].max()) + 1
     elif args.replot:
-        fits = pd.read_csv(out / f"{stem}_fits.csv")
+        fits = read_csv(out / f"{stem}_fits.csv")
         trials = int(fits["trial"].max()) + 1
     else:
         cells = [(n, sigma, t) for sigma in SIGMAS for n in grid["n"] for t in range(trials)]
@@ -342,15 +343,15 @@ def main(argv=None) -> int:
         fits = pd.DataFrame([row for n, sigma, t in cells[index::count]
                              for row in one_trial(n, sigma, t, args.seed, gdppca_max_n)])
         if args.part:
-            fits.to_csv(out / f"{stem}_fits_part{index}of{count}.csv", index=False)
+            write_csv(fits, out / f"{stem}_fits_part{index}of{count}.csv", index=False)
             return 0
-        fits.to_csv(out / f"{stem}_fits.csv", index=False)
+        write_csv(fits, out / f"{stem}_fits.csv", index=False)
     fits["status"] = fits["status"].astype(str)
     summary = summarise(fits)
-    summary.to_csv(out / f"{stem}_summary.csv", index=False)
+    write_csv(summary, out / f"{stem}_summary.csv", index=False)
     claims = check_claims(summary)
-    claims.to_csv(out / f"{stem}_claims.csv", index=False)
-    plot(summary, trials).savefig(out / f"{stem}_utility_vs_n.png", dpi=120)
+    write_csv(claims, out / f"{stem}_claims.csv", index=False)
+    save_figure(plot(summary, trials), out / f"{stem}_utility_vs_n.png", dpi=120)
     pd.set_option("display.width", 200)
     print("Mean utility by data model, noise level, method and n:")
     print(summary.pivot_table(index=["model", "sigma", "method"], columns="n", values="utility")
@@ -375,7 +376,7 @@ def figure4_main(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if args.merge:
         # every cell seeds itself, so a cell run twice (a --reverse helper) gives equal rows
-        fits = pd.concat([pd.read_csv(path) for path in
+        fits = pd.concat([read_csv(path) for path in
                           sorted(out.glob(f"{stem}_fits_part*of{args.merge}*.csv"))])
         fits = fits.drop_duplicates(subset=["method", "n", "trial"])
     elif not args.replot:
@@ -388,16 +389,19 @@ def figure4_main(args) -> int:
         cells = [(n, t) for t in range(trials) for n in grid["n"]][index::count]
         for n, t in cells[::-1] if args.reverse else cells:
             rows = pd.DataFrame(fig4.figure4_cell(n, t, args.seed, only))
-            rows.to_csv(target, mode="a", header=not target.exists(), index=False)
+            if target.exists():
+                rows.to_csv(target, mode="a", header=False, index=False)
+            else:
+                write_csv(rows, target, index=False)
         if args.part:
             return 0
-    fits = pd.read_csv(out / f"{stem}_fits.csv") if args.replot else \
-        (fits if args.merge else pd.read_csv(out / f"{stem}_fits.csv"))
+    fits = read_csv(out / f"{stem}_fits.csv") if args.replot else \
+        (fits if args.merge else read_csv(out / f"{stem}_fits.csv"))
     fits = fits.sort_values(["n", "trial"], kind="stable")
-    fits.to_csv(out / f"{stem}_fits.csv", index=False)
+    write_csv(fits, out / f"{stem}_fits.csv", index=False)
     summary = summarise(fits.assign(status=fits["status"].astype(str)))
-    summary.to_csv(out / f"{stem}_summary.csv", index=False)
-    _plot_figure4(summary).savefig(out / f"{stem}_utility_vs_n.png", dpi=120)
+    write_csv(summary, out / f"{stem}_summary.csv", index=False)
+    save_figure(_plot_figure4(summary), out / f"{stem}_utility_vs_n.png", dpi=120)
     pd.set_option("display.width", 250)
     table = summary.assign(cell=[f"{u:.3f} +- {c:.3f} ({t})" for u, c, t in
                                  zip(summary["utility"], summary["ci95"], summary["trials"])])

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from provenance import write_csv
 from reproduce_cli import reproduction_parser
 
 from dppca import dp_pc_dir
@@ -86,8 +87,8 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = "maunu_quick" if args.quick else "maunu"
-    fits.to_csv(out / f"{stem}_fits.csv", index=False)
-    table.to_csv(out / f"{stem}_summary.csv")
+    write_csv(fits, out / f"{stem}_fits.csv", index=False)
+    write_csv(table, out / f"{stem}_summary.csv")
     pd.set_option("display.width", 200)
     print(f"Haystack model: N = {N}, D = {D}, r = {R}, inlier ratio {INLIERS}, eps = {EPS}, "
           f"delta = 1/N; {count} data sets. log10 d^2 of the final iterate (lower is better):")

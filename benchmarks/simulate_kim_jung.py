@@ -77,16 +77,20 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     stem = "kim_jung_quick" if args.quick else "kim_jung"
     _write_losses(losses, out / f"{stem}_losses.csv.gz")
-    summary.to_csv(out / f"{stem}_summary.csv", index=False)
+    from provenance import save_figure, write_csv  # here: tests import this file by path
+
+    write_csv(summary, out / f"{stem}_summary.csv", index=False)
     figure_path = out / f"{stem}_loss_vs_n.png"
-    plot_summary(summary, reps).savefig(figure_path, dpi=120)
+    save_figure(plot_summary(summary, reps), figure_path, dpi=120)
     _report(losses, summary, elapsed, figure_path)
     return 0
 
 
 def _write_losses(losses: pd.DataFrame, path: Path) -> None:
     """One row per fit; the reason a method could not run is printed, the CSV says "not run"."""
-    losses.assign(status=losses["status"].str.split(":").str[0]).to_csv(path, index=False)
+    from provenance import write_csv
+
+    write_csv(losses.assign(status=losses["status"].str.split(":").str[0]), path, index=False)
 
 
 def _parse(argv):

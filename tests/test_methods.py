@@ -352,7 +352,7 @@ def test_benchmark_quick_mode_runs(tmp_path):
                              "--quick", "--out", str(tmp_path)], capture_output=True, text=True,
                             cwd=REPO, env=os.environ | {"MPLBACKEND": "Agg", "PYTHONPATH": str(REPO)})
     assert result.returncode == 0, result.stderr
-    losses = pd.read_csv(tmp_path / "kim_jung_quick_losses.csv.gz")
+    losses = pd.read_csv(tmp_path / "kim_jung_quick_losses.csv.gz", comment="#")
     assert losses["method"].nunique() == 9
     ok = losses[losses["status"] == "ok"]
     assert ok["loss"].between(0, 1).all()
@@ -398,17 +398,17 @@ def test_paper_reproductions_quick_mode_run(tmp_path):
         assert result.returncode == 0, result.stderr
     # The parts split the (sigma, n, trial) cells of the quick grid (2 x 2 x 1) between them:
     # together every cell once, each part a non-empty share.
-    parts = [pd.read_csv(tmp_path / f"dungler_sanyal_quick_fits_part{i}of2.csv") for i in (0, 1)]
+    parts = [pd.read_csv(tmp_path / f"dungler_sanyal_quick_fits_part{i}of2.csv", comment="#") for i in (0, 1)]
     cells = [set(map(tuple, part[["sigma", "n", "trial"]].drop_duplicates().to_numpy()))
              for part in parts]
     assert cells[0] and cells[1] and not cells[0] & cells[1]
     assert cells[0] | cells[1] == {(s, n, 0) for s in (0.025, 1.0) for n in (2500, 20000)}
-    merged = pd.read_csv(tmp_path / "dungler_sanyal_quick_fits.csv")
+    merged = pd.read_csv(tmp_path / "dungler_sanyal_quick_fits.csv", comment="#")
     assert len(merged) == len(parts[0]) + len(parts[1])
-    maunu = pd.read_csv(tmp_path / "maunu_quick_fits.csv").groupby("schedule")["log10_error"].max()
+    maunu = pd.read_csv(tmp_path / "maunu_quick_fits.csv", comment="#").groupby("schedule")["log10_error"].max()
     assert maunu.filter(like="ours").iloc[0] < -2 and maunu.filter(like="paper (").iloc[0] > 0
-    claims = pd.read_csv(tmp_path / "dungler_sanyal_quick_claims.csv")
+    claims = pd.read_csv(tmp_path / "dungler_sanyal_quick_claims.csv", comment="#")
     assert set(claims["model"]) == {"matrix", "rows"}
     assert set(claims["holds"]) <= {"yes", "no", "not run"}
-    summary = pd.read_csv(tmp_path / "dungler_sanyal_quick_summary.csv")
+    summary = pd.read_csv(tmp_path / "dungler_sanyal_quick_summary.csv", comment="#")
     assert summary["utility"].between(0, 1).all()
