@@ -37,11 +37,6 @@ with max |skewness| > 2 to normal-scores PCA. Raw rows: ``<out>.runs.csv.gz`` an
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
-import shlex
-import subprocess
 import sys
 import time
 import warnings
@@ -55,6 +50,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
+import provenance  # noqa: E402
 from bench_small_data import DELTA, K as SCREE_K  # noqa: E402
 
 import dppca  # noqa: E402
@@ -252,32 +248,11 @@ def scree_table(scree: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["path", "eps"])
 
 
-def header(argv) -> str:
-    """Provenance: commit, date, machine, BLAS and the exact command."""
-    def git(*args, cwd=Path(__file__).resolve().parent):
-        try:
-            return subprocess.run(["git", *args], capture_output=True, text=True,
-                                  cwd=cwd).stdout.strip()
-        except OSError:
-            return "?"
-    try:
-        from threadpoolctl import threadpool_info
-        blas = "; ".join(f"{i.get('internal_api')} {i.get('version')} ({i.get('num_threads')} "
-                         f"threads)" for i in threadpool_info() if i.get("user_api") == "blas")
-    except ImportError:
-        blas = "?"
-    package = Path(dppca.__file__).parent
-    dirty = " (+ uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") \
-        else ""
-    return "\n".join([
-        f"# bench_corpus: git {git('rev-parse', 'HEAD')}{dirty}",
-        f"# date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
-        f"# machine: {platform.node()} {platform.machine()}, nproc {os.cpu_count()}, "
-        f"numpy {np.__version__}, BLAS: {blas}",
-        f"# command: python {' '.join(shlex.quote(a) for a in [sys.argv[0], *argv])}",
-        f"# dppca {getattr(dppca, '__version__', '?')} from {package} (git "
-        f"{git('rev-parse', 'HEAD', cwd=package)}"
-        f"{' + uncommitted changes' if git('status', '--porcelain', '.', cwd=package) else ''})"])
+def header() -> str:
+    """Provenance (benchmarks/provenance.py: commit, date, machine, versions, exact command) and
+    where the dppca that ran was imported from."""
+    return provenance.header(provenance.collect(note=f"dppca {dppca.__version__} from "
+                                                     f"{Path(dppca.__file__).parent}"))
 
 
 def tables_text(runs, scree, corpus_line) -> str:
@@ -306,7 +281,7 @@ def tables_text(runs, scree, corpus_line) -> str:
 def _read_rows(path) -> pd.DataFrame:
     """Raw rows written by a previous run (an empty table, e.g. a rank-only run's scree)."""
     try:
-        return pd.read_csv(path)
+        return provenance.read_csv(path)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
 
@@ -360,15 +335,16 @@ def main(argv=None) -> None:
             runs += r
             scree += s
         runs, scree = pd.DataFrame(runs), pd.DataFrame(scree)
-    text = header(argv) + "\n" + tables_text(runs, scree, line)
+    text = header() + "\n" + tables_text(runs, scree, line)
     print(text)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
         if args.tables_from is not None:  # the raw rows stay in the files the header names
             return
-        runs.to_csv(f"{args.out}.runs.csv.gz", index=False, float_format="%.6g")
-        scree.to_csv(f"{args.out}.scree.csv.gz", index=False, float_format="%.6g")
+        for rows, suffix in ((runs, "runs"), (scree, "scree")):
+            provenance.write_csv(rows, f"{args.out}.{suffix}.csv.gz", index=False,
+                                 float_format="%.6g")
 
 
 if __name__ == "__main__":

