@@ -30,6 +30,7 @@ INPUT_IDS = ("data_source", "example_dataset", "csv_file", "csv_header", "upload
              "huber_k_max_m2", "huber_m2_frac", "huber_mu0", "huber_eta0", "huber_T", "huber_M",
              "axis_x", "axis_y", "score_method", "bins_x", "bins_y", "use_group", "group_levels",
              "settings_tab")
+DATA_IDS = ("data_source", "example_dataset", "csv_file")
 FORGED = ("", "abc", None, True, [1, "x"], {"datapath": "/etc/passwd"}, -1, 1e308,
           [{"name": "x.csv", "datapath": "/etc/passwd"}])
 PASSWD = "root:x:0:0"
@@ -39,9 +40,10 @@ SMALL = dppca.load_gau().iloc[:200, :4]
 @pytest.fixture(scope="module")
 def plain_app(tmp_path_factory):
     folder = tmp_path_factory.mktemp("plain")
+    SMALL.to_csv(folder / "small.csv", index=False)  # "Provided data": runs that take a moment
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TMPDIR", str(folder))  # the server's uploads land here (the test sees them)
-        process, url = start_app()
+        process, url = start_app("--data", str(folder / "small.csv"))
     yield url, folder
     stop(process)
 
@@ -61,8 +63,8 @@ def operator_app(tmp_path_factory):
     stop(process)
 
 
-#: What a page sends at its start (example data, one method of each plot).
-PAGE = {"data_source": "example", "example_dataset": "gau", "k": 2, "eps_total": 5.0,
+#: What a page sends at its start (the provided data, one method of each plot).
+PAGE = {"data_source": "provided", "example_dataset": "gau", "k": 2, "eps_total": 5.0,
         "delta_total": 1e-5, "eps": 1.0, "delta": 1e-6, "scree_method": ["clipped"],
         "score_method": ["add"], "axis_x": 1, "axis_y": 2, "center": True, "g_dppca": True}
 
@@ -110,10 +112,11 @@ def test_another_sessions_upload_is_not_read_but_the_sessions_own_is(plain_app):
 # --------------------------------------------------------------------------- forged values
 @pytest.mark.parametrize("value", FORGED, ids=repr)
 def test_no_forged_value_stops_a_session(plain_app, value):
-    """Every input id at once, then each run: the session answers, and no file is read."""
+    """Every input id at once (but the data's: forged alone below), then each run: the session
+    answers, and no file is read."""
     url, _ = plain_app
     client = example_page(url)
-    client.update(**{input_id: value for input_id in INPUT_IDS})
+    client.update(**{input_id: value for input_id in INPUT_IDS if input_id not in DATA_IDS})
     client.press("run_scree")
     client.press("run_score")
     assert client.alive() and PASSWD not in all_text(client)
