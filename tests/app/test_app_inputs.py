@@ -143,10 +143,11 @@ def test_operator_mode_releases_private_directions_only(forged):
 
 
 def neighbours():
-    """D and D' differing in one row (replace-one), the second far from the others."""
+    """D and D' differing in one row (replace-one): D' has it far out along (1, -1, 1), so that the
+    exact covariance's first eigenvector turns towards it and every other score moves."""
     D = dppca.load_gau().iloc[:100, :3].to_numpy()
     D_prime = D.copy()
-    D_prime[0] = 4 * np.abs(D).max(axis=0)
+    D_prime[0] = 1000 * np.abs(D).max(axis=0) * np.array([1, -1, 1])
     return D, D_prime
 
 
@@ -179,11 +180,11 @@ def test_operator_mode_under_forged_inputs_passes_the_distinguishing_audit():
 @pytest.mark.slow
 def test_the_audit_sees_the_forged_nonprivate_run_outside_operator_mode():
     """The power of the audit above: the same forged run, allowed (NON-PRIVATE, plain mode),
-    gives a lower bound above the claimed eps at the same size."""
+    gives a lower bound above the claimed eps with fewer runs (100 a side)."""
     from dppca.audit import distinguishing_audit
 
     D, D_prime = neighbours()
-    result = distinguishing_audit(app_score_run(operator=False), D, D_prime, {}, 150, 1e-5)
+    result = distinguishing_audit(app_score_run(operator=False), D, D_prime, {}, 100, 1e-5)
     assert result.eps_lb > SCORE["eps"], result
 
 
@@ -239,3 +240,11 @@ def test_a_run_charged_to_the_store_logs_the_analyst(tmp_path):
                            analyst="alice@example.org")
     budget.release("score", {"k": 2}, 1.0, 1e-7, lambda: "released")
     assert "alice@example.org" in BudgetStore(url).log("survey").iloc[0].to_json()
+
+
+@pytest.mark.parametrize("header", ["", "  ", 5])
+def test_the_analyst_header_must_be_named(header):
+    from dppca.app import create_app
+
+    with pytest.raises(DPPCAValueError, match="`user_header` must name an HTTP header"):
+        create_app(user_header=header)
