@@ -405,6 +405,43 @@ def session_upload_dir(session) -> str | None:
     return folder if isinstance(folder, str) and os.path.isdir(folder) else None
 
 
+def analyst_of(session, header: str | None) -> str | None:
+    """The analyst's name from the request's ``header`` (set by a reverse proxy), or None.
+
+    Only the proxy can vouch for the header: it must set it on every request and remove any
+    copy a client sends (docs/budget.md). At most 200 printable characters are kept.
+
+    Examples
+    --------
+    >>> analyst_of(None, None) is None
+    True
+    """
+    if not header:
+        return None
+    try:
+        value = session.http_conn.headers.get(header)
+    except AttributeError:  # a session without its HTTP request (never in a served app)
+        return None
+    value = "".join(c for c in (value or "") if c.isprintable()).strip()[:200]
+    return value or None
+
+
+def whole_or(value, default: int) -> int:
+    """A whole number in [1, 10^6] from a client's value (for the page's own updates of its
+    fields), else ``default``.
+
+    Examples
+    --------
+    >>> whole_or(3.0, 1), whole_or("abc", 1), whole_or(None, 2)
+    (3, 1, 2)
+    """
+    try:
+        value = number(value, "")
+    except DPPCAValueError:
+        return default
+    return default if value is None or not 1 <= value <= 10**6 else int(value)
+
+
 def _shown(value) -> str:
     shown = repr(value)
     return f"{shown[:60]}{'...' if len(shown) > 60 else ''} ({type(value).__name__})"
@@ -412,5 +449,5 @@ def _shown(value) -> str:
 
 __all__ = ["FLAGS", "LABELS", "NOT_RECEIVED", "NUMBERS", "OPERATOR_FIXED", "RUN_INPUTS", "RunRefused",
            "checked_values",
-           "choice", "choices", "flag", "number", "operator_values", "session_upload_dir", "run_request",
+           "choice", "choices", "flag", "number", "operator_values", "session_upload_dir", "run_request", "analyst_of", "whole_or",
            "text", "uploaded_file"]

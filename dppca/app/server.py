@@ -29,7 +29,8 @@ from shiny import reactive, render, ui
 from .._validation import DPPCATypeError, DPPCAValueError
 from .data import (EXAMPLES, SCHEMA_RULES, AppData, AppDataError, default_delta, example_data,
                    infer_group_column, prepare, read_upload)
-from .inputs import RunRefused, choice, flag, number, run_request, session_upload_dir, text, uploaded_file
+from .inputs import (RunRefused, analyst_of, choice, flag, number, run_request, session_upload_dir, text,
+                     uploaded_file, whole_or)
 from .runs import (SCREE_TYPES, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
                    scree_is_gaussian, scree_png)
 from .session import BudgetExceeded, SessionBudget, registered_budget
@@ -161,7 +162,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 ui.update_numeric("delta", value=float(f"{current.delta_total / DEFAULTS['runs_per_delta']:.3g}"))
                 top = data_.max_pc
                 for name, lowest in (("k", 1), ("axis_x", 1), ("axis_y", 2)):
-                    ui.update_numeric(name, value=min(max(_whole_or(raw(name), lowest), lowest), top),
+                    ui.update_numeric(name, value=min(max(whole_or(raw(name), lowest), lowest), top),
                                       max=top)
                 version.set(version() + 1)
 
@@ -411,31 +412,6 @@ def _queue_text(what: str, ticket: int) -> str:
         return (f"{what}: queued, {ahead} run(s) ahead of it (runs of every session are "
                 "computed one at a time) ...")
     return f"{what}: computing ..."
-
-
-def analyst_of(session, header: str | None) -> str | None:
-    """The analyst's name from the request's ``header`` (set by a reverse proxy), or None.
-
-    Only the proxy can vouch for the header: it must set it on every request and remove any
-    copy a client sends (docs/budget.md). At most 200 printable characters are kept.
-    """
-    if not header:
-        return None
-    try:
-        value = session.http_conn.headers.get(header)
-    except AttributeError:  # a session without its HTTP request (never in a served app)
-        return None
-    value = "".join(c for c in (value or "") if c.isprintable()).strip()[:200]
-    return value or None
-
-
-def _whole_or(value, default: int) -> int:
-    """A whole number from a client's value for the page's own updates; ``default`` otherwise."""
-    try:
-        value = number(value, "")
-    except USER_ERRORS:
-        return default
-    return default if value is None or not 1 <= value <= 10**6 else int(value)
 
 
 def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):

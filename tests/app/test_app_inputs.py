@@ -221,7 +221,7 @@ def test_a_waiting_run_knows_how_many_runs_are_ahead():
 
 
 def test_the_proxys_header_names_the_analyst():
-    from dppca.app.server import analyst_of
+    from dppca.app.inputs import analyst_of
 
     class Request:
         headers = {"X-Forwarded-User": "  alice@example.org\x00 "}
