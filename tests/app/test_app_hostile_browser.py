@@ -35,7 +35,7 @@ def forge(page, values: dict):
 
 #: Valid values of every input (what the page sends untouched), to put back after forging.
 VALID = {input_id: None for input_id in PAGE_IDS} | {
-    "data_source": "example", "example_dataset": "gau", "csv_header": True, "eps_total": 5,
+    "data_source": "example", "example_dataset": "gau_g", "csv_header": True, "eps_total": 5,
     "delta_total": 1e-5, "eps": 1, "delta": 2e-6, "k": 2, "center": True, "standardize": False,
     "g_dppca": True, "scree_method": ["clipped"], "scree_type": "pve", "scree_mono": True,
     "pmwm_split_mode": False, "axis_x": 1, "axis_y": 2, "score_method": ["add"],
@@ -88,7 +88,7 @@ def test_every_input_id_forged_keeps_the_session(app_url, new_page, value):
     run(page, "score")
     page.wait_for_timeout(500)  # not a timing assertion: let the forged values reach the server
     assert PASSWD not in page.inner_text("body")
-    forge(page, {"data_source": "example", "example_dataset": "gau"})
+    forge(page, {"data_source": "example", "example_dataset": "gau_g"})
     assert_connected(page)
 
 
