@@ -32,7 +32,7 @@ class ShinyClient:
         self.session_id = config["config"]["sessionId"]
         hidden = {f".clientdata_output_{name}_hidden": False for name in VISIBLE}
         self._send({"method": "init", "data": {**hidden, **(inputs or {})}})
-        self.settle()
+        self.settle(first=30)  # a new session always renders its visible outputs
 
     # ------------------------------------------------------------------ protocol
     def _send(self, message):
@@ -47,17 +47,19 @@ class ShinyClient:
             self.errors[name] = value
         return message
 
-    def settle(self, timeout=60):
-        """Read messages until the server is idle and has sent nothing more for half a second."""
+    def settle(self, timeout=60, first=0.5):
+        """Read messages until the server is idle and has sent nothing more for half a second
+        (waiting up to ``first`` seconds for its first answer)."""
         deadline = time.monotonic() + timeout
-        busy = False
+        busy, wait = False, first
         while time.monotonic() < deadline:
             try:
-                message = self._receive(timeout=30 if busy else 0.5)
+                message = self._receive(timeout=30 if busy else wait)
             except TimeoutError:
                 if busy:
                     continue
                 return
+            wait = 0.5
             if message.get("busy") in ("busy", "idle"):
                 busy = message["busy"] == "busy"
 

@@ -197,7 +197,7 @@ def test_app_runs_are_logged_with_the_proxys_analyst_and_the_bar_counts_every_se
     first.wait_for("scree_plot_message", 'data-kind="ok"')
     assert "alice@example.org" in BudgetStore(store).log("survey").iloc[-1].to_json()
     reloaded = ShinyClient(url, {"k": 2}, headers={"X-Forwarded-User": "bob"})  # a reload
-    assert f'data-runs="{runs + 1}"' in reloaded.html["budget_bar"]
+    assert f'data-runs="{runs + 1}"' in reloaded.wait_for("budget_bar", "data-runs")
     # a page that did not come through the proxy (no header) can run nothing
     stranger = ShinyClient(url, {"k": 3, "eps": 0.5, "delta": 1e-6, "scree_method": ["clipped"]})
     stranger.press("run_scree")

@@ -48,6 +48,8 @@ def assert_connected(page):
     assert page.locator("#shiny-disconnected-overlay").count() == 0
     forge(page, VALID)
     page.get_by_role("tab", name="Scree controls").click()
+    # the valid values have reached the server (and any update of the fields it sends back)
+    page.wait_for_selector("#scree-plan[data-k='2'][data-eps='1']", state="attached")
     set_number(page, "k", 3)  # the expected-accuracy table echoes k once the server read it
     set_number(page, "k", 2)
 
