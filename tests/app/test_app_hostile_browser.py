@@ -48,8 +48,10 @@ def assert_connected(page):
     assert page.locator("#shiny-disconnected-overlay").count() == 0
     forge(page, VALID)
     page.get_by_role("tab", name="Scree controls").click()
-    # the valid values have reached the server (and any update of the fields it sends back)
-    page.wait_for_selector("#scree-plan[data-k='2'][data-eps='1']", state="attached")
+    # let the valid values reach the server and its answers (new data reset k) come back
+    page.wait_for_timeout(1000)
+    page.wait_for_function("!document.documentElement.classList.contains('shiny-busy')")
+    page.wait_for_selector("#scree-plan[data-eps='1']", state="attached")
     set_number(page, "k", 3)  # the expected-accuracy table echoes k once the server read it
     set_number(page, "k", 2)
 
