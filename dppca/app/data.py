@@ -3,7 +3,9 @@
 Everything here is plain Python (no Shiny), so it is tested without a browser. Every
 problem with the input raises :class:`AppDataError`, whose message the page shows as is.
 
-The schema is public and never read from the cells (issue 23, finding 4). What is treated as
+The schema is public and never read from the cells: a schema read from the cells (a column typed
+as text because one cell is text, a group column guessed from its values) would let one row
+change p, the variables or a message, which no neighbouring pair may do. What is treated as
 public (like n in the privacy contract): the header (column names), n (the number of non-blank
 lines after the header) and the user's choice of the group column. The schema follows from them
 alone (:data:`SCHEMA_RULES`):

@@ -6,10 +6,15 @@ All the logic lives in :mod:`dppca.app.data`, :mod:`dppca.app.session` and
 share data, results or budgets (except a registered dataset's budget in the store). Errors are
 shown as messages in the page, never as tracebacks.
 
+Every value the client sends is checked by :mod:`dppca.app.inputs` before it is read, formatted
+or opened: a forged value of any input id gives a message in the page, never a stopped session,
+and never a file the session did not upload or, in operator mode, a non-private release.
+
 Runs compute off Shiny's event loop: the inputs are read on the loop, then the run (its debit,
-its computation and its record, :meth:`SessionBudget.release`) goes to :data:`RUN_POOL` through
-a per-session :class:`shiny.reactive.ExtendedTask`, so one analyst's run does not freeze the
-other sessions' pages. A session's runs are queued one after the other by its task (its
+its computation and its record, :meth:`SessionBudget.release`) goes to the worker of
+:data:`dppca.app.worker.RUN_QUEUE` through a per-session :class:`shiny.reactive.ExtendedTask`,
+so one analyst's run does not freeze the other sessions' pages; a waiting run's message says
+how many runs are ahead of it. A session's runs are queued one after the other by its task (its
 in-memory budget is never checked by two runs at once); the store's debit is one transaction.
 """
 from __future__ import annotations
@@ -18,27 +23,27 @@ import asyncio
 import logging
 import tempfile
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 
 from shiny import reactive, render, ui
 
 from .._validation import DPPCATypeError, DPPCAValueError
-from .data import (SCHEMA_RULES, AppData, AppDataError, default_delta, example_data, infer_group_column,
-                   prepare, read_upload)
-from .runs import (CONTROL_INPUTS, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
-                   score_settings, scree_is_gaussian, scree_png, scree_settings)
+from .data import (EXAMPLES, SCHEMA_RULES, AppData, AppDataError, default_delta, example_data,
+                   infer_group_column, prepare, read_upload)
+from .inputs import (RunRefused, analyst_of, choice, flag, number, run_request, session_upload_dir, text,
+                     uploaded_file, whole_or)
+from .runs import (SCREE_TYPES, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
+                   scree_is_gaussian, scree_png)
 from .session import BudgetExceeded, SessionBudget, registered_budget
-from .ui import DEFAULTS
+from .ui import DEFAULTS, budget_bar_ui
+from .worker import RUN_QUEUE
 
 log = logging.getLogger("dppca.app")
 #: shiny >= 1.5 names it download_button; older releases render.download.
 _download_renderer = getattr(render, "download_button", None) or render.download
 #: Errors whose message is written for the user (shown as they are).
 USER_ERRORS = (AppDataError, DPPCAValueError, DPPCATypeError)
-#: The thread that computes the runs of every session, one run at a time: off the event loop
-#: (pages stay responsive), and never two at once, since the figures go through pyplot, whose
-#: figure registry and rcParams (``plt.rc_context``) are process-wide and not thread-safe.
-RUN_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dppca-app-run")
+#: The sources of the data a page may choose (outside operator mode).
+SOURCES = ("provided", "example", "upload")
 
 
 def _message(kind: str, text: str, id_: str):
@@ -56,17 +61,29 @@ def _user_text(err: Exception) -> str:
             "budget (its private steps may have run); no result is shown.")
 
 
-def make_server(provided: AppData | None = None, fixed: tuple | None = None, store=None):
+def make_server(provided: AppData | None = None, fixed: tuple | None = None, store=None,
+                user_header: str | None = None):
     """The Shiny server function, with the provided data and an optional fixed total.
 
     ``store`` (a :func:`dppca.budget` handle) holds the provided data's budget: every session's
     runs on them are charged there, before they compute (see :class:`SessionBudget`). It is
     operator mode: the provided data are the only source, whatever the client sends (the inputs
-    of the source, the upload and the totals are not read), and the total is the store's.
+    of the source, the upload and the totals are not read), the total is the store's, and only
+    private runs are released (:func:`dppca.app.inputs.operator_values`). ``user_header`` names
+    the HTTP header in which a reverse proxy puts the analyst's identity (logged with every
+    charge to the store); a session whose request lacks it can run nothing.
     """
     operator = store is not None
 
     def server(input, output, session):
+        upload_dir = session_upload_dir(session)
+        analyst = analyst_of(session, user_header)
+
+        def raw(name):
+            """What the client sent for input ``name`` (None when nothing): checked before use."""
+            value = input[name]
+            return value() if value.is_set() else None
+
         budgets: dict[str, SessionBudget] = {}
         version = reactive.value(0)  # bumped after every spend (re-renders bar and ledger)
         shown = {"scree": reactive.value(None), "score": reactive.value(None)}
@@ -75,18 +92,20 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
         # ------------------------------------------------------------------ data
         @reactive.calc
         def upload():
-            files = input.csv_file()
-            if not files:
+            """(cells, file name) of this session's upload, or None; never in operator mode."""
+            if operator:
                 return None
-            return read_upload(files[0]["datapath"], files[0]["name"], bool(input.csv_header()))
+            received = uploaded_file(raw("csv_file"), upload_dir)
+            if received is None:
+                return None
+            path, name = received
+            return read_upload(path, name, flag(raw("csv_header"), "csv_header")), name
 
         @reactive.effect
         def _group_choices():
             try:
-                frame = upload()
-            except USER_ERRORS:
-                frame = None
-            if frame is None:
+                frame = upload()[0]
+            except Exception:  # noqa: BLE001 - loaded() shows the message
                 return
             choices = {"": "(none)"} | {str(c): str(c) for c in frame.columns}
             ui.update_select("upload_group_col", choices=choices,
@@ -98,20 +117,23 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
             try:
                 if operator:
                     return provided, None
-                source = input.data_source()
+                source = choice(raw("data_source"), SOURCES, "data_source",
+                                "provided" if provided is not None else "example")
                 if source == "provided" and provided is not None:
                     return provided, None
                 if source == "example":
-                    return example_data(input.example_dataset()), None
-                frame = upload()
-                if frame is None:
+                    return example_data(choice(raw("example_dataset"), tuple(EXAMPLES),
+                                               "example_dataset", "gau_g")), None
+                received = upload()
+                if received is None:
                     return None, ("info", "Choose a CSV file to upload.")
-                group = input.upload_group_col() or None
+                frame, name = received
+                group = text(raw("upload_group_col"), "upload_group_col") or None
                 if group is not None and group not in map(str, frame.columns):
                     group = None  # the choices are being updated for a new file
-                name = input.csv_file()[0]["name"]
+                header = flag(raw("csv_header"), "csv_header")
                 return prepare(frame, group, infer=False, label=f"upload: {name}",
-                               key=f"upload:{name}:{frame.attrs['sha256']}:{input.csv_header()}"), None
+                               key=f"upload:{name}:{frame.attrs['sha256']}:{header}"), None
             except Exception as err:  # noqa: BLE001 - shown in the page
                 return None, ("error", _user_text(err))
 
@@ -123,7 +145,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 eps, delta = fixed or (DEFAULTS["eps_total"], default_delta(data_.n))
                 shared = store if provided is not None and data_.key == provided.key else \
                     registered_budget(data_.features)
-                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label, store=shared)
+                budgets[data_.key] = SessionBudget(eps, delta, dataset=data_.label, store=shared,
+                                                   analyst=analyst)
             return budgets[data_.key]
 
         @reactive.effect
@@ -138,16 +161,16 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                     ui.update_numeric("eps_total", value=current.eps_total)
                 ui.update_numeric("delta", value=float(f"{current.delta_total / DEFAULTS['runs_per_delta']:.3g}"))
                 top = data_.max_pc
-                ui.update_numeric("k", value=min(max(input.k() or 1, 1), top), max=top)
-                ui.update_numeric("axis_x", value=min(max(input.axis_x() or 1, 1), top), max=top)
-                ui.update_numeric("axis_y", value=min(max(input.axis_y() or 2, 2), top), max=top)
+                for name, lowest in (("k", 1), ("axis_x", 1), ("axis_y", 2)):
+                    ui.update_numeric(name, value=min(max(whole_or(raw(name), lowest), lowest), top),
+                                      max=top)
                 version.set(version() + 1)
 
         @reactive.effect
         def _totals():
             if fixed is not None:
                 return
-            eps_total, delta_total = input.eps_total(), input.delta_total()
+            eps_total, delta_total = raw("eps_total"), raw("delta_total")
             with reactive.isolate():
                 data_ = data()
                 if data_ is None:
@@ -178,7 +201,7 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
             data_ = data()
             if data_ is None:
                 return None
-            return _plan_table(data_, input)
+            return _plan_table(data_, raw, operator)
 
         # ------------------------------------------------------------------ budget
         @render.ui
@@ -189,28 +212,8 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                 return _message(message[0], f"No data loaded: {message[1]}", "no-data")
             current = budget(data_)
             if fixed is None and not current.fixed:
-                input.eps_total(), input.delta_total()  # re-render while the total is being set
-            (spent_eps, spent_delta), (left_eps, left_delta) = current.spent, current.remaining
-            share = 100 * spent_eps / current.eps_total
-            delta_share = 100 * spent_delta / current.delta_total
-            status = ("The total is fixed for these data." if current.fixed else
-                      "The total is fixed at the first run on these data.")
-            return ui.div(
-                ui.div(ui.strong(f"Session privacy budget: {data_.label}"), ui.br(),
-                       f"eps spent {spent_eps:.4g} of {current.eps_total:g} ({left_eps:.4g} left) · "
-                       f"delta spent {spent_delta:.3g} of {current.delta_total:.3g} "
-                       f"({left_delta:.3g} left) · {len(current.runs)} run(s); scree runs compose "
-                       "as Gaussian DP, the rest by basic composition. " + status),
-                ui.div(ui.div(f"eps: {share:.0f}% spent", class_="progress-bar bg-danger",
-                              style=f"width: {share:.2f}%", role="progressbar"),
-                       class_="progress mt-1"),
-                ui.div(ui.div(f"delta: {delta_share:.0f}% spent", class_="progress-bar bg-warning",
-                              style=f"width: {delta_share:.2f}%", role="progressbar"),
-                       class_="progress mt-1"),
-                class_="budget-bar card p-2 mb-2", id="budget",
-                **{"data-eps-spent": repr(spent_eps), "data-eps-total": repr(current.eps_total),
-                   "data-delta-spent": repr(spent_delta), "data-delta-total": repr(current.delta_total),
-                   "data-runs": str(len(current.runs))})
+                raw("eps_total"), raw("delta_total")  # re-render while the total is being set
+            return budget_bar_ui(data_.label, current, analyst if user_header else None)
 
         @render.ui
         def ledger_table():
@@ -225,8 +228,9 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
 
         # ------------------------------------------------------------------ runs
         @reactive.extended_task
-        async def run_task(kind, data_key, spending, settings, eps, delta, compute, gaussian):
-            """The run in :data:`RUN_POOL`: (kind, data key, eps, delta, Released or None, error)."""
+        async def run_task(kind, data_key, spending, settings, eps, delta, compute, gaussian,
+                           ticket):
+            """The run in the queue's worker: (kind, data key, eps, delta, Released or None, error)."""
             def work():
                 try:
                     released = spending.release(kind, settings, eps, delta, compute,
@@ -235,29 +239,37 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                     return kind, data_key, eps, delta, released, None
                 except Exception as err:  # noqa: BLE001 - shown in the page
                     return kind, data_key, eps, delta, None, err
-            return await asyncio.get_running_loop().run_in_executor(RUN_POOL, work)
+            return await asyncio.get_running_loop().run_in_executor(
+                RUN_QUEUE.executor, RUN_QUEUE.run, ticket, work)
 
-        def run(kind, build, compute, gaussian=lambda settings: False):
-            """Read the inputs (on the loop), then hand the run to the pool."""
+        def run(kind, compute, gaussian=lambda settings: False):
+            """Check the inputs (on the loop), then hand the run to the queue."""
             data_ = data()
             try:
                 if data_ is None:
                     raise AppDataError(loaded()[1][1] if loaded()[1] else "no data loaded")
+                if user_header and analyst is None:
+                    raise DPPCAValueError(
+                        f"Refused: this app takes the analyst's name from the {user_header!r} "
+                        "header set by its reverse proxy, and this page was not opened through "
+                        "it; nothing was charged.")
                 spending = budget(data_)
                 if fixed is None and not spending.fixed:
-                    spending.set_total(input.eps_total(), input.delta_total())
-                settings, eps, delta = build(data_), input.eps(), input.delta()
+                    spending.set_total(number(raw("eps_total"), "eps_total", required=True),
+                                       number(raw("delta_total"), "delta_total", required=True))
+                settings, eps, delta = run_request(kind, raw, data_, operator=operator)
             except Exception as err:  # noqa: BLE001 - shown in the page
                 _show_failure(kind, err)
                 return
-            notes[kind].set(("running", f"Run of the {kind} plot in progress (eps = {eps:g}, "
-                                     f"delta = {delta:g}) ..."))
+            ticket = RUN_QUEUE.ticket()
+            notes[kind].set(("running", f"Run of the {kind} plot (eps = {eps:g}, delta = "
+                                        f"{delta:g})", ticket))
             run_task.invoke(kind, data_.key, spending, settings, eps, delta,
-                            lambda: compute(data_, settings, eps, delta), gaussian(settings))
+                            lambda: compute(data_, settings, eps, delta), gaussian(settings), ticket)
 
         def _show_failure(kind, err):
-            style, text = ("refused", str(err)) if isinstance(err, BudgetExceeded) else \
-                ("error", _user_text(err))
+            style, text = ("refused", str(err)) if isinstance(err, (BudgetExceeded, RunRefused)) \
+                else ("error", _user_text(err))
             if current_of(kind) is not None:
                 text += " The plot shown is still the last one released."
             notes[kind].set((style, text))
@@ -278,24 +290,15 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
                        if released.charged < eps else "."))
             notes[kind].set(("info" if released.cached else "ok", text))
 
-        def values(names):
-            return {name: input[name]() for name in names}
-
-        scree_inputs = ["k", "scree_method", "scree_mono", "center", "standardize", "g_dppca"] + \
-            [field for fields in CONTROL_INPUTS.values() for field in fields]
-        score_inputs = ["axis_x", "axis_y", "score_method", "bins_x", "bins_y", "use_group",
-                        "group_levels", "center", "standardize", "g_dppca"]
-
         @reactive.effect
         @reactive.event(input.run_scree)
         def _run_scree():
-            run("scree", lambda d: scree_settings(values(scree_inputs), d), run_scree,
-                scree_is_gaussian)
+            run("scree", run_scree, scree_is_gaussian)
 
         @reactive.effect
         @reactive.event(input.run_score)
         def _run_score():
-            run("score", lambda d: score_settings(values(score_inputs), d), run_score)
+            run("score", run_score)
 
         def current_of(kind):
             with reactive.isolate():
@@ -310,7 +313,11 @@ def make_server(provided: AppData | None = None, fixed: tuple | None = None, sto
         @reactive.calc
         def scree_figure() -> bytes | None:
             result = current("scree")
-            return None if result is None else scree_png(result, input.scree_type())
+            try:
+                kind = choice(raw("scree_type"), tuple(SCREE_TYPES), "scree_type", "pve")
+            except USER_ERRORS:
+                kind = "pve"  # a forged plot type draws the default
+            return None if result is None else scree_png(result, kind)
 
         @reactive.calc
         def score_figure() -> bytes | None:
@@ -350,6 +357,8 @@ def _outputs(kind, note, figure, output):
             return ui.p(f"Nothing released yet: press \u201cRun {kind}\u201d (in the "
                         f"{kind.capitalize()} controls tab); a new run spends the eps and delta "
                         "of each run from the session budget.", class_="small-help")
+        if value[0] == "running":
+            return _message("running", _queue_text(value[1], value[2]), f"{kind}-message")
         return _message(value[0], value[1], f"{kind}-message")
 
     @output(id=f"{kind}_plot")
@@ -370,14 +379,15 @@ def _outputs(kind, note, figure, output):
         yield png if png is not None else png_bytes(placeholder_figure(kind))
 
 
-def _plan_table(data_, input):
+def _plan_table(data_, raw, operator):
     """:func:`dppca.plan` of the scree run as set (public numbers only), as a small table."""
     from ..planning import plan
 
     try:
-        planned = plan(data_.n, data_.p, input.k(), input.eps(), input.delta(),
-                       method=list(input.scree_method()) or None,
-                       standardize=input.standardize(), g_dppca=input.g_dppca())
+        settings, eps, delta = run_request("scree", raw, data_, operator=operator)
+        planned = plan(data_.n, data_.p, settings["k"], eps, delta,
+                       method=list(settings["methods"]), standardize=settings["standardize"],
+                       g_dppca=settings["g_dppca"])
     except USER_ERRORS:
         return None  # the run says what is wrong with the settings
     rows = [ui.tags.tr(ui.tags.td(s.step), ui.tags.td(f"{s.predicted:.2g}"),
@@ -387,10 +397,21 @@ def _plan_table(data_, input):
     # the settings it was computed for, as the server read them (public): a page can tell
     # that a changed input has reached the server before it asks for a run
     echo = {f"data-{key}": f"{value:g}" for key, value in
-            (("k", input.k()), ("eps", input.eps()), ("delta", input.delta()))}
+            (("k", settings["k"]), ("eps", eps), ("delta", delta))}
     return ui.div(ui.tags.b("Expected accuracy (spends nothing)"),
                   ui.tags.table(head, *rows, class_="table table-sm small-help"),
                   id="scree-plan", **echo)
+
+
+def _queue_text(what: str, ticket: int) -> str:
+    """A waiting run's message: its place in the queue, re-read every second until it runs."""
+    ahead = RUN_QUEUE.ahead(ticket)
+    if RUN_QUEUE.pending(ticket):
+        reactive.invalidate_later(1.0)
+    if ahead:
+        return (f"{what}: queued, {ahead} run(s) ahead of it (runs of every session are "
+                "computed one at a time) ...")
+    return f"{what}: computing ..."
 
 
 def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):

@@ -124,6 +124,9 @@ class SessionBudget:
         A registered dataset's budget in the store: its total replaces ``eps_total`` and
         ``delta_total``, spent and left are the store's (every session's runs), and each run is
         debited there before it computes.
+    analyst : str, optional
+        Who runs (the name a reverse proxy vouches for): logged with every charge to the store
+        (without it, the store logs the server's user).
 
     Notes
     -----
@@ -142,8 +145,8 @@ class SessionBudget:
     1.403
     """
 
-    def __init__(self, eps_total, delta_total, dataset: str = "", store=None):
-        self.dataset, self.store = dataset, store
+    def __init__(self, eps_total, delta_total, dataset: str = "", store=None, analyst=None):
+        self.dataset, self.store, self.analyst = dataset, store, analyst
         if store is not None:
             status = store.status()
             eps_total, delta_total = status["eps_total"], status["delta_total"]
@@ -171,6 +174,14 @@ class SessionBudget:
             status = self.store.status()
             return status["eps_spent"], status["delta_spent"]
         return self.ledger.spent_eps, self.ledger.spent_delta
+
+    @property
+    def run_count(self) -> int:
+        """Runs charged on these data: the store's (every session's) with a store, else this
+        session's."""
+        if self.store is not None:
+            return int(self.store.status()["runs"])
+        return len(self.runs)
 
     @property
     def remaining(self) -> tuple[float, float]:
@@ -318,7 +329,8 @@ class SessionBudget:
         charged (the store's log says which error class)."""
         eps, delta = eps_arg(eps), delta_arg(delta)
         try:
-            charge = debit(self.store, f"app: {kind}", eps, delta, settings=dict(settings))
+            who = {} if self.analyst is None else {"analyst": self.analyst}
+            charge = debit(self.store, f"app: {kind}", eps, delta, settings=dict(settings), **who)
         except BudgetExhaustedError as refused:
             raise BudgetExceeded(f"Refused: {refused}. Re-show a result already released (same "
                                  "settings cost nothing).") from None

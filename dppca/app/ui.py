@@ -12,14 +12,15 @@ TITLE = "dppca: Differentially Private PCA Visualization"
 #: Defaults of the page (R's where they make sense; see the README's app section).
 #: runs_per_delta: a run's default delta is the total over 40, so that eps runs out before delta
 #: with the default eps per run, also when scree runs compose as Gaussian DP (24 runs of eps 1
-#: fit a total of 5 then); with 5, delta ran out after 5 runs with 56% of eps left (issue 25).
+#: fit a total of 5 then, and their deltas, 24 / 40 of the total, leave 40% of delta when eps
+#: is spent; a run's delta of total / 5 would end the session after 5 runs with most eps left).
 DEFAULTS = dict(eps_total=5.0, eps=1.0, k=4, axis_x=1, axis_y=2, runs_per_delta=40)
 
 CSS = """
 body { background: #f7f8fb; }
 .card { border-radius: 10px; }
-.budget-bar .progress { height: 1.4rem; }
-.budget-bar .progress-bar { font-weight: 600; }
+.budget-bar .progress { height: 0.9rem; }
+.budget-bar .budget-label { font-size: 0.85em; font-weight: 600; margin-top: 0.3rem; }
 .run-message { margin: 0.3rem 0; }
 details.controls { margin: 0.3rem 0; padding: 0.3rem 0.5rem; background: #fff; border-radius: 6px; }
 details.controls summary { font-weight: 600; cursor: pointer; }
@@ -61,12 +62,14 @@ def data_panel(provided: bool):
     )
 
 
-def operator_panel(label: str, name: str):
+def operator_panel(source: str, name: str):
     """Operator mode: the registered dataset only (no other source, no upload, no preview)."""
     return ui.TagList(
         ui.h5("Data"),
-        ui.p(ui.strong(label), f": the registered dataset {name!r}, served by the operator. Its "
-             "rows are not shown; only private releases are.", class_="small-help"),
+        ui.p("This app serves ", ui.strong(source, id="served-data"), " under the registered "
+             "budget ", ui.strong(repr(name), id="served-budget"), " (its fingerprint was "
+             "checked when the app started). Its rows are not shown; only private releases are, "
+             "and every run is charged to that budget.", class_="small-help", id="operator-mode"),
         ui.output_ui("data_summary"),
     )
 
@@ -92,19 +95,61 @@ def budget_panel(fixed: tuple | None):
     )
 
 
-def common_panel():
+def common_panel(private_only: bool = False):
+    """k, centring and scaling; the choice of NON-PRIVATE directions unless ``private_only``."""
+    nonprivate = () if private_only else (
+        ui.input_checkbox("g_dppca", "Use private PC directions (g-DPPCA)", True),
+        ui.panel_conditional(
+            "!input.g_dppca",
+            ui.div("NON-PRIVATE directions: the plots are then not differentially private end "
+                   "to end, whatever the budget.", class_="alert alert-warning small-help")))
     return ui.TagList(
         ui.h5("PCA options"),
         ui.input_numeric("k", "Number of leading PCs for the scree plot (k)", DEFAULTS["k"], min=1,
                          step=1),
         ui.input_checkbox("center", "Center", True),
         ui.input_checkbox("standardize", "Standardize the variables", False),
-        ui.input_checkbox("g_dppca", "Use private PC directions (g-DPPCA)", True),
-        ui.panel_conditional(
-            "!input.g_dppca",
-            ui.div("NON-PRIVATE directions: the plots are then not differentially private end "
-                   "to end, whatever the budget.", class_="alert alert-warning small-help")),
+        *nonprivate,
     )
+
+
+def budget_bar_ui(label: str, budget, analyst: str | None = None):
+    """The budget bar: eps and delta spent and left, the number of runs, two progress bars.
+
+    ``budget`` is the data's :class:`dppca.app.session.SessionBudget`; with a store, the
+    numbers (runs included) are the store's, i.e. of every session. Each bar's label stands
+    above it, so that a bar a few pixels wide still shows it whole.
+    """
+    (spent_eps, spent_delta), (left_eps, left_delta) = budget.spent, budget.remaining
+    runs = budget.run_count
+    share = 100 * spent_eps / budget.eps_total
+    delta_share = 100 * spent_delta / budget.delta_total
+    if budget.store is not None:
+        rule = ("runs of every session are charged to the registered budget by basic "
+                "composition (the store's filter). The total is fixed for these data.")
+    else:
+        rule = ("scree runs compose as Gaussian DP, the rest by basic composition. " +
+                ("The total is fixed for these data." if budget.fixed else
+                 "The total is fixed at the first run on these data."))
+    who = () if analyst is None else (ui.br(), f"Runs are logged as {analyst}.")
+
+    def bar(name, percent, colour):
+        return (ui.div(f"{name}: {percent:.0f}% spent", class_="budget-label",
+                       id=f"budget-{name}-label"),
+                ui.div(ui.div(class_=f"progress-bar {colour}", style=f"width: {percent:.2f}%",
+                              role="progressbar", **{"aria-label": f"{name} spent"}),
+                       class_="progress"))
+
+    return ui.div(
+        ui.div(ui.strong(f"Session privacy budget: {label}"), ui.br(),
+               f"eps spent {spent_eps:.4g} of {budget.eps_total:g} ({left_eps:.4g} left) · "
+               f"delta spent {spent_delta:.3g} of {budget.delta_total:.3g} "
+               f"({left_delta:.3g} left) · {runs} run(s); " + rule, *who),
+        *bar("eps", share, "bg-danger"), *bar("delta", delta_share, "bg-warning"),
+        class_="budget-bar card p-2 mb-2", id="budget",
+        **{"data-eps-spent": repr(spent_eps), "data-eps-total": repr(budget.eps_total),
+           "data-delta-spent": repr(spent_delta), "data-delta-total": repr(budget.delta_total),
+           "data-runs": str(runs)})
 
 
 def scree_controls():
@@ -167,7 +212,7 @@ def app_ui(provided: bool = False, fixed: tuple | None = None, operator: tuple |
     """The page; ``provided`` adds the "Provided data" source, ``fixed`` the fixed total;
     ``operator`` = (label, registered name): operator mode, the registered dataset only."""
     data = data_panel(provided) if operator is None else operator_panel(*operator)
-    sidebar = ui.sidebar(data, budget_panel(fixed), common_panel(),
+    sidebar = ui.sidebar(data, budget_panel(fixed), common_panel(private_only=operator is not None),
                          ui.navset_tab(scree_controls(), score_controls(), id="settings_tab"),
                          width="30%", open="always", bg="#ffffff")
     return ui.page_fluid(
@@ -189,5 +234,5 @@ def app_ui(provided: bool = False, fixed: tuple | None = None, operator: tuple |
         title=TITLE,
     )
 
-__all__ = ["app_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
+__all__ = ["app_ui", "budget_bar_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
            "scree_controls"]

@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from .._validation import DPPCAValueError
+from .budget import numeric_values
 from .data import BUNDLED, load_data
 
 
@@ -30,6 +31,9 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
     app.add_argument("--budget", default=None, help="operator mode: registered dataset (dppca budget "
                      "init) whose budget every session's runs on --data are charged to "
                      "($DPPCA_BUDGET_URL); analysts get no upload, no preview, no total to set")
+    app.add_argument("--user-header", default=None, metavar="HEADER",
+                     help="HTTP header in which the reverse proxy in front of the app puts the "
+                          "analyst's name (e.g. X-Forwarded-User), logged with every charge")
     app.set_defaults(func=run_app_command)
     return app
 
@@ -51,10 +55,13 @@ def run_app_command(args) -> int:
     else:
         frame = BUNDLED[args.data]() if args.data in BUNDLED else \
             None if args.data is None else load_data(args.data, args.group)[0]
+    options = {} if args.user_header is None else {"user_header": args.user_header}
+    if args.budget is not None:  # the file's fingerprint as `dppca budget init --data` takes it
+        options.update(budget=args.budget, source=args.data,
+                       registered_values=numeric_values(load_data(args.data)[0]))
     run_app(frame, args.group, eps_total=args.eps_total, delta_total=args.delta_total,
             host=args.host, port=args.port, launch_browser=not args.no_browser,
-            allow_remote=args.allow_remote,
-            **({} if args.budget is None else {"budget": args.budget}))
+            allow_remote=args.allow_remote, **options)
     return 0
 
 

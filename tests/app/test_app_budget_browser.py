@@ -15,8 +15,9 @@ def test_sessions_reloads_and_restarts_share_the_registered_budget(new_page, tmp
     store = "sqlite:///" + str(tmp_path / "budget.sqlite3")
     monkeypatch.setenv("DPPCA_BUDGET_URL", store)  # the app's process inherits it
     data = tmp_path / "survey.csv"
-    dppca.load_gau().iloc[:500].to_csv(data, index=False)
-    BudgetStore(store).register("survey", eps=2.0, delta=1e-5)
+    rows = dppca.load_gau().iloc[:500]
+    rows.to_csv(data, index=False)
+    BudgetStore(store).register("survey", eps=2.0, delta=1e-5, values=rows.to_numpy())
     process, url = start_app("--data", str(data), "--budget", "survey")
     try:
         first, second = new_page(url), new_page(url)

@@ -59,9 +59,14 @@ def test_an_app_run_is_logged_with_its_ledger(registered):
 
 
 def test_create_app_takes_the_budget_of_its_data(registered):
-    app = create_app(dppca.load_gau().iloc[:300],
-                     budget=dppca.budget("gau", budget_store=registered))
+    X = dppca.load_gau().iloc[:300]
+    BudgetStore(registered).register("gau300", eps=1.0, delta=1e-5, values=X.to_numpy())
+    app = create_app(X, budget=dppca.budget("gau300", budget_store=registered))
     assert type(app).__name__ == "App"
+    with pytest.raises(DPPCAValueError, match="fingerprint differs"):
+        create_app(X.iloc[:299], budget=dppca.budget("gau300", budget_store=registered))
+    with pytest.raises(DPPCAValueError, match="has no fingerprint"):
+        create_app(X, budget=dppca.budget("gau", budget_store=registered))
     with pytest.raises(DPPCAValueError, match="give X too"):
         create_app(budget=dppca.budget("gau", budget_store=registered))
 

@@ -24,9 +24,11 @@ def test_eight_sessions_with_overlapping_runs_are_each_charged_once(new_page, tm
     store = "sqlite:///" + str(tmp_path / "budget.sqlite3")
     monkeypatch.setenv("DPPCA_BUDGET_URL", store)
     data = tmp_path / "survey.csv"
-    dppca.load_gau().iloc[:400, :6].to_csv(data, index=False)
+    rows = dppca.load_gau().iloc[:400, :6]
+    rows.to_csv(data, index=False)
     # 0.25 is a power of two: 12 charges add up to 3.0 exactly in floating point.
-    BudgetStore(store).register("survey", eps=RUNS_THAT_FIT * EPS_RUN, delta=1e-5)
+    BudgetStore(store).register("survey", eps=RUNS_THAT_FIT * EPS_RUN, delta=1e-5,
+                                values=rows.to_numpy())
     process, url = start_app("--data", str(data), "--budget", "survey")
     try:
         pages = [new_page(url) for _ in range(SESSIONS)]

@@ -24,7 +24,7 @@ def test_analysts_cannot_upload_set_a_total_or_read_a_row(new_page, tmp_path, mo
     rows = dppca.load_gau().iloc[:300, :5]
     data = tmp_path / "secret.csv"
     rows.to_csv(data, index=False)
-    BudgetStore(store).register("survey", eps=2.0, delta=1e-5)
+    BudgetStore(store).register("survey", eps=2.0, delta=1e-5, values=rows.to_numpy())
     process, url = start_app("--data", str(data), "--budget", "survey")
     try:
         page = new_page(url)
