@@ -90,7 +90,7 @@ def start_app(X=None, group=None, *, eps_total=None, delta_total=None, host="127
     >>> app = start_app()            # doctest: +SKIP
     >>> app.url, app.stop()          # doctest: +SKIP
     """
-    from . import check_host, create_app
+    from .factory import check_host, create_app
 
     create_app(X, group, eps_total=eps_total, delta_total=delta_total)  # the checks, now
     check_host(host, allow_remote)
@@ -149,7 +149,7 @@ def _wait_until_serving(process, host, port, log):
 
 def _serve(payload: str) -> None:
     """Child process: read (and delete) the pickled arguments, then serve."""
-    from . import run_app
+    from .factory import run_app
 
     path = Path(payload)
     with open(path, "rb") as handle:

@@ -425,7 +425,7 @@ def test_binding_beyond_loopback_needs_allow_remote(host):
         assert check_host(loopback) == loopback
 
 
-@pytest.mark.parametrize("module", ["dppca.app", "dppca.app.data", "dppca.app.session"])
+@pytest.mark.parametrize("module", ["dppca.app.factory", "dppca.app.data", "dppca.app.session"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib
