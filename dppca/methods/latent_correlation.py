@@ -24,7 +24,8 @@ from ._base import DirectionFit, top_eigen
 from .gdppca import DIRECTION_THRESHOLD, released_direction_accuracy
 
 __all__ = ["ESTIMAND", "bridged_noise_sd", "latent_correlation_directions", "nonprivate_latent_directions",
-           "rank_accuracy", "rank_direction_accuracy", "rank_tau_sensitivity"]
+           "rank_accuracy", "rank_direction_accuracy", "rank_tau_sensitivity",
+           "release_kendall_tau"]
 
 #: The estimand, in the words every summary uses.
 ESTIMAND = ("Estimand: latent Gaussian-copula correlation (Han & Liu 2012), from the elementwise "
@@ -164,6 +165,58 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     >>> fit.vectors.shape, len(ledger)
     ((3, 2), 1)
     """
+    released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
+                                                       ledger)
+    fit = _fit(released, k, f"Gaussian ({calibration})", sensitivity, sigma)
+    bridged = bridged_noise_sd(released, sigma)
+    fit.matrix_noise_sd = math.sqrt(2.0) * bridged  # g-DPPCA's convention: diagonal sd
+    fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
+                     f"on each latent correlation at most {bridged:.3g} (the bridge's Lipschitz "
+                     "factor), before the repair.")
+    return fit
+
+
+def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.random.Generator,
+                        calibration: str = "analytic", ledger: Ledger | None = None):
+    """The private elementwise Kendall's tau-a matrix: its p (p + 1) / 2 entries j <= k plus noise.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p)
+        The data.
+    eps, delta : float
+        Budget of the release.
+    rng : numpy.random.Generator
+        Source of the noise.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration.
+    ledger : Ledger, optional
+        Where the release is recorded.
+
+    Returns
+    -------
+    released : ndarray, shape (p, p)
+        The symmetric noisy matrix (each entry j <= k carries its own noise draw).
+    sensitivity : float
+        :func:`rank_tau_sensitivity` (n, p).
+    sigma : float
+        The noise sd.
+
+    Notes
+    -----
+    (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism
+    (:func:`dppca.privacy.gaussian_mechanism`, floating-point safe samplers) on the vector
+    (T_jk)_{j <= k} with the L2 sensitivity 2 p / n proved in :func:`rank_tau_sensitivity`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods.latent_correlation import release_kendall_tau
+    >>> x = np.random.default_rng(0).normal(size=(100, 2))
+    >>> released, sensitivity, sigma = release_kendall_tau(x, 1.0, 1e-5, np.random.default_rng(1))
+    >>> released.shape, sensitivity
+    ((2, 2), 0.04)
+    """
     n, p = values.shape
     sensitivity = rank_tau_sensitivity(n, p)
     rows, cols = np.triu_indices(p)
@@ -174,13 +227,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     released = np.zeros((p, p))
     released[rows, cols] = noisy
     released[cols, rows] = noisy
-    fit = _fit(released, k, f"Gaussian ({calibration})", sensitivity, sigma)
-    bridged = bridged_noise_sd(released, sigma)
-    fit.matrix_noise_sd = math.sqrt(2.0) * bridged  # g-DPPCA's convention: diagonal sd
-    fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
-                     f"on each latent correlation at most {bridged:.3g} (the bridge's Lipschitz "
-                     "factor), before the repair.")
-    return fit
+    return released, sensitivity, sigma
 
 
 def nonprivate_latent_directions(values: np.ndarray, k: int, **_) -> DirectionFit:

@@ -12,6 +12,7 @@ the tau matrix it is given: applied to a private release it is post-processing.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -79,7 +80,8 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR) -> np.ndarray:
     >>> latent_correlation(np.array([[1.0, 1 / 3], [1 / 3, 1.0]])).round(4).tolist()
     [[1.0, 0.5], [0.5, 1.0]]
     """
-    from statsmodels.stats.correlation_tools import corr_nearest
+    from statsmodels.stats.correlation_tools import corr_clipped, corr_nearest
+    from statsmodels.tools.sm_exceptions import IterationLimitWarning
 
     tau = np.asarray(tau, dtype=float)
     if tau.ndim != 2 or tau.shape[0] != tau.shape[1] or not np.isfinite(tau).all():
@@ -94,9 +96,17 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR) -> np.ndarray:
     np.fill_diagonal(bridged, 1.0)
     if bridged.shape[0] == 1:
         return bridged
-    repaired = corr_nearest(bridged, threshold=1e-15, n_fact=100)
+    with warnings.catch_warnings():
+        # corr_nearest's iteration limit: its last iterate is then checked below (a message
+        # that noisy values decide would say nothing the release does not)
+        warnings.simplefilter("ignore", IterationLimitWarning)
+        repaired = corr_nearest(bridged, threshold=1e-15, n_fact=100)
     repaired = (repaired + repaired.T) / 2.0
     np.fill_diagonal(repaired, 1.0)
+    if np.linalg.eigvalsh(repaired)[0] < 0.0:  # not converged: clip the eigenvalues instead
+        repaired = corr_clipped(bridged, threshold=1e-15)
+        repaired = (repaired + repaired.T) / 2.0
+        np.fill_diagonal(repaired, 1.0)
     return repaired
 
 
