@@ -117,7 +117,7 @@ def kendall_sign_counts(values) -> tuple[np.ndarray, int]:
     if np.isnan(x).any():
         raise DPPCAValueError("`values` must not hold NaN: Kendall's tau needs every pair ordered")
     n, p = x.shape
-    ranks = np.empty((p, n), dtype=np.int64)
+    ranks = np.empty((p, n), dtype=np.int32)  # n < 2^31: ranks fit; counts stay int64
     for j in range(p):
         ranks[j] = _dense_ranks(x[:, j])
     pairs = n * (n - 1) // 2
@@ -128,7 +128,7 @@ def kendall_sign_counts(values) -> tuple[np.ndarray, int]:
 def _dense_ranks(column: np.ndarray) -> np.ndarray:
     """0-based dense ranks: equal values share a rank (-0.0 == 0.0), order kept."""
     _, inverse = np.unique(column, return_inverse=True)
-    return inverse.astype(np.int64).ravel()
+    return inverse.astype(np.int32).ravel()
 
 
 def _kernel():

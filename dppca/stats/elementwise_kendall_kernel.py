@@ -19,13 +19,27 @@ def tied_pairs(rank):
     return total
 
 
+#: Runs sorted by insertion before the merges (they fit in the L1 cache; saves log2(32) = 5
+#: merge passes over the whole array).
+RUN = 32
+
+
 @numba.njit(cache=True, nogil=True)
 def inversions(seq, buffer):
-    """Strict inversions (a < b, seq[a] > seq[b]) by a bottom-up merge sort; both arrays are
-    overwritten."""
+    """Strict inversions (a < b, seq[a] > seq[b]): insertion sort of runs of RUN, then a
+    bottom-up merge sort; both arrays are overwritten."""
     n = seq.size
     total = np.int64(0)
-    width = 1
+    for start in range(0, n, RUN):
+        for a in range(start + 1, min(start + RUN, n)):
+            value = seq[a]
+            b = a
+            while b > start and seq[b - 1] > value:  # each shift is one strict inversion
+                seq[b] = seq[b - 1]
+                b -= 1
+            total += a - b
+            seq[b] = value
+    width = RUN
     src, dst = seq, buffer
     while width < n:
         start = 0
@@ -62,8 +76,8 @@ def pair_sign_sum(rank_j, rank_k, order_k, starts_j, pairs, ties_j, ties_k):
     :mod:`dppca.stats.elementwise_kendall`)."""
     n = rank_j.size
     fill = starts_j[:n].copy()
-    seq = np.empty(n, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)
+    seq = np.empty(n, dtype=np.int32)
+    key = np.empty(n, dtype=np.int32)
     for i in order_k:  # rows by rank_k, placed stably by rank_j: sorted by (rank_j, rank_k)
         slot = fill[rank_j[i]]
         seq[slot] = rank_k[i]
