@@ -121,7 +121,7 @@ def sine_bridge(tau) -> np.ndarray:
     Returns
     -------
     ndarray
-        sin(pi tau / 2), same shape, in [-1, 1].
+        The latent correlations sin(pi tau / 2), same shape, in [-1, 1].
 
     See Also
     --------

@@ -52,7 +52,7 @@ def kendall_tau_matrix(values) -> np.ndarray:
     See Also
     --------
     kendall_sign_counts : The integer counts behind it.
-    scipy.stats.kendalltau : tau-b of one pair, T_jk / sqrt(T_jj T_kk).
+    scipy.stats.kendalltau : The tau-b of one pair, T_jk / sqrt(T_jj T_kk).
 
     Notes
     -----
@@ -91,7 +91,7 @@ def kendall_sign_counts(values) -> tuple[np.ndarray, int]:
     counts : ndarray of int64, shape (p, p)
         Symmetric; S_jj = n (n - 1) / 2 minus the pairs tied in column j.
     pairs : int
-        n (n - 1) / 2, so that T = counts / pairs.
+        The number of pairs n (n - 1) / 2, so that T = counts / pairs.
 
     Raises
     ------
@@ -100,7 +100,7 @@ def kendall_sign_counts(values) -> tuple[np.ndarray, int]:
 
     See Also
     --------
-    kendall_tau_matrix : counts / pairs.
+    kendall_tau_matrix : The matrix counts / pairs.
 
     Examples
     --------
