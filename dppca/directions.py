@@ -15,7 +15,8 @@ from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS, TARGETS
 from .methods.gdppca import (NOISES, direction_noise_accuracy, released_direction_accuracy,
                              states_gdppca_sensitivity)
-from .methods.latent_correlation import nonprivate_latent_directions, rank_accuracy
+from .methods.latent_correlation import (check_rank_columns, nonprivate_latent_directions,
+                                         rank_accuracy)
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
 from .preprocessing.schema import declared_input
@@ -190,6 +191,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     >>> res.directions.shape
     (20, 2)
     """
+    if isinstance(standardize, str) and standardize == RANK:
+        check_rank_columns(X)  # before as_matrix, whose error would not name the rank path
     given = declared_input(_input_matrix(X), bounds, scale)
     mat, scale = given.matrix, given.scale
     k = int_arg(k, "k", 1, mat.p)

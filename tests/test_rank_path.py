@@ -204,3 +204,21 @@ def test_method_rank_without_standardize_is_the_same_release(gaussian):
     by_flag = dp_pc_dir(gaussian, 2, standardize="rank", eps=1, delta=1e-5, rng=4)
     np.testing.assert_array_equal(by_method.directions.to_numpy(), by_flag.directions.to_numpy())
 
+
+
+def test_plan_predicts_the_rank_directions_as_the_result_does(gaussian):
+    from dppca import plan
+
+    planned = plan(2000, 5, 2, 4.0, 1e-5, standardize="rank")
+    result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0)
+    assert [s.step for s in planned.accuracy.steps] == ["directions"]
+    assert planned.accuracy.steps[0].predicted == pytest.approx(result.accuracy.steps[0].predicted,
+                                                                rel=1e-12)
+    assert not plan(100, 6, 2, 0.05, 1e-5, standardize="rank").reliable
+
+
+def test_binary_and_categorical_dtypes_are_refused_by_name(gaussian):
+    frame = gaussian.assign(flag=gaussian["a"] > 0,
+                            group=pd.Categorical(np.where(gaussian["b"] > 0, "x", "y")))
+    with pytest.raises(DPPCAValueError, match=r"continuous \(numeric\) columns only; \['flag', 'group'\]"):
+        dp_pc_dir(frame, 2, standardize="rank", eps=1, delta=1e-5)

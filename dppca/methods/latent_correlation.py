@@ -23,7 +23,7 @@ from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
 from .gdppca import DIRECTION_THRESHOLD, released_direction_accuracy
 
-__all__ = ["ESTIMAND", "bridged_noise_sd", "latent_correlation_directions", "nonprivate_latent_directions",
+__all__ = ["ESTIMAND", "bridged_noise_sd", "check_rank_columns", "latent_correlation_directions", "nonprivate_latent_directions",
            "rank_accuracy", "rank_direction_accuracy", "rank_tau_sensitivity",
            "release_kendall_tau"]
 
@@ -39,6 +39,48 @@ MAX_ROWS = 100_000_000
 
 #: Unit roundoff of float64.
 _UNIT_ROUNDOFF = 2.0 ** -53
+
+
+def check_rank_columns(X) -> None:
+    """Refuse columns whose declared type is not continuous (binary or categorical dtypes).
+
+    The sine bridge is the latent correlation's bridge for two continuous columns only; binary,
+    ordinal and truncated columns need their own bridges (Fan, Liu, Ning & Zou 2017; Quan, Booth
+    & Wells 2018; Yoon, Carroll & Gaynanova 2020), not built yet. Types come from the dtypes
+    (public), never from cell values: a numeric column is continuous (ties are allowed; the
+    tau-b normalisation takes them into account).
+
+    Parameters
+    ----------
+    X : object
+        The caller's data; only a pandas DataFrame (or Series) carries dtypes.
+
+    Raises
+    ------
+    DPPCAValueError
+        If a column has a boolean or categorical dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_rank_columns(pd.DataFrame({"a": [1.0, 2.0], "b": [True, False]}))
+    Traceback (most recent call last):
+    ...
+    dppca._validation.DPPCAValueError: the rank path supports continuous (numeric) columns only; ['b'] have a binary or categorical dtype (bool); encode them as numbers to treat them as continuous with ties, or leave them out
+    """
+    import pandas as pd
+
+    if isinstance(X, pd.Series):
+        X = X.to_frame()
+    if not isinstance(X, pd.DataFrame):
+        return
+    typed = {str(name): str(dtype) for name, dtype in X.dtypes.items()
+             if pd.api.types.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype)}
+    if typed:
+        raise DPPCAValueError(
+            f"the rank path supports continuous (numeric) columns only; {list(typed)} have a "
+            f"binary or categorical dtype ({', '.join(sorted(set(typed.values())))}); encode them "
+            "as numbers to treat them as continuous with ties, or leave them out")
 
 
 def rank_tau_sensitivity(n: int, p: int) -> float:
