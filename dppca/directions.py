@@ -15,8 +15,7 @@ from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS, TARGETS
 from .methods.gdppca import (NOISES, direction_noise_accuracy, released_direction_accuracy,
                              states_gdppca_sensitivity)
-from .methods.latent_correlation import (check_rank_columns, nonprivate_latent_directions,
-                                         rank_accuracy)
+from .methods.latent_correlation import nonprivate_latent_directions, rank_accuracy, rank_columns
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
 from .preprocessing.schema import declared_input
@@ -191,8 +190,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     >>> res.directions.shape
     (20, 2)
     """
-    if isinstance(standardize, str) and standardize == RANK:
-        check_rank_columns(X)  # before as_matrix, whose error would not name the rank path
+    binary = None
+    if (isinstance(standardize, str) and standardize == RANK) or method == RANK:
+        X, binary = rank_columns(X)  # binary dtypes -> 0/1 and a public mask
     given = declared_input(_input_matrix(X), bounds, scale)
     mat, scale = given.matrix, given.scale
     k = int_arg(k, "k", 1, mat.p)
@@ -206,11 +206,14 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     options = _method_options(method, dict(sign=sign, radius=radius, xi=xi, xi_bound=xi_bound,
                                            design=design, pairs_per_row=pairs_per_row),
                               method_options)
+    if binary is not None:
+        options["binary"] = tuple(binary)
     if is_dask_input(X):
         _check_dask_call(method, standardize, scale, nonprivate)
     calibration = _parity_noise(noise, method, calibration, options)
     if method == "nonprivate":
-        return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration, rank)
+        return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration, rank,
+                                  binary)
     eps, delta = eps_arg(eps), delta_arg(delta)
     debit(budget, "dp_pc_dir", eps, delta, gaussian=method in GAUSSIAN_METHODS,
           calibration=calibration, k=k, method=method)
@@ -218,7 +221,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     given.record(ledger)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
                                generator, calibration, ledger, options)
-    reference = _reference_directions(mat, k, standardize, scale, rank) if nonprivate else None
+    reference = _reference_directions(mat, k, standardize, scale, rank, binary) \
+        if nonprivate else None
     return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
                    calibration=calibration, seed=seed_of(rng), nonprivate_directions=reference,
                    options=options)
@@ -309,10 +313,11 @@ def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
     return {**gdppca_options, **extra}
 
 
-def _nonprivate_result(mat, k, standardize, scale, seed, calibration, rank=False) -> PCDirections:
+def _nonprivate_result(mat, k, standardize, scale, seed, calibration, rank=False,
+                       binary=None) -> PCDirections:
     scales = column_scales(mat, standardize, _public_part(scale), private=False)
     if rank:
-        fit = nonprivate_latent_directions(mat.values, k)
+        fit = nonprivate_latent_directions(mat.values, k, binary=binary)
         fit.target = TARGETS[RANK]
     else:
         fit = METHODS["nonprivate"](mat.scaled(None if scales is None else scales.values), k)
@@ -349,8 +354,9 @@ def _public_part(scale):
     return None if isinstance(scale, ColumnScales) and scale.source == "private" else scale
 
 
-def _reference_directions(mat, k, standardize, scale, rank=False):
-    return _nonprivate_result(mat, k, standardize, scale, None, "analytic", rank).directions
+def _reference_directions(mat, k, standardize, scale, rank=False, binary=None):
+    return _nonprivate_result(mat, k, standardize, scale, None, "analytic", rank,
+                              binary).directions
 
 
 def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rng, calibration,

@@ -9,6 +9,8 @@ unchanged) so that the search meets ties in every column, joint ties and duplica
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..methods.latent_correlation import rank_tau_sensitivity, release_kendall_tau
@@ -52,3 +54,30 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: rank_tau_sensitivity(n, p),
     mechanism=lambda X, c, rng: _tau_mechanism(_rounded(X, c), c, rng), eps=EPS, delta=DELTA,
     p=4, context=_grid))
+
+
+def _binary(p) -> np.ndarray:
+    return np.arange(p) % 2 == 0  # columns 0, 2, ... binary (level 1 above 0.5), the rest continuous
+
+
+def _shares(X, c):
+    from ..methods.latent_correlation import _proportions
+
+    return _proportions(X, _binary(X.shape[1]))
+
+
+def _mixed_mechanism(X, c, rng):
+    """The whole mixed release (tau vector and shares, one Gaussian-DP group), as released."""
+    from ..methods.latent_correlation import _release_mixed
+
+    released, _, _, thresholds = _release_mixed(X, _binary(X.shape[1]), EPS, DELTA, rng,
+                                                "analytic", None)
+    return np.concatenate([_upper(released), thresholds[_binary(X.shape[1])]])
+
+
+register(AuditedRelease(
+    "rank: binary columns' shares of ones", claim="sqrt(b)/n (L2)",
+    statistic=_shares,
+    sensitivity=lambda n, p, c: (math.sqrt(_binary(p).sum()) / n
+                                 + 2.0 * math.sqrt(_binary(p).sum()) * 2.0 ** -53),
+    mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))

@@ -23,7 +23,7 @@ from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
 from .gdppca import DIRECTION_THRESHOLD, released_direction_accuracy
 
-__all__ = ["ESTIMAND", "bridged_noise_sd", "check_rank_columns", "latent_correlation_directions", "nonprivate_latent_directions",
+__all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "bridged_noise_sd", "rank_columns", "latent_correlation_directions", "nonprivate_latent_directions",
            "rank_accuracy", "rank_direction_accuracy", "rank_tau_sensitivity",
            "release_kendall_tau"]
 
@@ -41,46 +41,65 @@ MAX_ROWS = 100_000_000
 _UNIT_ROUNDOFF = 2.0 ** -53
 
 
-def check_rank_columns(X) -> None:
-    """Refuse columns whose declared type is not continuous (binary or categorical dtypes).
+def rank_columns(X):
+    """Column types of the rank path from the dtypes: binary columns recoded 0/1, the mask.
 
-    The sine bridge is the latent correlation's bridge for two continuous columns only; binary,
-    ordinal and truncated columns need their own bridges (Fan, Liu, Ning & Zou 2017; Quan, Booth
-    & Wells 2018; Yoon, Carroll & Gaynanova 2020), not built yet. Types come from the dtypes
-    (public), never from cell values: a numeric column is continuous (ties are allowed; the
-    tau-b normalisation takes them into account).
+    Types come from the dtypes (public), never from cell values: a bool column, or a
+    Categorical with exactly 2 categories (its second category is level 1), is binary; every
+    numeric column is continuous (ties allowed: the tau-b normalisation takes them into
+    account). Ordinal and truncated bridges (Quan, Booth & Wells 2018; Yoon, Carroll &
+    Gaynanova 2020) are not built: a Categorical with another number of categories is refused.
 
     Parameters
     ----------
     X : object
         The caller's data; only a pandas DataFrame (or Series) carries dtypes.
 
+    Returns
+    -------
+    X : object
+        ``X`` itself, or a DataFrame copy whose binary columns are float 0/1 (missing values
+        stay NaN, for the input check).
+    binary : ndarray of bool, shape (p,), or None
+        The binary columns; None when there are none.
+
     Raises
     ------
     DPPCAValueError
-        If a column has a boolean or categorical dtype.
+        A Categorical column with other than 2 categories.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> check_rank_columns(pd.DataFrame({"a": [1.0, 2.0], "b": [True, False]}))
-    Traceback (most recent call last):
-    ...
-    dppca._validation.DPPCAValueError: the rank path supports continuous (numeric) columns only; ['b'] have a binary or categorical dtype (bool); encode them as numbers to treat them as continuous with ties, or leave them out
+    >>> frame, binary = rank_columns(pd.DataFrame({"a": [1.5, 2.0], "b": [True, False]}))
+    >>> frame["b"].tolist(), binary.tolist()
+    ([1.0, 0.0], [False, True])
     """
     import pandas as pd
 
     if isinstance(X, pd.Series):
         X = X.to_frame()
     if not isinstance(X, pd.DataFrame):
-        return
-    typed = {str(name): str(dtype) for name, dtype in X.dtypes.items()
-             if pd.api.types.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype)}
-    if typed:
-        raise DPPCAValueError(
-            f"the rank path supports continuous (numeric) columns only; {list(typed)} have a "
-            f"binary or categorical dtype ({', '.join(sorted(set(typed.values())))}); encode them "
-            "as numbers to treat them as continuous with ties, or leave them out")
+        return X, None
+    categorical = {str(name): len(dtype.categories) for name, dtype in X.dtypes.items()
+                   if isinstance(dtype, pd.CategoricalDtype)}
+    other = {name: levels for name, levels in categorical.items() if levels != 2}
+    if other:
+        raise DPPCAValueError(f"the rank path takes binary Categorical columns (2 categories) "
+                              f"only; {other} (column: categories) have other numbers of "
+                              "categories; ordinal bridges are not built yet")
+    binary = np.array([pd.api.types.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype)
+                       for dtype in X.dtypes])
+    if not binary.any():
+        return X, None
+    X = X.copy()
+    for name, is_binary in zip(list(X.columns), binary):
+        if is_binary:
+            column = X[name]
+            codes = column.cat.codes if isinstance(column.dtype, pd.CategoricalDtype) else \
+                column.astype("boolean").astype("Int64")
+            X[name] = pd.Series(codes, index=X.index).astype(float).where(column.notna())
+    return X, binary
 
 
 def rank_tau_sensitivity(n: int, p: int) -> float:
@@ -146,7 +165,7 @@ def rank_tau_sensitivity(n: int, p: int) -> float:
 
 def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                   rng: np.random.Generator, calibration: str,
-                                  ledger: Ledger) -> DirectionFit:
+                                  ledger: Ledger, binary=None) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation, from a private Kendall's tau.
 
     Parameters
@@ -163,6 +182,11 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
         Gaussian calibration (:func:`dppca.privacy.gaussian_sigma`).
     ledger : Ledger
         Where the release is recorded.
+    binary : sequence of bool, shape (p,), optional
+        Public column types: True for a binary column (its level is 1 where the value exceeds
+        0.5; bool and two-level Categorical columns arrive coded 0/1), whose share of ones is
+        then released too and whose pairs use the Fan, Liu, Ning & Zou (2017) bridges
+        (:func:`dppca.stats.copula_bridge.binary_bridge`). Default: every column continuous.
 
     Returns
     -------
@@ -187,7 +211,11 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     sensitivity 2 p / n under replace-one neighbours, n public (proof in
     :func:`rank_tau_sensitivity`), so it is (eps, delta)-DP. The tau-b normalisation by the
     noisy diagonal, the sine bridge, the nearest-correlation repair and the eigenvectors are
-    post-processing. Estimand: :data:`ESTIMAND`.
+    post-processing. With b binary columns the vector of their shares of ones (L2 sensitivity
+    sqrt(b) / n plus the rounding slack 2 sqrt(b) 2^-53: one row moves each share by at most
+    1 / n) is released too; the two Gaussian releases form one Gaussian-DP group (Dong, Roth &
+    Su 2022) with :data:`SHARE_OF_PROPORTIONS` of mu^2 for the shares, so together they are
+    (eps, delta)-DP. Estimand: :data:`ESTIMAND`.
 
     References
     ----------
@@ -207,9 +235,15 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     >>> fit.vectors.shape, len(ledger)
     ((3, 2), 1)
     """
-    released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
-                                                       ledger)
-    fit = _fit(released, k, f"Gaussian ({calibration})", sensitivity, sigma)
+    binary = _binary_mask(binary, values.shape[1])
+    if not binary.any():
+        released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
+                                                           ledger)
+        thresholds = None
+    else:
+        released, sensitivity, sigma, thresholds = _release_mixed(values, binary, eps, delta,
+                                                                  rng, calibration, ledger)
+    fit = _fit(released, k, f"Gaussian ({calibration})", sensitivity, sigma, thresholds)
     bridged = bridged_noise_sd(released, sigma)
     fit.matrix_noise_sd = math.sqrt(2.0) * bridged  # g-DPPCA's convention: diagonal sd
     fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
@@ -272,7 +306,7 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
     return released, sensitivity, sigma
 
 
-def nonprivate_latent_directions(values: np.ndarray, k: int, **_) -> DirectionFit:
+def nonprivate_latent_directions(values: np.ndarray, k: int, binary=None, **_) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation. NON-PRIVATE.
 
     Parameters
@@ -281,6 +315,8 @@ def nonprivate_latent_directions(values: np.ndarray, k: int, **_) -> DirectionFi
         The data.
     k : int
         Number of directions, 1 <= k <= p.
+    binary : sequence of bool, shape (p,), optional
+        Binary columns, as in :func:`latent_correlation_directions`.
     **_
         Privacy arguments, ignored.
 
@@ -298,7 +334,11 @@ def nonprivate_latent_directions(values: np.ndarray, k: int, **_) -> DirectionFi
     >>> bool(np.allclose(fit.vectors, nonprivate_latent_directions(np.exp(x), 1).vectors))
     True
     """
-    return _fit(kendall_tau_matrix(values), k, "none", float("nan"), float("nan"))
+    binary = _binary_mask(binary, values.shape[1])
+    thresholds = None
+    if binary.any():
+        thresholds = _thresholds(_proportions(values, binary), binary)
+    return _fit(kendall_tau_matrix(values), k, "none", float("nan"), float("nan"), thresholds)
 
 
 def bridged_noise_sd(released, sigma: float, floor: float = DIAGONAL_FLOOR) -> float:
@@ -333,13 +373,71 @@ def bridged_noise_sd(released, sigma: float, floor: float = DIAGONAL_FLOOR) -> f
     return 0.5 * math.pi * float(sigma) / smallest
 
 
-def _fit(tau, k, mechanism, sensitivity, sigma) -> DirectionFit:
-    correlation = latent_correlation(tau)
+def _fit(tau, k, mechanism, sensitivity, sigma, thresholds=None) -> DirectionFit:
+    correlation = latent_correlation(tau, thresholds=thresholds)
     spectrum, vectors = top_eigen(correlation, correlation.shape[0])
     return DirectionFit(vectors[:, :k], spectrum[:k], mechanism, sensitivity, sigma,
                         notes=[ESTIMAND, "Eigenvalues are those of the repaired latent correlation "
                                "matrix (trace p); they are not variances."],
                         spectrum=spectrum)
+
+
+#: Share of the Gaussian-DP budget (mu^2) spent on the binary columns' shares of ones when there
+#: are any. The shares set the bridges' thresholds D_j = Phi^{-1}(1 - p_j), whose error moves a
+#: bridged correlation by about |dF/dD| / |dF/dr| times it; a tenth of mu^2 gives them noise
+#: sqrt(b) / (n sqrt(0.1) mu), below the tau noise 2 p / (n sqrt(0.9) mu) whenever
+#: b < 4 p^2 / 9, i.e. always for p >= 2 (b <= p).
+SHARE_OF_PROPORTIONS = 0.1
+
+#: Public clip of a released share of ones into [PROPORTION_FLOOR, 1 - PROPORTION_FLOOR] before
+#: D_j = Phi^{-1}(1 - p_j) (|D_j| <= 2.33): noise may push a share outside (0, 1).
+PROPORTION_FLOOR = 0.01
+
+
+def _binary_mask(binary, p) -> np.ndarray:
+    if binary is None:
+        return np.zeros(p, dtype=bool)
+    mask = np.asarray(binary, dtype=bool).ravel()
+    if mask.size != p:
+        raise DPPCAValueError(f"`binary` must have one entry per column ({p}); got {mask.size}")
+    return mask
+
+
+def _proportions(values, binary) -> np.ndarray:
+    """Shares of ones of the binary columns: exact integer counts, one division each."""
+    ones = np.count_nonzero(values[:, binary] > 0.5, axis=0)
+    return ones / float(values.shape[0])
+
+
+def _thresholds(shares, binary) -> np.ndarray:
+    from scipy.stats import norm
+
+    thresholds = np.full(binary.size, np.nan)
+    clipped = np.clip(shares, PROPORTION_FLOOR, 1.0 - PROPORTION_FLOOR)
+    thresholds[binary] = norm.ppf(1.0 - clipped)
+    return thresholds
+
+
+def _release_mixed(values, binary, eps, delta, rng, calibration, ledger):
+    """The tau vector and the binary shares of ones, one Gaussian-DP group (docstring above)."""
+    from ..privacy.composition import GaussianGroup
+
+    n, p = values.shape
+    group = GaussianGroup(eps, delta, calibration)
+    sensitivity = rank_tau_sensitivity(n, p)
+    rows, cols = np.triu_indices(p)
+    noisy, sigma = group.share(1.0 - SHARE_OF_PROPORTIONS).release(
+        kendall_tau_matrix(values)[rows, cols], sensitivity, rng, ledger,
+        "directions: elementwise Kendall's tau (j <= k)")
+    released = np.zeros((p, p))
+    released[rows, cols] = noisy
+    released[cols, rows] = noisy
+    count = int(binary.sum())
+    share_sensitivity = math.sqrt(count) / n + 2.0 * math.sqrt(count) * _UNIT_ROUNDOFF
+    shares, _ = group.share(SHARE_OF_PROPORTIONS).release(
+        _proportions(values, binary), share_sensitivity, rng, ledger,
+        "directions: binary columns' shares of ones")
+    return released, sensitivity, sigma, _thresholds(shares, binary)
 
 
 def rank_direction_accuracy(n, p, k, eps, delta, calibration="analytic") -> StepAccuracy:

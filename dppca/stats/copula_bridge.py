@@ -18,7 +18,8 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 
-__all__ = ["DIAGONAL_FLOOR", "latent_correlation", "sine_bridge"]
+__all__ = ["BRIDGE_GRID", "DIAGONAL_FLOOR", "binary_bridge", "invert_bridge", "latent_correlation",
+           "sine_bridge"]
 
 #: Public floor on the tau-a diagonal T_jj (the share of pairs not tied in column j) before the
 #: tau-b normalisation. T_jj < 0.05 means a value holds more than sqrt(0.95) = 97.5% of the rows;
@@ -28,7 +29,7 @@ __all__ = ["DIAGONAL_FLOOR", "latent_correlation", "sine_bridge"]
 DIAGONAL_FLOOR = 0.05
 
 
-def latent_correlation(tau, floor: float = DIAGONAL_FLOOR) -> np.ndarray:
+def latent_correlation(tau, floor: float = DIAGONAL_FLOOR, thresholds=None) -> np.ndarray:
     """The latent Gaussian-copula correlation matrix from a (possibly noisy) tau-a matrix.
 
     Parameters
@@ -40,6 +41,11 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR) -> np.ndarray:
     floor : float in (0, 1]
         Public lower bound applied to the diagonal before the normalisation
         (:data:`DIAGONAL_FLOOR`).
+    thresholds : array_like, shape (p,), optional
+        D_j = Phi^{-1}(1 - p_j) for binary columns (p_j the share of ones), NaN for continuous
+        ones. A pair with a binary column is bridged from its tau-a by
+        :func:`binary_bridge` and :func:`invert_bridge` (Fan, Liu, Ning & Zou 2017); default:
+        every column continuous.
 
     Returns
     -------
@@ -93,6 +99,8 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR) -> np.ndarray:
     diagonal = np.clip(np.diag(tau), floor, 1.0)
     tau_b = np.clip(tau / np.sqrt(np.outer(diagonal, diagonal)), -1.0, 1.0)
     bridged = sine_bridge(tau_b)
+    if thresholds is not None:
+        _bridge_binary_pairs(bridged, tau, np.asarray(thresholds, dtype=float))
     np.fill_diagonal(bridged, 1.0)
     if bridged.shape[0] == 1:
         return bridged
@@ -140,3 +148,91 @@ def sine_bridge(tau) -> np.ndarray:
     0.5
     """
     return np.sin(0.5 * math.pi * np.asarray(tau, dtype=float))
+
+
+#: The latent correlations at which the binary bridges are tabulated before their inversion
+#: (|r| <= 0.995: beyond it the bridges are flat to 1e-3 and the inverse is ill-posed).
+BRIDGE_GRID = np.linspace(-0.995, 0.995, 399)
+
+
+def binary_bridge(thresholds, second=None) -> np.ndarray:
+    """Kendall's tau-a of a binary column against a continuous or a binary one, on BRIDGE_GRID.
+
+    Parameters
+    ----------
+    thresholds : float
+        D_j = Phi^{-1}(1 - p_j) of the binary column (p_j its share of ones).
+    second : float or None
+        None: the other column is continuous; else its threshold D_k (binary).
+
+    Returns
+    -------
+    ndarray, shape (len(BRIDGE_GRID),)
+        F(r) on the grid, increasing: binary-continuous F(r) = 4 Phi2(D_j, 0; r / sqrt 2)
+        - 2 Phi(D_j); binary-binary F(r) = 2 (Phi2(D_j, D_k; r) - Phi(D_j) Phi(D_k)).
+
+    References
+    ----------
+    Fan, J., Liu, H., Ning, Y. and Zou, H. (2017). High dimensional semiparametric latent
+    graphical model for mixed data. JRSS-B 79(2), Theorems 2.1 and 2.2.
+
+    Examples
+    --------
+    >>> from dppca.stats.copula_bridge import BRIDGE_GRID, binary_bridge
+    >>> bridge = binary_bridge(0.0)
+    >>> round(float(bridge[len(BRIDGE_GRID) // 2]), 8)  # r = 0: tau = 0
+    0.0
+    """
+    from scipy.stats import multivariate_normal, norm
+
+    first = float(thresholds)
+    if second is None:
+        point, rhos, scale, offset = [first, 0.0], BRIDGE_GRID / math.sqrt(2.0), 4.0, \
+            2.0 * norm.cdf(first)
+    else:
+        point, rhos, scale, offset = [first, float(second)], BRIDGE_GRID, 2.0, \
+            2.0 * norm.cdf(first) * norm.cdf(float(second))
+    values = [multivariate_normal(mean=[0.0, 0.0], cov=[[1.0, r], [r, 1.0]]).cdf(point)
+              for r in rhos]
+    return scale * np.asarray(values) - offset
+
+
+def invert_bridge(tau: float, bridge: np.ndarray) -> float:
+    """The latent correlation r with F(r) = tau, by monotone (PCHIP) interpolation of the table.
+
+    Parameters
+    ----------
+    tau : float
+        A (noisy) Kendall's tau-a; clipped to the table's range first.
+    bridge : ndarray
+        F on :data:`BRIDGE_GRID` (:func:`binary_bridge`), increasing.
+
+    Returns
+    -------
+    float
+        r in [-0.995, 0.995].
+
+    Examples
+    --------
+    >>> from dppca.stats.copula_bridge import binary_bridge, invert_bridge
+    >>> bridge = binary_bridge(0.3)
+    >>> round(invert_bridge(float(bridge[300]), bridge), 6) == round(float(BRIDGE_GRID[300]), 6)
+    True
+    """
+    from scipy.interpolate import PchipInterpolator
+
+    keep = np.concatenate([[True], np.diff(bridge) > 0])  # strictly increasing abscissae
+    inverse = PchipInterpolator(bridge[keep], BRIDGE_GRID[keep])
+    return float(inverse(np.clip(tau, bridge[keep][0], bridge[keep][-1])))
+
+
+def _bridge_binary_pairs(bridged, tau, thresholds) -> None:
+    """Overwrite the pairs with a binary column by the inverse of their bridge at their tau-a."""
+    binary = ~np.isnan(thresholds)
+    p = thresholds.size
+    for j in range(p):
+        for k in range(p):
+            if j == k or not binary[j] or (binary[k] and k < j):
+                continue  # each binary-binary pair once; binary-continuous from the binary side
+            bridge = binary_bridge(thresholds[j], thresholds[k] if binary[k] else None)
+            bridged[j, k] = bridged[k, j] = invert_bridge(tau[j, k], bridge)
