@@ -67,9 +67,9 @@ def test_diagonal_is_share_of_untied_pairs():
     assert kendall_tau_matrix(x)[0, 0] == pytest.approx(5 / 6, abs=1e-15)
 
 
-@pytest.mark.parametrize("bad, message", [(np.ones((1, 3)), "at least 2 rows"),
-                                          (np.array([[1.0, np.nan], [2.0, 3.0]]), "NaN"),
-                                          (np.ones(4), "2-D")])
+@pytest.mark.parametrize("bad, message", [(np.ones((1, 3)), "`values` must be a 2-D array with at least 2 rows"),
+                                          (np.array([[1.0, np.nan], [2.0, 3.0]]), "`values` must not hold NaN"),
+                                          (np.ones(4), "`values` must be a 2-D array")])
 def test_bad_input(bad, message):
     with pytest.raises(DPPCAValueError, match=message):
         kendall_tau_matrix(bad)

@@ -266,3 +266,17 @@ def test_categorical_with_other_than_two_levels_is_refused_by_name(gaussian):
                                                  categories=["x", "y", "z"]))
     with pytest.raises(DPPCAValueError, match=r"2 categories\) only; \{'group': 3\}"):
         dp_pc_dir(frame, 2, standardize="rank", eps=1, delta=1e-5)
+
+
+def test_bridge_and_mask_arguments_are_checked():
+    from dppca.methods.latent_correlation import latent_correlation_directions
+    from dppca.privacy import Ledger
+
+    with pytest.raises(DPPCAValueError, match="`tau` must be a square matrix of finite numbers"):
+        latent_correlation(np.ones((2, 3)))
+    with pytest.raises(DPPCAValueError, match=r"`floor` must be in \(0, 1\]"):
+        latent_correlation(np.eye(2), floor=0.0)
+    with pytest.raises(DPPCAValueError, match="`binary` must have one entry per column"):
+        latent_correlation_directions(np.eye(3), 1, eps=1.0, delta=1e-5, calibration="analytic",
+                                      rng=np.random.default_rng(0), ledger=Ledger(1.0, 1e-5),
+                                      binary=[True])
