@@ -65,7 +65,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         (:mod:`dppca.methods.latent_correlation`; method ``"rank"``). Scale-free: no column
         scales, no clipping; unchanged by increasing transforms of any column; equal to Pearson
         correlation PCA for Gaussian data. With a budget (or ``g_dppca=True``) private, without
-        one NON-PRIVATE.
+        one NON-PRIVATE. Binary columns (bool dtype, or a Categorical with 2 categories) use the
+        Fan, Liu, Ning & Zou (2017) bridges, their shares of ones released in the same
+        Gaussian-DP group; other Categorical columns are refused.
     g_dppca : bool or None
         R's switch: False = NON-PRIVATE PCA, True = g-DPPCA. None (default): g-DPPCA when
         ``eps`` or ``delta`` is given (private by default; R would silently ignore them and

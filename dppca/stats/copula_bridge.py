@@ -156,7 +156,7 @@ BRIDGE_GRID = np.linspace(-0.995, 0.995, 399)
 
 
 def binary_bridge(thresholds, second=None) -> np.ndarray:
-    """Kendall's tau-a of a binary column against a continuous or a binary one, on BRIDGE_GRID.
+    """The Kendall's tau-a of a binary column against a continuous or a binary one, on BRIDGE_GRID.
 
     Parameters
     ----------
@@ -210,11 +210,11 @@ def invert_bridge(tau: float, bridge: np.ndarray) -> float:
     Returns
     -------
     float
-        r in [-0.995, 0.995].
+        The latent correlation r, in [-0.995, 0.995].
 
     Examples
     --------
-    >>> from dppca.stats.copula_bridge import binary_bridge, invert_bridge
+    >>> from dppca.stats.copula_bridge import BRIDGE_GRID, binary_bridge, invert_bridge
     >>> bridge = binary_bridge(0.3)
     >>> round(invert_bridge(float(bridge[300]), bridge), 6) == round(float(BRIDGE_GRID[300]), 6)
     True
