@@ -49,7 +49,7 @@ def _rows_replaced(X, rng):
 
 
 def test_registry_lists_every_method_with_its_options():
-    assert set(PEERS) | {"gdppca", "nonprivate"} == set(METHODS) == set(METHOD_OPTIONS)
+    assert set(PEERS) | {"gdppca", "nonprivate", "rank"} == set(METHODS) == set(METHOD_OPTIONS)
 
 
 @pytest.mark.parametrize("method,n,eps,options,tolerance", [
