@@ -311,10 +311,12 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         Method controls, as in :func:`dp_scree`.
     eps, delta : float
         Total privacy budget of the call (required): eps > 0, delta in (0, 1).
-    center, g_dppca, mono : bool
-        As in :func:`dp_scree` (g_dppca=False: NON-PRIVATE directions, said in the title).
+    center : bool
+        As in :func:`dp_scree` (no effect).
     standardize : bool or "rank"
         As in :func:`dp_scree` ("rank": the latent correlation's eigenvalues).
+    g_dppca, mono : bool
+        As in :func:`dp_scree` (g_dppca=False: NON-PRIVATE directions, said in the title).
     type : {"pve", "scree"}
         What to draw (R's default "pve": the share of the private total variance).
     plot_control : ScreePlotControl, dict or None

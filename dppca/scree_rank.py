@@ -58,11 +58,13 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         Budget of the call (required).
     delta : float in (0, 1)
         Budget of the call (required).
-    center, mono : bool
-        Accepted for parity with :func:`dppca.dp_scree`; no effect (eigenvalues of a
-        correlation matrix are non-negative and ordered).
+    center : bool
+        Accepted for parity with :func:`dppca.dp_scree`; no effect.
     g_dppca : bool
         Must be True: the directions are the same release's (private).
+    mono : bool
+        Accepted for parity; no effect (a correlation matrix's eigenvalues are non-negative
+        and ordered).
     calibration : {"analytic", "classic"}
         Gaussian calibration.
     rng : None, int or numpy.random.Generator
@@ -74,7 +76,7 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     budget : Budget or str, optional
         Where the call's (eps, delta) is debited first.
     **unused
-        dp_scree arguments that do not apply here (``control``, ``directions``, ``scale``,
+        The dp_scree arguments that do not apply here (``control``, ``directions``, ``scale``,
         ``noise``, ``design``, ``pairs_per_row``, ``scale_share``): refused unless at their
         default.
 

@@ -35,21 +35,22 @@ RANK_RELIABLE_LIMIT = 1.0
 class RankBound:
     """Public ingredients of the rank scree intervals; :meth:`halfwidth` turns them into one.
 
-    Attributes
+    Parameters
     ----------
     n, p : int
         Rows and columns (public).
     sigma : float
         The tau release's noise sd (public: the ledger's).
     smallest_normaliser : float
-        min_{j != k} sqrt(d_j d_k), d = the released diagonal clipped to [floor, 1]
-        (post-processing); 1 when p = 1.
+        The smallest normaliser s_min = min_{j != k} sqrt(d_j d_k), d = the released diagonal
+        clipped to [floor, 1] (post-processing); 1 when p = 1.
     diagonal_term : float
-        sqrt(sum_{j != k} (1 / sqrt(d_j d_k) - 1)^2) (post-processing).
-    repair_slack : float
-        sqrt(max(0, ||R_hat - B||_F^2 - L^2)), B the bridged matrix before the repair, R_hat
-        after it, L the Frobenius distance of B to the positive semi-definite cone
+        The diagonal noise's term D = sqrt(sum_{j != k} (1 / sqrt(d_j d_k) - 1)^2)
         (post-processing).
+    repair_slack : float
+        The repair's slack sqrt(max(0, ||R_hat - B||_F^2 - L^2)), B the bridged matrix before
+        the repair, R_hat after it, L the Frobenius distance of B to the positive
+        semi-definite cone (post-processing).
 
     Notes
     -----
@@ -111,7 +112,7 @@ class RankBound:
     >>> bound = RankBound(n=2000, p=5, sigma=0.02, smallest_normaliser=1.0,
     ...                   diagonal_term=0.0, repair_slack=0.0)
     >>> round(bound.halfwidth(0.05), 3)
-    1.047
+    1.027
     """
 
     n: int
@@ -167,7 +168,17 @@ class RankBound:
                    math.sqrt(max(0.0, moved - float(np.sum(negative ** 2)))))
 
     def noise_radius(self, alpha=0.05) -> float:
-        """a: the (1 - alpha / 2) bound of ||N_off||_F, sigma sqrt(2 chi2_q(1 - alpha / 2)).
+        """The noise radius a: sigma sqrt(2 chi2_q(1 - alpha / 2)), q = p (p - 1) / 2.
+
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            Twice the miss probability allowed to the noise.
+
+        Returns
+        -------
+        float
+            A (1 - alpha / 2) upper bound of ||N_off||_F (exact quantile).
 
         Examples
         --------
@@ -180,7 +191,19 @@ class RankBound:
                                                                                entries))
 
     def sampling_radius(self, alpha=0.05) -> float:
-        """b: the (1 - alpha / 2) bound of ||T - tau||_F (Hoeffding decomposition, McDiarmid).
+        """The sampling radius b of the tau-a matrix (Hoeffding decomposition, McDiarmid).
+
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            Twice the miss probability allowed to the sampling error.
+
+        Returns
+        -------
+        float
+            The radius sqrt(p (p - 1) / m) + sqrt(2 p (p - 1) log(2 / alpha) / m),
+            m = floor(n / 2): a
+            (1 - alpha / 2) upper bound of ||T - tau||_F over the off-diagonal entries.
 
         Examples
         --------
@@ -193,6 +216,16 @@ class RankBound:
 
     def halfwidth(self, alpha=0.05) -> float:
         """The (1 - alpha) half-width, for every value at once (see the class Notes).
+
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            Joint miss probability of all the intervals.
+
+        Returns
+        -------
+        float
+            The half-width slack + (pi / 2) ((a + b) / s_min + D); 0 when p = 1.
 
         Examples
         --------
@@ -212,6 +245,11 @@ class RankBound:
         4 sum_{j<k} v_j^2 v_k^2 Var E_jk <= 2 max Var E_jk (sum_{j != k} v_j^2 v_k^2 <= 1), and
         E_jk has sd at most (pi / 2) sigma / s_min. Shown as the values' "std err".
 
+        Returns
+        -------
+        float
+            The sd bound, in eigenvalue units.
+
         Examples
         --------
         >>> from dppca.results.scree_rank import RankBound
@@ -225,10 +263,23 @@ class RankBound:
 class ValueRelease:
     """The released values in the shape :class:`dppca.results.scree.ScreeResult` reads.
 
-    Attributes
+    Parameters
     ----------
-    estimate, noise_sd, lower, upper : ndarray, shape (k,)
-        Values, their first-order noise sd, and the range [0, p] they lie in.
+    estimate : ndarray, shape (k,)
+        The values (eigenvalues).
+    noise_sd : ndarray, shape (k,)
+        Their first-order noise sd.
+    lower : ndarray, shape (k,)
+        0, the lower end of the range they lie in.
+    upper : ndarray, shape (k,)
+        The upper end p.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.results.scree_rank import ValueRelease
+    >>> ValueRelease(np.array([2.0]), np.array([0.1]), np.zeros(1), np.full(1, 3.0)).upper
+    array([3.])
     """
 
     estimate: np.ndarray
@@ -241,7 +292,7 @@ class ValueRelease:
 class RankScreeFit:
     """What the rank scree released: values, mechanism, and the public bound of their error.
 
-    Attributes
+    Parameters
     ----------
     release : ValueRelease
         The top-k eigenvalues of the private latent correlation.
@@ -251,6 +302,15 @@ class RankScreeFit:
         How the values were made (for the notes).
     bound : RankBound
         The interval's ingredients.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.results.scree_rank import RankBound, RankScreeFit, ValueRelease
+    >>> fit = RankScreeFit(ValueRelease(np.ones(1), np.zeros(1), np.zeros(1), np.ones(1)),
+    ...                    "none", "none", RankBound(10, 1, 0.0, 1.0, 0.0, 0.0))
+    >>> fit.bound.halfwidth()
+    0.0
     """
 
     release: ValueRelease
@@ -274,6 +334,7 @@ def rank_values_step(halfwidth, value, step="rank: scree values (post-release)",
     Returns
     -------
     StepAccuracy
+        Predicted = half-width / value, unit "relative", threshold ``RANK_RELIABLE_LIMIT``.
 
     Examples
     --------
@@ -351,7 +412,8 @@ class RankScreeResult(ScreeResult):
         half = fit.bound.halfwidth()
         self.value_error = pd.DataFrame({RANK_METHOD: half / np.maximum(
             self.raw[RANK_METHOD].to_numpy(), np.finfo(float).tiny)}, index=self.raw.index)
-        self.accuracy = AccuracyReport(before + [rank_values_step(half, self.raw[RANK_METHOD].iloc[0])])
+        first = self.raw[RANK_METHOD].iloc[0]
+        self.accuracy = AccuracyReport(before + [rank_values_step(half, first)])
 
     def _reliable_values(self) -> pd.DataFrame:
         """Reliable: the 95% half-width is below the value (its interval excludes 0)."""
@@ -371,6 +433,14 @@ class RankScreeResult(ScreeResult):
         -------
         pandas.DataFrame
             Rows PC1..PCk, columns ("rank", "lower"/"upper").
+
+        Examples
+        --------
+        >>> from dppca import dp_scree, load_gau
+        >>> result = dp_scree(load_gau().iloc[:2000, :4], k=2, standardize="rank", eps=1,
+        ...                   delta=1e-5, rng=1)
+        >>> bool((result.conf_int() <= 4).all().all())
+        True
         """
         raw = self.raw[RANK_METHOD]
         half = self.fits[RANK_METHOD].bound.halfwidth(alpha)
@@ -379,7 +449,34 @@ class RankScreeResult(ScreeResult):
                             index=raw.index)
 
     def plot(self, type="scree", plot_control=None, ax=None, alpha=0.05):
-        """As :meth:`ScreeResult.plot`, the y axis labelled as latent-correlation eigenvalues."""
+        """Draw the scree or PVE plot; the y axis names the latent correlation's eigenvalues.
+
+        Parameters
+        ----------
+        type : {"scree", "pve"}
+            What to draw.
+        plot_control : ScreePlotControl, dict or None
+            Appearance (:func:`dppca.scree_plot_control`); its ``ylab`` wins when given.
+        ax : matplotlib Axes, optional
+            Where to draw.
+        alpha : float in (0, 1)
+            Error bars: the (1 - alpha) intervals of :meth:`conf_int`.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            As :meth:`dppca.results.scree.ScreeResult.plot`.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from dppca import dp_scree, load_gau
+        >>> result = dp_scree(load_gau().iloc[:2000, :4], k=2, standardize="rank", eps=1,
+        ...                   delta=1e-5, rng=1)
+        >>> result.plot().axes[0].get_ylabel()
+        'Eigenvalue of the latent correlation (trace p)'
+        """
         from .._validation import control_arg
         from ..controls import ScreePlotControl
 
@@ -405,10 +502,11 @@ class RankScreeResult(ScreeResult):
 
     def _notes(self):
         bound = self.fits[RANK_METHOD].bound
+        spent = self.combined_ledger
         return [RANK_SCREE_ESTIMAND,
                 f"Privacy: one Gaussian release of the elementwise Kendall's tau matrix spends "
-                f"eps={self.combined_ledger.spent_eps:.4g}, delta={self.combined_ledger.spent_delta:.4g} "
-                "(replace-one neighbours); the directions and the values are post-processing of it.",
+                f"eps={spent.spent_eps:.4g}, delta={spent.spent_delta:.4g} (replace-one "
+                "neighbours); the directions and the values are post-processing of it.",
                 "Intervals value -/+ h, clipped to [0, p], cover the population latent eigenvalues "
                 "of continuous columns, all k at once, with probability >= 1 - alpha at any n: "
                 f"h = {bound.repair_slack:.3g} (repair) + (pi/2) [(noise {bound.noise_radius():.3g}"
