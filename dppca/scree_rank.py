@@ -204,7 +204,7 @@ def rank_values_accuracy(n, p, k, eps, delta, calibration="analytic"):
     StepAccuracy
         Step ``"rank: scree values (half-width)"``: the 95% half-width
         (:meth:`dppca.results.scree_rank.RankBound.halfwidth`) with no ties (s_min = 1), no
-        repair slack and the diagonal term at its typical size sqrt(p (p - 1)) sigma
+        repair move and the diagonal term at its typical size sqrt(p (p - 1)) sigma
         sqrt((1 + 1 / pi) / 4) (see Notes), over an assumed value p / k (the top k sharing the
         trace p evenly); reliable below 1.
 

@@ -127,14 +127,17 @@ def test_reliable_means_halfwidth_below_value():
     assert result.reliable["rank"].iloc[0] and not result.reliable["rank"].iloc[-1]
 
 
-def test_repair_slack_and_diagonal_term_from_the_release():
+def test_repair_move_and_diagonal_term_from_the_release():
     rng = np.random.default_rng(0)
-    tau = kendall_tau_matrix(gaussian(300, 0)) + np.triu(rng.normal(0, 0.2, (5, 5)))
+    strong = np.full((5, 5), 0.9) + 0.1 * np.eye(5)  # smallest eigenvalue 0.1
+    tau = kendall_tau_matrix(gaussian(300, 0, strong)) + np.triu(rng.normal(0, 0.2, (5, 5)))
     tau = np.triu(tau) + np.triu(tau, 1).T
     bridged, repaired = bridged_matrix(tau), latent_correlation(tau)
     bound = RankBound.from_release(tau, bridged, repaired, 0.2, 300, 0.05)
-    # the slack never exceeds the repair's own move (the triangle-inequality route)
-    assert 0 <= bound.repair_slack <= np.linalg.norm(repaired - bridged) + 1e-12
+    # noise of sd 0.2 makes the bridged matrix indefinite here: the repair moved it
+    assert np.linalg.eigvalsh(bridged)[0] < 0
+    assert bound.repair_move == pytest.approx(np.linalg.norm(repaired - bridged)) and \
+        bound.repair_move > 0
     d = np.clip(np.diag(tau), 0.05, 1.0)
     s = np.sqrt(np.outer(d, d))[~np.eye(5, dtype=bool)]
     assert bound.smallest_normaliser == pytest.approx(s.min())

@@ -47,10 +47,9 @@ class RankBound:
     diagonal_term : float
         The diagonal noise's term D = sqrt(sum_{j != k} (1 / sqrt(d_j d_k) - 1)^2)
         (post-processing).
-    repair_slack : float
-        The repair's slack sqrt(max(0, ||R_hat - B||_F^2 - L^2)), B the bridged matrix before
-        the repair, R_hat after it, L the Frobenius distance of B to the positive
-        semi-definite cone (post-processing).
+    repair_move : float
+        How far the repair moved the bridged matrix, ||R_hat - B||_F, B before the repair,
+        R_hat after it (post-processing).
 
     Notes
     -----
@@ -64,10 +63,10 @@ class RankBound:
 
     Claim: with probability at least 1 - alpha, for every i simultaneously,
     |lambda_i(R_hat) - lambda_i(R)| <= :meth:`halfwidth` (alpha)
-    = slack + (pi / 2) ((a + b) / s_min + D), with a = sigma sqrt(2 q_{1 - alpha / 2}),
+    = r + (pi / 2) ((a + b) / s_min + D), with a = sigma sqrt(2 q_{1 - alpha / 2}),
     q the chi2 quantile with p (p - 1) / 2 degrees of freedom,
     b = sqrt(p (p - 1) / m) + sqrt(2 p (p - 1) log(2 / alpha) / m), m = floor(n / 2),
-    D = ``diagonal_term``, slack = ``repair_slack``, s_min = ``smallest_normaliser``.
+    D = ``diagonal_term``, r = ``repair_move``, s_min = ``smallest_normaliser``.
 
     Proof. (1) Entrywise, j != k: clip to [-1, 1] is the projection onto an interval that holds
     tau_jk, so |b_jk - tau_jk| <= |M_jk / s_jk - tau_jk|, and
@@ -90,27 +89,32 @@ class RankBound:
     <= sqrt(p (p - 1) / m). Chernoff with the best lam:
     P(||T - tau||_F >= sqrt(p (p - 1) / m) + t) <= exp(-2 t^2 / (m c^2))
     = exp(-t^2 m / (2 p (p - 1))), which is alpha / 2 at t = sqrt(2 p (p - 1) log(2 / alpha) / m).
-    (4) Repair: R is a correlation matrix, C (the correlation matrices) is closed and convex,
-    and for Y in C, ||Y - P(B)||^2 <= ||Y - B||^2 - ||P(B) - B||^2 (the projection's
-    variational inequality). With P(B) the exact projection, ||P(B) - R||_F <= ||B - R||_F;
-    the computed R_hat (an iterative approximation in C) is within
-    ||R_hat - P(B)|| <= (||R_hat - B||^2 - dist(B, C)^2)^(1/2) <= slack of it (Y = R_hat;
-    dist(B, C) >= L, the distance to the larger PSD cone, = the norm of B's negative
-    eigenvalues). (5) Weyl: |lambda_i(R_hat) - lambda_i(R)| <= ||R_hat - R||_2
+    (4) Repair: ||R_hat - R||_F <= ||R_hat - B||_F + ||B - R||_F = r + ||B - R||_F. (Where R
+    is a correlation matrix, as under the Gaussian copula, the exact nearest correlation matrix
+    P(B) satisfies ||P(B) - R||_F <= ||B - R||_F, the projection onto a closed convex set
+    holding R being non-expansive, and r could be dropped; r is kept because the repair is
+    iterative (R_hat approximates P(B)) and sin(pi tau / 2) need not be positive
+    semi-definite outside that model. B is positive semi-definite in most releases and then
+    r = 0.) (5) Weyl: |lambda_i(R_hat) - lambda_i(R)| <= ||R_hat - R||_2
     <= ||R_hat - R||_F. A union bound over (2) and (3) gives the claim. The values lie in
     [0, p] (a correlation matrix's eigenvalues), so the interval is clipped to it.
 
-    With ties (discrete or rounded columns) the sample diagonal T_jj is below 1 and the
-    normalisation T_jk / sqrt(T_jj T_kk) (tau-b) is itself random: its sampling error picks up
-    the factor 1 / sqrt(t_j t_k) (t the population share of untied pairs) plus the diagonal's
-    own sampling error, and the sine bridge is the latent correlation only to first order. The
-    intervals are proven for continuous columns only.
+    With ties (discrete or rounded columns). Steps (1)-(5) never use T_jj = 1: the algebra of
+    (1) holds for any normaliser s and the kernel of (3) stays in [-1, 1], so the claim holds
+    with ties too, for the target sin(pi tau / 2) of the population tau-a, which ties attenuate
+    (|tau_jk| <= sqrt(t_j t_k), t the population share of untied pairs). The values estimate
+    the tau-b bridge instead (normalised by the released diagonal), and the gap between the two
+    is what D measures (1 / s_jk - 1, large when a column is mostly ties): the intervals stay
+    valid but widen, up to [0, p]. For the tau-b target sin(pi tau_jk / (2 sqrt(t_j t_k))) the
+    sampling error of T_jk / sqrt(T_jj T_kk) picks up the factor 1 / sqrt(t_j t_k) plus the
+    diagonal's own sampling error, and for discrete columns neither target is the latent
+    correlation (their bridges differ): no interval here claims that case.
 
     Examples
     --------
     >>> from dppca.results.scree_rank import RankBound
     >>> bound = RankBound(n=2000, p=5, sigma=0.02, smallest_normaliser=1.0,
-    ...                   diagonal_term=0.0, repair_slack=0.0)
+    ...                   diagonal_term=0.0, repair_move=0.0)
     >>> round(bound.halfwidth(0.05), 3)
     1.027
     """
@@ -120,7 +124,7 @@ class RankBound:
     sigma: float
     smallest_normaliser: float
     diagonal_term: float
-    repair_slack: float
+    repair_move: float
 
     @classmethod
     def from_release(cls, released, bridged, repaired, sigma, n, floor) -> "RankBound":
@@ -153,7 +157,7 @@ class RankBound:
         >>> tau = np.array([[0.9, 0.3], [0.3, 1.0]])
         >>> bound = RankBound.from_release(tau, tau, tau, 0.01, 100, 0.05)
         >>> round(bound.smallest_normaliser, 4), round(bound.diagonal_term, 4)
-        (0.9487, 0.0767)
+        (0.9487, 0.0765)
         """
         p = released.shape[0]
         if p == 1:  # R = [1]: nothing is estimated
@@ -161,11 +165,9 @@ class RankBound:
         diagonal = np.clip(np.diag(released), floor, 1.0)
         off = ~np.eye(p, dtype=bool)
         normaliser = np.sqrt(np.outer(diagonal, diagonal))[off]
-        negative = np.minimum(np.linalg.eigvalsh((bridged + bridged.T) / 2.0), 0.0)
-        moved = float(np.sum((repaired - bridged) ** 2))
         return cls(int(n), p, float(sigma), float(normaliser.min()),
                    float(np.sqrt(np.sum((1.0 / normaliser - 1.0) ** 2))),
-                   math.sqrt(max(0.0, moved - float(np.sum(negative ** 2)))))
+                   float(np.linalg.norm(repaired - bridged)))
 
     def noise_radius(self, alpha=0.05) -> float:
         """The noise radius a: sigma sqrt(2 chi2_q(1 - alpha / 2)), q = p (p - 1) / 2.
@@ -225,7 +227,7 @@ class RankBound:
         Returns
         -------
         float
-            The half-width slack + (pi / 2) ((a + b) / s_min + D); 0 when p = 1.
+            The half-width r + (pi / 2) ((a + b) / s_min + D); 0 when p = 1.
 
         Examples
         --------
@@ -236,7 +238,7 @@ class RankBound:
         if self.p == 1:
             return 0.0
         spread = (self.noise_radius(alpha) + self.sampling_radius(alpha)) / self.smallest_normaliser
-        return self.repair_slack + 0.5 * math.pi * (spread + self.diagonal_term)
+        return self.repair_move + 0.5 * math.pi * (spread + self.diagonal_term)
 
     def noise_sd(self) -> float:
         """First-order noise sd of one eigenvalue: sqrt 2 (pi / 2) sigma / s_min.
@@ -509,11 +511,13 @@ class RankScreeResult(ScreeResult):
                 "neighbours); the directions and the values are post-processing of it.",
                 "Intervals value -/+ h, clipped to [0, p], cover the population latent eigenvalues "
                 "of continuous columns, all k at once, with probability >= 1 - alpha at any n: "
-                f"h = {bound.repair_slack:.3g} (repair) + (pi/2) [(noise {bound.noise_radius():.3g}"
+                f"h = {bound.repair_move:.3g} (repair) + (pi/2) [(noise {bound.noise_radius():.3g}"
                 f" + sampling {bound.sampling_radius():.3g}) / {bound.smallest_normaliser:.3g} "
                 f"+ diagonal {bound.diagonal_term:.3g}] = {bound.halfwidth():.3g} at alpha = 0.05 "
-                "(Weyl, Frobenius norms; proof: dppca.results.scree_rank.RankBound). Columns "
-                "with ties are not covered by the proof. 'std err' is the first-order noise sd.",
+                "(Weyl, Frobenius norms; proof: dppca.results.scree_rank.RankBound). With tied "
+                "columns they bound the bridge of the population tau-a (attenuated by the ties), "
+                "which the diagonal term separates from the tau-b values: wide, up to [0, p]. "
+                "'std err' is the first-order noise sd.",
                 "'reliable' = NO: the interval's half-width reaches the value (it may be 0)."] \
             + self._extra_notes
 
