@@ -160,7 +160,7 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
                      "trace": float(mat.p)}
     steps = rank_accuracy(mat.p, k, sigma, spectrum,
                           math.sqrt(2.0) * bridged_noise_sd(released, sigma)).steps
-    values_plan = rank_values_accuracy(mat.n, mat.p, k, eps, delta, calibration)
+    values_plan = rank_values_accuracy(mat.n, mat.p, k, sigma)
     result = RankScreeResult(fit, ledger=ledger, directions=directions, n_obs=mat.n, eps=eps,
                              delta=delta, calibration=calibration, seed=seed_of(rng),
                              nonprivate=reference, accuracy=AccuracyReport(steps + [values_plan]))
@@ -187,17 +187,15 @@ def _is_default(value, default) -> bool:
     return value is None if default is None else (value is not None and value == default)
 
 
-def rank_values_accuracy(n, p, k, eps, delta, calibration="analytic"):
+def rank_values_accuracy(n, p, k, sigma):
     """Pre-release relative half-width of the rank scree intervals, from public numbers only.
 
     Parameters
     ----------
     n, p, k : int
         Rows, columns, values (public).
-    eps, delta : float
-        The call's budget.
-    calibration : {"analytic", "classic"}
-        Gaussian calibration.
+    sigma : float
+        The tau release's noise sd (public: from n, p, eps, delta and the calibration).
 
     Returns
     -------
@@ -217,11 +215,10 @@ def rank_values_accuracy(n, p, k, eps, delta, calibration="analytic"):
     Examples
     --------
     >>> from dppca.scree_rank import rank_values_accuracy
-    >>> step = rank_values_accuracy(2000, 5, 2, 1.0, 1e-5)
+    >>> step = rank_values_accuracy(2000, 5, 2, 0.02)
     >>> step.step, step.reliable
     ('rank: scree values (half-width)', True)
     """
-    sigma = gaussian_sigma(rank_tau_sensitivity(n, p), eps, delta, calibration)
     diagonal = math.sqrt(p * (p - 1) * (1 + 1 / math.pi) / 4) * sigma
     half = RankBound(n, p, sigma, 1.0, diagonal, 0.0).halfwidth()
     return rank_values_step(half, p / k, step="rank: scree values (half-width)",
@@ -255,8 +252,7 @@ def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyRepo
     ['directions (pre-release)', 'rank: scree values (half-width)']
     """
     sigma = gaussian_sigma(rank_tau_sensitivity(n, p), eps, delta, calibration)
-    return AccuracyReport(rank_accuracy(p, k, sigma).steps
-                          + [rank_values_accuracy(n, p, k, eps, delta, calibration)])
+    return AccuracyReport(rank_accuracy(p, k, sigma).steps + [rank_values_accuracy(n, p, k, sigma)])
 
 
 __all__ = ["RANK", "rank_scree", "rank_scree_plan", "rank_values_accuracy"]

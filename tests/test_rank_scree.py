@@ -80,10 +80,10 @@ def test_sampling_radius_bounds_the_tau_error():
     errors = [np.linalg.norm((kendall_tau_matrix(gaussian(200, seed)) - population)[off])
               for seed in range(200)]
     assert max(errors) < radius
-    # The bound is conservative but of the error's order: the median error is 0.11 of it here
+    # The bound is conservative but of the error's order: the median error is 0.13 of it here
     # (McDiarmid on m = n / 2 disjoint pairs with worst-case differences; the complete
-    # U-statistic's variance is smaller): a lost sqrt or a wrong m would move this past 1/12.
-    assert np.median(errors) > radius / 12
+    # U-statistic's variance is smaller): a lost sqrt or a wrong m would move this past 1/10.
+    assert np.median(errors) > radius / 10
 
 
 def test_values_pve_and_total_are_the_latent_correlation_over_p():

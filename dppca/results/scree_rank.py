@@ -65,7 +65,7 @@ class RankBound:
     |lambda_i(R_hat) - lambda_i(R)| <= :meth:`halfwidth` (alpha)
     = r + (pi / 2) ((a + b) / s_min + D), with a = sigma sqrt(2 q_{1 - alpha / 2}),
     q the chi2 quantile with p (p - 1) / 2 degrees of freedom,
-    b = sqrt(p (p - 1) / m) + sqrt(2 p (p - 1) log(2 / alpha) / m), m = floor(n / 2),
+    b = sqrt(p (p - 1) / m) + p sqrt(log(2 / alpha) / m), m = floor(n / 2),
     D = ``diagonal_term``, r = ``repair_move``, s_min = ``smallest_normaliser``.
 
     Proof. (1) Entrywise, j != k: clip to [-1, 1] is the projection onto an interval that holds
@@ -82,13 +82,15 @@ class RankBound:
     the kernel h(x, y)_jk = sign(x_j - y_j) sign(x_k - y_k) over the m disjoint pairs
     (pi(1), pi(2)), ..., an average of m independent kernels with mean tau. x -> exp(lam ||x||)
     is convex, so (Jensen) E exp(lam ||T - tau||) <= E exp(lam ||W - tau||). As a function of
-    the m independent pairs, ||W - tau||_F moves by at most c = 2 sqrt(p (p - 1)) / m when one
-    pair changes (p (p - 1) off-diagonal entries, each in [-1, 1]); McDiarmid's lemma gives
+    the m independent pairs, ||W - tau||_F moves by at most c = sqrt(2) p / m when one pair
+    changes: the kernel is u u^T off the diagonal, u = sign(x - y) in {-1, 0, 1}^p, and
+    ||u u^T - v v^T||_F^2 = ||u||^4 + ||v||^4 - 2 (u.v)^2 <= 2 p^2 (at most the entrywise
+    bound 2 sqrt(p (p - 1)) for p >= 2). McDiarmid's lemma gives
     E exp(lam (||W - tau|| - E ||W - tau||)) <= exp(lam^2 m c^2 / 8), and
     E ||W - tau||_F <= (E ||W - tau||_F^2)^(1/2) = (sum_{j != k} Var h_jk / m)^(1/2)
     <= sqrt(p (p - 1) / m). Chernoff with the best lam:
-    P(||T - tau||_F >= sqrt(p (p - 1) / m) + t) <= exp(-2 t^2 / (m c^2))
-    = exp(-t^2 m / (2 p (p - 1))), which is alpha / 2 at t = sqrt(2 p (p - 1) log(2 / alpha) / m).
+    P(||T - tau||_F >= sqrt(p (p - 1) / m) + t) <= exp(-2 t^2 / (m c^2)) = exp(-t^2 m / p^2),
+    which is alpha / 2 at t = p sqrt(log(2 / alpha) / m).
     (4) Repair: ||R_hat - R||_F <= ||R_hat - B||_F + ||B - R||_F = r + ||B - R||_F. (Where R
     is a correlation matrix, as under the Gaussian copula, the exact nearest correlation matrix
     P(B) satisfies ||P(B) - R||_F <= ||B - R||_F, the projection onto a closed convex set
@@ -116,7 +118,7 @@ class RankBound:
     >>> bound = RankBound(n=2000, p=5, sigma=0.02, smallest_normaliser=1.0,
     ...                   diagonal_term=0.0, repair_move=0.0)
     >>> round(bound.halfwidth(0.05), 3)
-    1.027
+    0.9
     """
 
     n: int
@@ -203,7 +205,7 @@ class RankBound:
         Returns
         -------
         float
-            The radius sqrt(p (p - 1) / m) + sqrt(2 p (p - 1) log(2 / alpha) / m),
+            The radius sqrt(p (p - 1) / m) + p sqrt(log(2 / alpha) / m),
             m = floor(n / 2): a
             (1 - alpha / 2) upper bound of ||T - tau||_F over the off-diagonal entries.
 
@@ -211,10 +213,10 @@ class RankBound:
         --------
         >>> from dppca.results.scree_rank import RankBound
         >>> round(RankBound(2000, 5, 0.0, 1.0, 0.0, 0.0).sampling_radius(), 4)
-        0.5256
+        0.4451
         """
         pairs, entries = self.n // 2, self.p * (self.p - 1)
-        return math.sqrt(entries / pairs) + math.sqrt(2.0 * entries * math.log(2 / alpha) / pairs)
+        return math.sqrt(entries / pairs) + self.p * math.sqrt(math.log(2 / alpha) / pairs)
 
     def halfwidth(self, alpha=0.05) -> float:
         """The (1 - alpha) half-width, for every value at once (see the class Notes).
