@@ -197,3 +197,11 @@ def test_plan_predicts_the_halfwidth_from_public_numbers():
     assert row["predicted"] == pytest.approx(realised, rel=0.1)
     with pytest.raises(DPPCAValueError, match="do not apply"):
         plan(2000, 5, 2, 1.0, 1e-5, standardize="rank", method="huber")
+
+
+def test_the_bridge_refuses_bad_input():
+    # bridged_matrix is the pre-repair half of latent_correlation, which checks its input
+    with pytest.raises(DPPCAValueError, match="`tau` must be a square matrix"):
+        latent_correlation(np.ones((2, 3)))
+    with pytest.raises(DPPCAValueError, match="`floor` must be in"):
+        latent_correlation(np.eye(2), floor=0.0)
