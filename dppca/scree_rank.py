@@ -21,6 +21,7 @@ from .methods._base import top_eigen
 from .methods.latent_correlation import (bridged_noise_sd, nonprivate_latent_directions,
                                          rank_accuracy, rank_tau_sensitivity, release_kendall_tau)
 from .backends.dask import is_dask_input
+from .directions import RANK, SCALE_SHARE
 from .preprocessing import as_matrix
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
@@ -30,9 +31,6 @@ from .results.directions import pc_names
 from .results.scree_rank import (RANK_METHOD, RankBound, RankScreeFit, RankScreeResult,
                                  ValueRelease, rank_values_step)
 from .stats.copula_bridge import DIAGONAL_FLOOR, bridged_matrix, latent_correlation
-
-#: ``standardize=`` value of the rank path.
-RANK = "rank"
 
 #: The dp_scree arguments the rank path does not use, with the value that means "not given".
 _UNUSED = {"control": None, "directions": None, "scale": None, "pairs_per_row": None,
@@ -170,8 +168,6 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
 
 
 def _check_unused(unused) -> None:
-    from .directions import SCALE_SHARE
-
     defaults = dict(_UNUSED, scale_share=SCALE_SHARE)
     unknown = sorted(set(unused) - set(defaults))
     if unknown:
