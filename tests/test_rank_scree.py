@@ -42,7 +42,8 @@ def test_intervals_cover_the_population_latent_eigenvalues_in_every_run():
     for seed in range(20):
         result = rank_scree(gaussian(2000, seed), 5, seed=100 + seed)
         ci = result.conf_int()
-        assert ((ci[("rank", "lower")] <= TRUE_VALUES) & (TRUE_VALUES <= ci[("rank", "upper")])).all()
+        lower, upper = ci[("rank", "lower")], ci[("rank", "upper")]
+        assert ((lower <= TRUE_VALUES) & (TRUE_VALUES <= upper)).all()
         half = result.fits["rank"].bound.halfwidth()
         ratios.append(np.max(np.abs(result.raw["rank"].to_numpy() - TRUE_VALUES)) / half)
     assert max(ratios) < 0.5

@@ -53,13 +53,14 @@ class RankBound:
 
     Notes
     -----
-    Target: lambda_i(R), R_jk = sin(pi tau_jk / 2), tau the population Kendall's tau of
-    continuous margins (then R is the latent Gaussian-copula correlation, Han & Liu 2012,
-    Lemma 2.1). Released: M = T + N, T the sample tau-a matrix (its diagonal is 1: no ties),
-    N symmetric with N_jk ~ N(0, sigma^2) independent for j <= k. The estimate is
-    R_hat = P(B), P the nearest correlation matrix, B_jk = sin(pi b_jk / 2) off the diagonal
-    (B_jj = 1), b_jk = clip(M_jk / s_jk, -1, 1), s_jk = sqrt(d_j d_k),
-    d_j = clip(M_jj, floor, 1).
+    Target: lambda_i(R), R_jk = sin(pi tau_jk / 2), tau the population Kendall's tau of the
+    rows' distribution (rows i.i.d.; the sampling part is about that population) with
+    continuous margins (under a Gaussian copula R is its latent correlation matrix, Han & Liu
+    2012, Lemma 2.1; the claim holds for R as defined under any copula). Released:
+    M = T + N, T the sample tau-a matrix (its diagonal is 1: no ties), N symmetric with
+    N_jk ~ N(0, sigma^2) independent for j <= k. The estimate is R_hat = P(B), P the nearest
+    correlation matrix, B_jk = sin(pi b_jk / 2) off the diagonal (B_jj = 1),
+    b_jk = clip(M_jk / s_jk, -1, 1), s_jk = sqrt(d_j d_k), d_j = clip(M_jj, floor, 1).
 
     Claim: with probability at least 1 - alpha, for every i simultaneously,
     |lambda_i(R_hat) - lambda_i(R)| <= :meth:`halfwidth` (alpha)
