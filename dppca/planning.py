@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._validation import bool_arg, delta_arg, eps_arg, int_arg, option_arg, options_arg
+from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg, option_arg,
+                          options_arg)
 from .controls import SCREE_METHODS, resolve_controls
 from .directions import SCALE_SHARE
-from .methods.latent_correlation import rank_direction_accuracy
 from .privacy import CALIBRATIONS
 from .preprocessing.scale_accuracy import scale_accuracy
 from .privacy.accuracy import AccuracyReport
 from .privacy.composition import GaussianGroup
 from .results.base import frame_table, notes_text
 from .scree_plan import scree_plan
+from .scree_rank import RANK, rank_scree_plan
 
 #: What the plan cannot know before the release: the directions' real eigengaps.
 POST_RELEASE_NOTE = (
@@ -102,10 +103,12 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
         Scree methods, as in :func:`dppca.dp_scree` (default "clipped").
     control : control object, dict or None
         As in :func:`dppca.dp_scree` (a public ``C_clip`` skips the clipped tuning).
-    g_dppca, standardize : bool
-        As in :func:`dppca.dp_scree`. ``standardize="rank"``: the rank path of
-        :func:`dppca.dp_pc_dir` (:func:`dppca.methods.latent_correlation.rank_direction_accuracy`;
-        the plan then covers its directions only: the scree has no rank path yet).
+    g_dppca : bool
+        As in :func:`dppca.dp_scree`.
+    standardize : bool or "rank"
+        As in :func:`dppca.dp_scree`; ``"rank"``: the rank path's directions and the
+        predicted half-width of its scree intervals
+        (:func:`dppca.scree_rank.rank_scree_plan`; ``method`` and ``control`` do not apply).
     calibration : {"analytic", "classic"}
     scale_share : float in (0, 1)
         As in :func:`dppca.dp_scree`.
@@ -147,12 +150,10 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
     k = int_arg(k, "k", 1, p)
     eps, delta = eps_arg(eps), delta_arg(delta)
     option_arg(calibration, "calibration", CALIBRATIONS)
+    if isinstance(standardize, str):  # the rank path: one Kendall's tau release
+        return _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration)
     methods = ("clipped",) if method is None else options_arg(method, "method", SCREE_METHODS)
     controls = resolve_controls(control, methods)
-    if isinstance(standardize, str) and standardize == "rank":
-        step = rank_direction_accuracy(n, p, k, eps, delta, calibration)
-        return Plan(AccuracyReport([step]), n, p, k, eps, delta,
-                    dict(method=("rank",), standardize="rank", calibration=calibration))
     flags = {"g_dppca": bool_arg(g_dppca, "g_dppca"),
              "standardize": bool_arg(standardize, "standardize")}
     group = GaussianGroup(eps, delta, calibration)
@@ -166,6 +167,17 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
                                                     calibration=calibration))
 
 
+
+def _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration) -> Plan:
+    """:func:`plan` of ``standardize="rank"``: public arithmetic only."""
+    if standardize != RANK:
+        raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got "
+                              f"{standardize!r}")
+    if method not in (None, "clipped", RANK) or control is not None:
+        raise DPPCAValueError("with standardize='rank' the scree values are the latent "
+                              "correlation's eigenvalues: `method` and `control` do not apply")
+    return Plan(rank_scree_plan(n, p, k, eps, delta, calibration), n, p, k, eps, delta,
+                dict(method=(RANK,), standardize=RANK, calibration=calibration))
 
 
 __all__ = ["POST_RELEASE_NOTE", "Plan", "STEP_PREDICTORS", "plan"]

@@ -44,6 +44,7 @@ from .scree_plan import DIRECTION_SHARE, public_centre, scree_plan
 from .scree_directions import (kendall_order_accuracy, permuted, scree_directions, values_reliable,
                                variance_order)
 from .privacy.composition import GaussianGroup
+from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
 
@@ -87,9 +88,13 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         Total privacy budget of the call (required).
     center : bool
         Accepted for parity with R; every statistic uses pair differences, so it has no effect.
-    standardize : bool
+    standardize : bool or "rank"
         Divide columns by scales first: private scales (part of the direction budget) when
-        g_dppca=True, the NON-PRIVATE sample SD when g_dppca=False (as R).
+        g_dppca=True, the NON-PRIVATE sample SD when g_dppca=False (as R). ``"rank"``: the
+        rank path (:func:`dppca.scree_rank.rank_scree`): the top-k eigenvalues of the latent
+        Gaussian-copula correlation from one private Kendall's tau release (the whole budget),
+        PVE over its trace p, intervals covering noise and sampling error; one method column
+        "rank" (``method`` omitted or "rank"; no controls, directions, scales or designs).
     g_dppca : bool
         True (default; R's default is False): private g-DPPCA directions. False: NON-PRIVATE
         directions; the scree values are then NOT private end to end (see Notes) and
@@ -207,6 +212,12 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     >>> res.scree.shape
     (5, 1)
     """
+    if isinstance(standardize, str):  # the rank path: one Kendall's tau release
+        return rank_scree(X, k, standardize=standardize, method=None if isinstance(
+            method, _Omitted) else method, control=control, eps=eps, delta=delta, center=center,
+            g_dppca=g_dppca, mono=mono, calibration=calibration, rng=rng, nonprivate=nonprivate,
+            directions=directions, scale_share=scale_share, noise=noise, design=design,
+            pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget)
     lazy = is_dask_input(X)
     given = declared_input(_scree_matrix(X, lazy), bounds, scale)
     mat = given.matrix
@@ -300,7 +311,11 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         Method controls, as in :func:`dp_scree`.
     eps, delta : float
         Total privacy budget of the call (required): eps > 0, delta in (0, 1).
-    center, standardize, g_dppca, mono : bool
+    center : bool
+        As in :func:`dp_scree` (no effect).
+    standardize : bool or "rank"
+        As in :func:`dp_scree` ("rank": the latent correlation's eigenvalues).
+    g_dppca, mono : bool
         As in :func:`dp_scree` (g_dppca=False: NON-PRIVATE directions, said in the title).
     type : {"pve", "scree"}
         What to draw (R's default "pve": the share of the private total variance).

@@ -18,8 +18,8 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 
-__all__ = ["BRIDGE_GRID", "DIAGONAL_FLOOR", "binary_bridge", "invert_bridge", "latent_correlation",
-           "sine_bridge"]
+__all__ = ["BRIDGE_GRID", "DIAGONAL_FLOOR", "binary_bridge", "bridged_matrix", "invert_bridge",
+           "latent_correlation", "sine_bridge"]
 
 #: Public floor on the tau-a diagonal T_jj (the share of pairs not tied in column j) before the
 #: tau-b normalisation. T_jj < 0.05 means a value holds more than sqrt(0.95) = 97.5% of the rows;
@@ -95,13 +95,11 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR, thresholds=None) -> n
                               f"{tau.shape}")
     if not 0.0 < float(floor) <= 1.0:
         raise DPPCAValueError(f"`floor` must be in (0, 1]; got {floor}")
-    tau = (tau + tau.T) / 2.0
-    diagonal = np.clip(np.diag(tau), floor, 1.0)
-    tau_b = np.clip(tau / np.sqrt(np.outer(diagonal, diagonal)), -1.0, 1.0)
-    bridged = sine_bridge(tau_b)
+    bridged = bridged_matrix(tau, floor)
     if thresholds is not None:
-        _bridge_binary_pairs(bridged, tau, np.asarray(thresholds, dtype=float))
-    np.fill_diagonal(bridged, 1.0)
+        tau = np.asarray(tau, dtype=float)
+        _bridge_binary_pairs(bridged, (tau + tau.T) / 2.0, np.asarray(thresholds, dtype=float))
+        np.fill_diagonal(bridged, 1.0)
     if bridged.shape[0] == 1:
         return bridged
     with warnings.catch_warnings():
@@ -116,6 +114,39 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR, thresholds=None) -> n
         repaired = (repaired + repaired.T) / 2.0
         np.fill_diagonal(repaired, 1.0)
     return repaired
+
+
+def bridged_matrix(tau, floor: float = DIAGONAL_FLOOR) -> np.ndarray:
+    """The latent correlation before its repair: unit diagonal, R_jk = sin(pi tau_b / 2).
+
+    Parameters
+    ----------
+    tau : ndarray, shape (p, p)
+        A (possibly noisy) tau-a matrix with its diagonal, already checked finite and square.
+    floor : float in (0, 1]
+        The diagonal floor (:data:`DIAGONAL_FLOOR`).
+
+    Returns
+    -------
+    ndarray, shape (p, p)
+        Symmetric, unit diagonal, entries sin(pi tau_b / 2) with
+        tau_b = clip(T_jk / sqrt(d_j d_k), -1, 1), d_j = clip(T_jj, floor, 1); not necessarily
+        positive semi-definite (:func:`latent_correlation` repairs it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.stats.copula_bridge import bridged_matrix
+    >>> bridged_matrix(np.array([[1.0, 1 / 3], [1 / 3, 1.0]])).round(4).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
+    tau = np.asarray(tau, dtype=float)
+    tau = (tau + tau.T) / 2.0
+    diagonal = np.clip(np.diag(tau), floor, 1.0)
+    tau_b = np.clip(tau / np.sqrt(np.outer(diagonal, diagonal)), -1.0, 1.0)
+    bridged = sine_bridge(tau_b)
+    np.fill_diagonal(bridged, 1.0)
+    return bridged
 
 
 def sine_bridge(tau) -> np.ndarray:

@@ -1,0 +1,254 @@
+"""``dp_scree(X, k, standardize="rank")``: the rank path's scree values, PVE and intervals.
+
+The scree values are the top-k eigenvalues of the latent Gaussian-copula correlation matrix
+(Han & Liu 2012) estimated from ONE Gaussian release of the elementwise Kendall's tau matrix
+with the call's whole (eps, delta) (:func:`dppca.methods.latent_correlation.release_kendall_tau`);
+the directions come from the same release, so nothing else is spent. The total variance is the
+trace p of a correlation matrix (public), so PVE = value / p exactly. The intervals
+(:class:`dppca.results.scree_rank.RankBound`) cover the population latent eigenvalues of
+continuous columns from public numbers and released values only.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg, option_arg,
+                          rng_arg, seed_of)
+from .methods._base import top_eigen
+from .methods.latent_correlation import (bridged_noise_sd, nonprivate_latent_directions,
+                                         rank_accuracy, rank_tau_sensitivity, release_kendall_tau)
+from .backends.dask import is_dask_input
+from .directions import RANK, SCALE_SHARE
+from .preprocessing import as_matrix
+from .preprocessing.schema import declared_input
+from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
+from .privacy.accuracy import AccuracyReport
+from .privacy.spending import debit
+from .results.directions import pc_names
+from .results.scree_rank import (RANK_METHOD, RankBound, RankScreeFit, RankScreeResult,
+                                 ValueRelease, rank_values_step)
+from .stats.copula_bridge import DIAGONAL_FLOOR, bridged_matrix, latent_correlation
+
+#: The dp_scree arguments the rank path does not use, with the value that means "not given".
+_UNUSED = {"control": None, "directions": None, "scale": None, "pairs_per_row": None,
+           "noise": "tight", "design": "auto"}
+
+
+def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, center=True,
+               g_dppca=True, mono=True, calibration="analytic", rng=None, nonprivate=False,
+               bounds=None, budget=None, **unused) -> RankScreeResult:
+    """Private eigenvalues of the latent Gaussian-copula correlation, PVE over p, intervals.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or array_like, shape (n, p)
+        Numeric data in memory, n >= 4 (only each column's order is used).
+    k : int
+        Number of values, 1 <= k <= p.
+    standardize : "rank"
+        The rank path (anything else is refused).
+    method : None or "rank"
+        None (omitted) or "rank"; the clipped, pmwm and huber methods do not apply.
+    eps : float > 0
+        Budget of the call (required).
+    delta : float in (0, 1)
+        Budget of the call (required).
+    center : bool
+        Accepted for parity with :func:`dppca.dp_scree`; no effect.
+    g_dppca : bool
+        Must be True: the directions are the same release's (private).
+    mono : bool
+        Accepted for parity; no effect (a correlation matrix's eigenvalues are non-negative
+        and ordered).
+    calibration : {"analytic", "classic"}
+        Gaussian calibration.
+    rng : None, int or numpy.random.Generator
+        Source of the noise.
+    nonprivate : bool
+        Also give the NON-PRIVATE latent eigenvalues (labelled NON-PRIVATE).
+    bounds : optional
+        Declared public bounds (:func:`dppca.dp_scree`); values are clipped to them first.
+    budget : Budget or str, optional
+        Where the call's (eps, delta) is debited first.
+    **unused
+        The dp_scree arguments that do not apply here (``control``, ``directions``, ``scale``,
+        ``noise``, ``design``, ``pairs_per_row``, ``scale_share``): refused unless at their
+        default.
+
+    Returns
+    -------
+    RankScreeResult
+        One method column, "rank"; ``total_variance`` p; simultaneous intervals.
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        Bad data, k, eps, delta or calibration; a method other than "rank"; g_dppca=False;
+        dask or file input; a dp_scree argument the rank path does not use.
+
+    Notes
+    -----
+    Privacy: (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism on
+    the p (p + 1) / 2 entries j <= k of the elementwise Kendall's tau-a matrix with L2
+    sensitivity 2 p / n (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`); the
+    latent correlation, its eigenvectors and eigenvalues, PVE and the intervals are
+    post-processing. Estimand: eigenvalues of the latent Gaussian-copula correlation matrix
+    (Han & Liu 2012); PVE over its trace p (public).
+
+    References
+    ----------
+    Han, F. and Liu, H. (2012). Semiparametric principal component analysis. NIPS 25.
+    Hoeffding, W. (1963). Probability inequalities for sums of bounded random variables.
+    JASA 58, Section 5 (U-statistics).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.scree_rank import rank_scree
+    >>> x = np.random.default_rng(0).multivariate_normal([0, 0, 0], [[1, .8, .8], [.8, 1, .8],
+    ...                                                  [.8, .8, 1]], size=3000)
+    >>> result = rank_scree(np.exp(x), 1, eps=2.0, delta=1e-5, rng=1)
+    >>> bool(result.reliable["rank"].iloc[0])
+    True
+    """
+    if standardize != RANK:
+        raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got "
+                              f"{standardize!r}")
+    if method not in (None, RANK, (RANK,), [RANK]):
+        raise DPPCAValueError(f"with standardize='rank' the scree values are the latent "
+                              f"correlation's eigenvalues (method 'rank'); the methods "
+                              f"'clipped', 'pmwm' and 'huber' do not apply: got method {method!r}")
+    _check_unused(unused)
+    if not bool_arg(g_dppca, "g_dppca"):
+        raise DPPCAValueError("standardize='rank' releases its own directions from the same "
+                              "Kendall's tau release: g_dppca=False is not available")
+    if is_dask_input(X):
+        raise DPPCAValueError("standardize='rank' in dp_scree takes data in memory (no dask or "
+                              "file input)")
+    given = declared_input(as_matrix(X, min_rows=4), bounds, None)
+    mat = given.matrix
+    k = int_arg(k, "k", 1, mat.p)
+    eps, delta = eps_arg(eps), delta_arg(delta)
+    bool_arg(center, "center")
+    bool_arg(mono, "mono")
+    nonprivate = bool_arg(nonprivate, "nonprivate")
+    option_arg(calibration, "calibration", CALIBRATIONS)
+    generator = rng_arg(rng)
+    debit(budget, "dp_scree", eps, delta, gaussian=True, calibration=calibration, k=k,
+          methods=(RANK,))
+    rank_scree_plan(mat.n, mat.p, k, eps, delta, calibration).warn()  # public arithmetic
+    ledger = Ledger(eps, delta)
+    given.record(ledger)
+    released, _, sigma = release_kendall_tau(mat.values, eps, delta, generator, calibration,
+                                             ledger)
+    bridged, repaired = bridged_matrix(released, DIAGONAL_FLOOR), latent_correlation(released)
+    spectrum, vectors = top_eigen(repaired, mat.p)
+    bound = RankBound.from_release(released, bridged, repaired, sigma, mat.n, DIAGONAL_FLOOR)
+    fit = RankScreeFit(ValueRelease(spectrum[:k], np.full(k, bound.noise_sd()), np.zeros(k),
+                                    np.full(k, float(mat.p))),
+                       f"Gaussian ({calibration}) on Kendall's tau",
+                       "eigenvalues of the repaired latent correlation (no tuning)", bound)
+    directions = pd.DataFrame(vectors[:, :k], index=mat.columns, columns=pc_names(k))
+    reference = None
+    if nonprivate:
+        reference = {"scree": nonprivate_latent_directions(mat.values, k).spectrum[:k],
+                     "trace": float(mat.p)}
+    steps = rank_accuracy(mat.p, k, sigma, spectrum,
+                          math.sqrt(2.0) * bridged_noise_sd(released, sigma)).steps
+    values_plan = rank_values_accuracy(mat.n, mat.p, k, sigma)
+    result = RankScreeResult(fit, ledger=ledger, directions=directions, n_obs=mat.n, eps=eps,
+                             delta=delta, calibration=calibration, seed=seed_of(rng),
+                             nonprivate=reference, accuracy=AccuracyReport(steps + [values_plan]))
+    posted = [s for s in result.accuracy.steps if "post-release" in s.step]
+    AccuracyReport(posted).warn(basis="released values only")
+    return result
+
+
+def _check_unused(unused) -> None:
+    defaults = dict(_UNUSED, scale_share=SCALE_SHARE)
+    unknown = sorted(set(unused) - set(defaults))
+    if unknown:
+        raise DPPCAValueError(f"unknown arguments {unknown}")
+    given = sorted(name for name, value in unused.items()
+                   if not _is_default(value, defaults[name]))
+    if given:
+        raise DPPCAValueError(f"{given} do not apply to standardize='rank' (one Kendall's tau "
+                              "release, no scales, no tuning): leave them at their defaults")
+
+
+def _is_default(value, default) -> bool:
+    return value is None if default is None else (value is not None and value == default)
+
+
+def rank_values_accuracy(n, p, k, sigma):
+    """Pre-release relative half-width of the rank scree intervals, from public numbers only.
+
+    Parameters
+    ----------
+    n, p, k : int
+        Rows, columns, values (public).
+    sigma : float
+        The tau release's noise sd (public: from n, p, eps, delta and the calibration).
+
+    Returns
+    -------
+    StepAccuracy
+        Step ``"rank: scree values (half-width)"``: the 95% half-width
+        (:meth:`dppca.results.scree_rank.RankBound.halfwidth`) with no ties (s_min = 1), no
+        repair move and the diagonal term at its typical size sqrt(p (p - 1)) sigma
+        sqrt((1 + 1 / pi) / 4) (see Notes), over an assumed value p / k (the top k sharing the
+        trace p evenly); reliable below 1.
+
+    Notes
+    -----
+    Without ties the released diagonal is 1 + N_jj, clipped at 1, so
+    1 / sqrt(d_j d_k) - 1 is about (a_j + a_k) / 2 with a = max(-N, 0); E a^2 = sigma^2 / 2 and
+    E a = sigma / sqrt(2 pi) give E ((a_j + a_k) / 2)^2 = sigma^2 (1 + 1 / pi) / 4.
+
+    Examples
+    --------
+    >>> from dppca.scree_rank import rank_values_accuracy
+    >>> step = rank_values_accuracy(2000, 5, 2, 0.02)
+    >>> step.step, step.reliable
+    ('rank: scree values (half-width)', True)
+    """
+    diagonal = math.sqrt(p * (p - 1) * (1 + 1 / math.pi) / 4) * sigma
+    half = RankBound(n, p, sigma, 1.0, diagonal, 0.0).halfwidth()
+    return rank_values_step(half, p / k, step="rank: scree values (half-width)",
+                            quantity="95% interval half-width over an assumed value p / k, "
+                                     "from public n, p, eps, delta (noise and sampling)")
+
+
+def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyReport:
+    """The rank scree's pre-release accuracy: the directions' and the values' rows.
+
+    Parameters
+    ----------
+    n, p, k : int
+        Rows, columns, values (public).
+    eps, delta : float
+        The call's budget.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration.
+
+    Returns
+    -------
+    AccuracyReport
+        ``"directions (pre-release)"``
+        (:func:`dppca.methods.latent_correlation.rank_accuracy`) and
+        :func:`rank_values_accuracy`.
+
+    Examples
+    --------
+    >>> from dppca.scree_rank import rank_scree_plan
+    >>> [s.step for s in rank_scree_plan(2000, 5, 2, 1.0, 1e-5).steps]
+    ['directions (pre-release)', 'rank: scree values (half-width)']
+    """
+    sigma = gaussian_sigma(rank_tau_sensitivity(n, p), eps, delta, calibration)
+    return AccuracyReport(rank_accuracy(p, k, sigma).steps + [rank_values_accuracy(n, p, k, sigma)])
+
+
+__all__ = ["RANK", "rank_scree", "rank_scree_plan", "rank_values_accuracy"]
