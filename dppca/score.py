@@ -22,7 +22,7 @@ import numpy as np
 
 from ._validation import (DPPCAValueError, axes_arg, bins_arg, bool_arg, delta_arg, eps_arg, float_arg,
                           option_arg, options_arg, rng_arg, seed_of)
-from .directions import SCALE_SHARE, dp_pc_dir
+from .directions import RANK, SCALE_SHARE, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, reference_scores, selected_groups, split_group
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl
@@ -35,6 +35,7 @@ from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
+from .score_rank import rank_scores
 
 #: R's budget split (score_helpers.R:730-750): without private directions half for the frame and
 #: half for the histograms, with g-DPPCA a third each.
@@ -296,13 +297,15 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
            scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
            budget=None) -> ScoreResult:
     features, labels = (X, None) if group is None else split_group(X, group)
+    rank = _rank_arg(standardize, bounds, scale)
     given = declared_input(as_matrix(features), bounds, scale)
     mat = given.matrix
     if mat.p < 2:
         raise DPPCAValueError(f"`X` must have at least 2 numeric columns for a score plot; got {mat.p}")
     eps, delta = eps_arg(eps), delta_arg(delta)
     methods = options_arg(method, "method", HISTOGRAM_METHODS)
-    center, standardize = bool_arg(center, "center"), bool_arg(standardize, "standardize")
+    center = bool_arg(center, "center")
+    standardize = RANK if rank else bool_arg(standardize, "standardize")
     g_dppca, nonprivate = bool_arg(g_dppca, "g_dppca"), bool_arg(nonprivate, "nonprivate")
     axes, bins = axes_arg(axes, mat.p), bins_arg(bins)
     option_arg(calibration, "calibration", CALIBRATIONS)
@@ -314,23 +317,15 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
         if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
     given.record(ledger)
-    scales, rest = _call_scales(given, standardize, g_dppca, scale_share, eps, delta,
-                                calibration, generator, ledger)
-    parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
-                         BUDGET_SHARES[g_dppca])
-
-    directions = dp_pc_dir(mat.to_frame(), max(axes), center,
-                           standardize, g_dppca, *parts.get("directions", (None, None)),
-                           scale=scales, calibration=calibration, noise=noise, rng=generator)
-    if directions.ledger is not None:
-        ledger.extend(directions.ledger)
-    values = mat.scaled(directions.scale)
-    with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
-        scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
-
-    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger),
-                       given.score_box(directions.directions.to_numpy()[:, [a - 1 for a in axes]],
-                                       directions.scale))
+    if rank:
+        directions, scores, frame, histogram_budget, _ = rank_scores(
+            mat, axes, eps - selection[0], delta - selection[1], g_dppca, calibration, noise,
+            generator, ledger)
+        parts = {"histograms": histogram_budget}
+    else:
+        directions, scores, frame, parts = _private_frame_scores(
+            given, axes, center, standardize, g_dppca, scale_share, eps, delta, selection,
+            calibration, noise, generator, ledger)
     if labels is not None and domain is None:
         domain = selected_groups(labels, *selection, generator, ledger=ledger)
     names, codes = (None, None) if domain is None else (domain.names, domain.codes)
@@ -356,6 +351,41 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
                        nonprivate_histogram=histogram_frame(grid, normalised_counts(counts), names)
                        if nonprivate else None,
                        group_selection=None if domain is None else domain.source)
+
+
+def _private_frame_scores(given, axes, center, standardize, g_dppca, scale_share, eps, delta,
+                          selection, calibration, noise, generator, ledger):
+    """Directions, scores X V[:, axes] and their private frame (raw and standardized paths)."""
+    mat = given.matrix
+    scales, rest = _call_scales(given, standardize, g_dppca, scale_share, eps, delta,
+                                calibration, generator, ledger)
+    parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
+                         BUDGET_SHARES[g_dppca])
+    directions = dp_pc_dir(mat.to_frame(), max(axes), center,
+                           standardize, g_dppca, *parts.get("directions", (None, None)),
+                           scale=scales, calibration=calibration, noise=noise, rng=generator)
+    if directions.ledger is not None:
+        ledger.extend(directions.ledger)
+    values = mat.scaled(directions.scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
+        scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
+    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger),
+                       given.score_box(directions.directions.to_numpy()[:, [a - 1 for a in axes]],
+                                       directions.scale))
+    return directions, scores, frame, parts
+
+
+def _rank_arg(standardize, bounds, scale) -> bool:
+    """Whether the call takes the rank path (standardize="rank"); the rank path is scale-free
+    and its frame public, so declared scales and bounds are refused there."""
+    if not isinstance(standardize, str):
+        return False
+    if standardize != RANK:
+        raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got {standardize!r}")
+    if scale is not None or bounds is not None:
+        raise DPPCAValueError("the rank path (standardize='rank') is scale-free and its frame is "
+                              "public: it takes no `scale=` and no `bounds=`")
+    return True
 
 
 def _selection_budget(eps, delta, share) -> tuple:
