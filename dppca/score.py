@@ -72,10 +72,15 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     center : bool
         True: coordinates relative to the private frame centre (so the frame is [-h, h]^2);
         False: the raw projections X V. The sample mean is never used.
-    standardize : bool
-        Scale the columns before PCA: private scales when ``g_dppca=True``, released once with
-        ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.matrix.private_column_scales`), the
-        rest split as usual; sample SDs (NON-PRIVATE) otherwise.
+    standardize : bool or "rank"
+        True: scale the columns before PCA: private scales when ``g_dppca=True``, released once
+        with ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.matrix.private_column_scales`),
+        the rest split as usual; sample SDs (NON-PRIVATE) otherwise. ``"rank"``: the rank path
+        (:mod:`dppca.score_rank`): each value becomes its normal score Phi^{-1}(F_j(x_ij)), F_j
+        the CDF through private quantiles of its column
+        (:func:`dppca.preprocessing.normal_scores.release_normal_score_map`), projected on the
+        latent Gaussian-copula correlation directions (``dp_pc_dir(standardize="rank")``);
+        the frame is public (see Notes). No ``scale=`` or ``bounds=`` there.
     g_dppca : bool
         True (default; R's default is False): g-DPPCA directions, everything released is
         (eps, delta)-DP. **False: the PC directions are the NON-PRIVATE sample-covariance
@@ -123,7 +128,8 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     DPPCATypeError, DPPCAValueError
         Non-numeric or non-finite X, fewer than 2 rows or columns, eps <= 0, delta outside
         (0, 1), bins not positive integers, axes not two distinct integers in [1, p], unknown
-        or repeated method names, unknown calibration, non-bool flags.
+        or repeated method names, unknown calibration, non-bool flags, ``standardize`` not
+        False, True or "rank"; with "rank": ``scale=`` or ``bounds=`` given, noise="r_dppca".
 
     See Also
     --------
@@ -147,6 +153,18 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     * histograms: :func:`dppca.estimators.histograms.private_histograms` (L2 sensitivity sqrt(2) for
       "add", L1 sensitivity 2 plus a delta/4 threshold for "sparse").
 
+    Rank path (``standardize="rank"``): a third of (eps, delta) for the histograms and two
+    thirds for one Gaussian-DP group (half and half with ``g_dppca=False``,
+    :data:`dppca.score_rank.RANK_BUDGET_SHARES`) holding the range histograms (20% of mu^2), the
+    quantile histograms (30%) and the Kendall's tau release of the directions (50%; the
+    quantiles 40% and 60% without private directions), each of L2 sensitivity sqrt(2p), sqrt(2p)
+    and 2p/n. The map x_ij -> z_ij reads only x_ij and released numbers, so replacing a row
+    changes one row of Z and one score pair, and the histograms keep their sensitivities.
+    Every z_ij lies in [-z_max, z_max], z_max = Phi^{-1}(1 - 1/(2m)), so for the unit
+    directions v, |z . v| <= ||z||_2 <= sqrt(p) z_max: the frame [-sqrt(p) z_max,
+    sqrt(p) z_max]^2 holds every score and depends only on p and m (m from public n, p and the
+    budget, :func:`dppca.preprocessing.normal_scores.quantile_levels`), so it costs nothing.
+
     References
     ----------
     Kim, M. and Jung, S. (2025). Robust and differentially private PCA for non-Gaussian data.
@@ -159,6 +177,14 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     >>> res = dp_score(load_gau(), eps=3, delta=1e-5, g_dppca=True, rng=1)
     >>> sorted(res.histograms)
     ['add', 'sparse']
+
+    The rank path, whose frame is public (the same with one row replaced):
+
+    >>> rank = dp_score(load_gau(), eps=3, delta=1e-5, standardize="rank", rng=1)
+    >>> neighbour = load_gau()
+    >>> neighbour.iloc[0] = 100.0
+    >>> rank.frame == dp_score(neighbour, eps=3, delta=1e-5, standardize="rank", rng=1).frame
+    True
     """
     return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, scale_share=scale_share, noise=noise,
@@ -186,7 +212,12 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
     method : str or sequence of {"add", "sparse"}
         Histogram mechanisms, as in :func:`dp_score`; one release covers every group.
-    center, standardize, g_dppca : bool
+    center : bool
+        As in :func:`dp_score`.
+    standardize : bool or "rank"
+        As in :func:`dp_score` ("rank": normal scores on the latent correlation directions,
+        public frame).
+    g_dppca : bool
         As in :func:`dp_score` (g_dppca=False: NON-PRIVATE directions).
     axes : (int, int)
         1-based PC numbers for x and y, as in :func:`dp_score`.

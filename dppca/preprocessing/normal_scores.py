@@ -10,12 +10,15 @@ of one :class:`dppca.privacy.composition.GaussianGroup`):
 1. "range": counts of every column in public signed half-octave bins (+-2^(k/2), k = -128..128,
    and 0): scale- and sign-free, no public range needed. The bins holding the extreme levels
    1/(2m) and 1 - 1/(2m) of the thresholded noisy CDF give each column a bracket [a_j, b_j].
-2. "quantiles": counts of each column in B = 4m public-given-release-1 bins of [a_j, b_j] (values
-   outside fall in the end bins); the m quantiles at levels (i - 1/2) / m are read off. The bin
-   edges are the midpoints of equal-mass edges of release 1's CDF and equal-width edges of the
-   bracket: strictly increasing, fine where the data are dense (a skewed column's bulk), never
-   narrower than half the equal-width bins' share of mass.
+2. "quantiles": counts of each column in B equal bins (:func:`quantile_bins`) of a warped
+   coordinate y = W_j(x) in [0, 1] (values outside the bracket fall in the end bins); the m
+   quantiles at levels (i - 1/2) / m are read off the counts denoised on a pyramid of windows.
+   W_j, public given release 1, is piecewise linear through ``WARP_KNOTS`` + 1 knots from a_j to
+   b_j: the means of release 1's equal-mass points and of equal-width points of the bracket,
+   so it is strictly increasing and fine where a skewed column's bulk is.
 
+Both releases find sparse tails on coarse windows and keep a dense bulk's fine shape
+(:func:`_detected_counts`), so neither needs a public range nor pays noise for empty bins.
 The map uses only released numbers and the value itself, so a later release computed on z keeps
 its sensitivity (see :func:`normal_scores`).
 """
@@ -29,7 +32,7 @@ import numpy as np
 from .._validation import DPPCAValueError
 from ..privacy.budget import Ledger
 from ..privacy.composition import GaussianShare
-from ..privacy.histograms import _histogram_quantiles, dp_histogram_counts, dp_histogram_quantiles
+from ..privacy.histograms import _histogram_quantiles, dp_histogram_counts
 
 #: Signed half-octave edges of the range release: -2^64 .. -2^-64, 0, 2^-64 .. 2^64 (515 edges).
 _OCTAVES = 2.0 ** (np.arange(-128, 129) / 2.0)
@@ -39,7 +42,14 @@ RANGE_EDGES = np.concatenate((-_OCTAVES[::-1], [0.0], _OCTAVES))
 RANGE_PHANTOM_BINS = 0.05
 #: Bracket used for a column whose range release kept no count (no signal): a public default.
 DEFAULT_BRACKET = (-1.0, 1.0)
-#: Bins of the quantile release per quantile level (B = 4 m).
+#: Knots of each column's warp W_j (public given the range release).
+WARP_KNOTS = 64
+#: Most equal bins of the warped coordinate in the quantile release (:func:`quantile_bins`).
+QUANTILE_BINS = 1024
+#: Rows per bin, in count-noise sd, that :func:`quantile_bins` aims at: the warp spreads a
+#: column's mass roughly evenly, so each bin then passes the detection threshold on its own.
+ROWS_PER_BIN_SD = 4.0
+#: Nominal bins per quantile level in the rule for m (:func:`quantile_levels`).
 BINS_PER_LEVEL = 4
 #: Candidate numbers of quantile levels m for :func:`quantile_levels` (public).
 LEVEL_CHOICES = (8, 16, 32, 64)
@@ -51,26 +61,24 @@ class NormalScoreMap:
 
     Attributes
     ----------
-    edges : ndarray, shape (p, B + 1)
-        Each column's bins of the quantile release, strictly increasing, from a_j to b_j (the
-        bracket read off the range release); B = 4 m.
+    edges : ndarray, shape (p, WARP_KNOTS + 1)
+        Each column's warp knots, strictly increasing, from a_j to b_j (the bracket read off the
+        range release); knot k maps to k / WARP_KNOTS.
     quantiles : ndarray, shape (p, m)
         The released quantiles t_ji, in the data's units, at ``levels``.
     levels : ndarray, shape (m,)
         (i - 1/2) / m, i = 1..m.
     located : ndarray of bool, shape (p,)
-        False where the range release kept no count (the bracket is ``DEFAULT_BRACKET``).
+        False where the range release detected no count (the bracket is ``DEFAULT_BRACKET``).
+    bins : int
+        B, the quantile release's equal bins of the warped coordinate (:func:`quantile_bins`).
     """
 
     edges: np.ndarray
     quantiles: np.ndarray
     levels: np.ndarray
     located: np.ndarray
-
-    @property
-    def bins(self) -> int:
-        """B, the quantile release's bins per column."""
-        return self.edges.shape[1] - 1
+    bins: int = QUANTILE_BINS
 
     @property
     def z_max(self) -> float:
@@ -78,7 +86,35 @@ class NormalScoreMap:
         return z_bound(self.levels.size)
 
     def transform(self, values) -> np.ndarray:
-        """z_ij = Phi^{-1}(F_j(mid(x_ij))) for an (n, p) array, each value on its own."""
+        """Normal scores z_ij = Phi^{-1}(F_j(mid(x_ij))) of an (n, p) array, each value on its own.
+
+        F_j is the monotone piecewise-linear CDF through the released quantiles (t_ji, u_i),
+        u_i = (i - 1/2) / m (tied quantiles merged into one knot at the mean of their levels),
+        flat beyond the first and last knot and clipped to [u_1, u_m]; mid(x) is the midpoint
+        of x's bin of the quantile release, so an atom (a binary or zero-inflated column) maps
+        to the middle of the levels its bin holds (mid-ranks), not to the lowest.
+
+        Parameters
+        ----------
+        values : ndarray, shape (n, p)
+            The data, in the columns' order of the release.
+
+        Returns
+        -------
+        ndarray, shape (n, p)
+            Every entry in [-z_max, z_max], z_max = Phi^{-1}(1 - 1/(2m)).
+
+        Notes
+        -----
+        Why later releases computed on z keep their sensitivities: z_ij is a function of x_ij
+        and of released numbers (the bins and quantiles of column j) only, with no statistic of
+        other rows, so replacing row i of X changes row i of Z and no other row; a release whose
+        sensitivity is stated for "one row changes" on Z holds unchanged on X (post-processing
+        of the quantile releases composed adaptively with the later release). Bounded by
+        construction: F_j takes values in [u_1, u_m] = [1/(2m), 1 - 1/(2m)] and Phi^{-1} is
+        increasing, so |z_ij| <= z_max whatever x_ij; hence for a unit vector v,
+        |z_i . v| <= ||z_i||_2 <= sqrt(p) z_max (Cauchy-Schwarz), a public bound on every score.
+        """
         from scipy.special import ndtri
 
         values = np.asarray(values, float)
@@ -111,7 +147,7 @@ def z_bound(m: int) -> float:
     Examples
     --------
     >>> round(z_bound(32), 4)
-    2.1538
+    2.1539
     """
     from scipy.special import ndtri
 
@@ -122,7 +158,7 @@ def quantile_levels(n: int, p: int, noise: GaussianShare) -> int:
     """The number m of quantile levels, from public n, p and the quantile release's noise.
 
     The largest m in ``LEVEL_CHOICES`` whose levels are n / m rows apart, at least the noise
-    of a cumulative count over half the B = 4 m bins (sd sigma sqrt(2 m), sigma the count
+    of a cumulative count over 2 m bins (sd sigma sqrt(2 m), sigma the count
     noise at sensitivity sqrt(2 p)); at least the smallest choice.
 
     Parameters
@@ -180,11 +216,13 @@ def release_normal_score_map(values, m: int, range_noise: GaussianShare,
     Privacy (replace-one neighbours, n public). Release 1 counts each value of a row in one
     public bin per column; replacing the row moves one count per column out of one bin and
     into another: L2 sensitivity sqrt(2 p) (:func:`dppca.privacy.histograms.dp_histogram_counts`).
-    The brackets are post-processing of release 1. Release 2 counts y_ij = (x_ij - a_j) /
-    (b_j - a_j), a function of x_ij and release 1 alone, in public bins: again one count per
-    column moves, L2 sensitivity sqrt(2 p) (adaptive composition). Both are Gaussian
-    mechanisms with the shares' noise, composed in their Gaussian-DP group. Which bins a
-    bracket takes, the fallback bracket and ``located`` depend on the releases only.
+    The brackets and the warps W_j are post-processing of release 1. Release 2 counts
+    y_ij = W_j(x_ij), a function of x_ij and release 1 alone, in public bins: again one count
+    per column moves, L2 sensitivity sqrt(2 p) (adaptive composition). Both are Gaussian
+    mechanisms with the shares' noise, composed in their Gaussian-DP group. The pyramid
+    denoising, the quantiles, the fallback bracket and ``located`` are post-processing: they
+    read the releases only. Floating point: bin membership is a function of each value alone
+    and the counts are exact integers, so the sensitivities hold as stated.
 
     Examples
     --------
@@ -205,14 +243,45 @@ def release_normal_score_map(values, m: int, range_noise: GaussianShare,
     levels = (np.arange(1, m + 1) - 0.5) / m
     noisy, sigma = dp_histogram_counts(values, RANGE_EDGES, range_noise, rng, ledger=ledger,
                                        step="normal scores: range histograms")
-    edges, located = _quantile_bins(noisy, sigma, levels[0], levels[-1], BINS_PER_LEVEL * m)
+    edges, located = _warp_knots(noisy, sigma, levels[0], levels[-1], WARP_KNOTS)
     relative = np.stack([warp(values[:, j], edges[j]) for j in range(values.shape[1])], axis=1)
-    quantiles = dp_histogram_quantiles(relative, np.linspace(0.0, 1.0, edges.shape[1]), levels,
-                                       quantile_noise, rng, ledger=ledger,
+    bins = quantile_bins(values.shape[0], m, quantile_noise.sigma(math.sqrt(2.0 * values.shape[1])))
+    grid = np.linspace(0.0, 1.0, bins + 1)
+    noisy, sigma = dp_histogram_counts(relative, grid, quantile_noise, rng, ledger=ledger,
                                        step="normal scores: quantile histograms")
-    unwarped = np.stack([np.interp(row, np.linspace(0.0, 1.0, e.size), e)
-                         for row, e in zip(quantiles, edges)])
-    return NormalScoreMap(edges, unwarped, levels, located)
+    knots = np.linspace(0.0, 1.0, WARP_KNOTS + 1)
+    quantiles = np.stack([np.interp(_histogram_quantiles(counts, grid, levels), knots, e)
+                          for counts, e in zip(_detected_counts(noisy, sigma), edges)])
+    return NormalScoreMap(edges, quantiles, levels, located, bins)
+
+
+def quantile_bins(n: int, m: int, sigma: float) -> int:
+    """B, the quantile release's equal bins of the warped coordinate (public: n, m, the noise).
+
+    The largest power of two in [4 m, ``QUANTILE_BINS``] with n / B >= ``ROWS_PER_BIN_SD``
+    sigma, and 4 m when none has: fine bins where the noise allows (a location-dominated
+    column, whose warp is nearly linear over a wide bracket, needs them), and bins that each
+    hold several noise sd of rows where it does not.
+
+    Parameters
+    ----------
+    n, m : int
+        Rows and quantile levels.
+    sigma : float
+        The quantile release's noise sd, in counts.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> quantile_bins(1000, 8, 35.0), quantile_bins(20000, 32, 10.0)
+    (32, 256)
+    """
+    fitting = [b for b in 2 ** np.arange(2, 11) if 4 * m <= b <= QUANTILE_BINS
+               and n / b >= ROWS_PER_BIN_SD * sigma]
+    return int(max(fitting)) if fitting else BINS_PER_LEVEL * m
 
 
 def _detected_counts(noisy, sigma) -> np.ndarray:
@@ -244,12 +313,12 @@ def _detected_counts(noisy, sigma) -> np.ndarray:
     return kept
 
 
-def _quantile_bins(noisy, sigma, low, high, bins) -> tuple:
-    """Per column, the quantile release's B + 1 edges and whether release 1 located the column.
+def _warp_knots(noisy, sigma, low, high, bins) -> tuple:
+    """Per column, the warp's B + 1 knots and whether release 1 located the column.
 
     The bracket [a, b]: the outer edges of the range bins that hold the levels ``low`` and
     ``high`` of the CDF of :func:`_detected_counts`; ``DEFAULT_BRACKET`` where nothing was
-    detected. The edges: the mean of that CDF's k / B quantiles (clipped to [a, b]) and
+    detected. The knots: the mean of that CDF's k / B quantiles (clipped to [a, b]) and
     a + (b - a) k / B."""
     kept = _detected_counts(noisy, sigma)
     steps = np.linspace(0.0, 1.0, bins + 1)
@@ -269,5 +338,5 @@ def _quantile_bins(noisy, sigma, low, high, bins) -> tuple:
     return edges, located
 
 
-__all__ = ["DEFAULT_BRACKET", "NormalScoreMap", "RANGE_EDGES", "quantile_levels",
+__all__ = ["DEFAULT_BRACKET", "NormalScoreMap", "RANGE_EDGES", "quantile_bins", "quantile_levels",
            "release_normal_score_map", "warp", "z_bound"]

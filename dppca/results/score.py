@@ -44,11 +44,13 @@ class ScoreResult(DPResult):
         The seed the call was given.
     n_obs : int
         Number of rows n (public).
-    center, g_dppca : bool
-        The call's flags.
+    center : bool
+        The call's flag.
     standardize : bool or "rank"
         The call's flag; "rank": normal scores on the latent copula correlation directions
         (the frame is public).
+    g_dppca : bool
+        The call's flag.
     bins_rule : str
         Where the number of bins came from.
     rng : numpy.random.Generator
