@@ -84,7 +84,9 @@ def test_scores_are_bounded_and_row_local():
     assert np.abs(scores.transform(np.array([[1e300, -1e300, 0.0]]))).max() <= scores.z_max
     for i in (0, 5, 2999):
         assert np.array_equal(scores.transform(x[i:i + 1]), z[i:i + 1])
-    assert np.all(np.diff(scores.edges, axis=1) > 0)
+    for knots, heights in scores.warps:
+        assert np.all(np.diff(knots) > 0) and np.all(np.diff(heights) > 0)
+        assert heights[0] == 0 and heights[-1] == 1
 
 
 def test_monotone_transforms_change_little():

@@ -3,19 +3,20 @@
 Each column j gets a monotone piecewise-linear CDF F_j through m privately released quantiles,
 and each value x_ij is mapped to z_ij = Phi^{-1}(F_j(x_ij)) clipped to [-z_max, z_max],
 z_max = Phi^{-1}(1 - 1/(2m)). The quantiles come from two joint Gaussian histogram releases
-(:func:`dppca.privacy.histograms.dp_histogram_counts` and
-:func:`dppca.privacy.histograms.dp_histogram_quantiles`, one release for all columns each, shares
-of one :class:`dppca.privacy.composition.GaussianGroup`):
+(:func:`dppca.privacy.histograms.dp_histogram_counts`, one release for all columns each, shares
+of one :class:`dppca.privacy.composition.GaussianGroup`), read as quantiles the way
+:func:`dppca.privacy.histograms.dp_histogram_quantiles` reads them:
 
 1. "range": counts of every column in public signed half-octave bins (+-2^(k/2), k = -128..128,
    and 0): scale- and sign-free, no public range needed. The bins holding the extreme levels
-   1/(2m) and 1 - 1/(2m) of the thresholded noisy CDF give each column a bracket [a_j, b_j].
+   1/(2m) and 1 - 1/(2m) of the denoised CDF give each column a bracket [a_j, b_j].
 2. "quantiles": counts of each column in B equal bins (:func:`quantile_bins`) of a warped
    coordinate y = W_j(x) in [0, 1] (values outside the bracket fall in the end bins); the m
    quantiles at levels (i - 1/2) / m are read off the counts denoised on a pyramid of windows.
-   W_j, public given release 1, is piecewise linear through ``WARP_KNOTS`` + 1 knots from a_j to
-   b_j: the means of release 1's equal-mass points and of equal-width points of the bracket,
-   so it is strictly increasing and fine where a skewed column's bulk is.
+   W_j, public given release 1, is the mean of two CDFs on the bracket [a_j, b_j]: release 1's
+   (denoised, renormalised to the bracket) and the uniform one. It is strictly increasing and
+   piecewise linear (knots at a_j, b_j and the range edges between them), and a bin of width
+   1/B holds at most 2/B of release 1's mass: fine where a skewed column's bulk is.
 
 Both releases find sparse tails on coarse windows and keep a dense bulk's fine shape
 (:func:`_detected_counts`), so neither needs a public range nor pays noise for empty bins.
@@ -42,8 +43,6 @@ RANGE_EDGES = np.concatenate((-_OCTAVES[::-1], [0.0], _OCTAVES))
 RANGE_PHANTOM_BINS = 0.05
 #: Bracket used for a column whose range release kept no count (no signal): a public default.
 DEFAULT_BRACKET = (-1.0, 1.0)
-#: Knots of each column's warp W_j (public given the range release).
-WARP_KNOTS = 64
 #: Most equal bins of the warped coordinate in the quantile release (:func:`quantile_bins`).
 QUANTILE_BINS = 1024
 #: Rows per bin, in count-noise sd, that :func:`quantile_bins` aims at: the warp spreads a
@@ -61,9 +60,9 @@ class NormalScoreMap:
 
     Attributes
     ----------
-    edges : ndarray, shape (p, WARP_KNOTS + 1)
-        Each column's warp knots, strictly increasing, from a_j to b_j (the bracket read off the
-        range release); knot k maps to k / WARP_KNOTS.
+    warps : tuple of (ndarray, ndarray)
+        Per column the knots (x, W_j(x)) of the warp, both strictly increasing, from
+        (a_j, 0) to (b_j, 1); [a_j, b_j] is the bracket read off the range release.
     quantiles : ndarray, shape (p, m)
         The released quantiles t_ji, in the data's units, at ``levels``.
     levels : ndarray, shape (m,)
@@ -74,7 +73,7 @@ class NormalScoreMap:
         B, the quantile release's equal bins of the warped coordinate (:func:`quantile_bins`).
     """
 
-    edges: np.ndarray
+    warps: tuple
     quantiles: np.ndarray
     levels: np.ndarray
     located: np.ndarray
@@ -124,21 +123,27 @@ class NormalScoreMap:
         return z
 
     def _cdf(self, j, x) -> np.ndarray:
-        y = warp(x, self.edges[j])
+        y = warp(x, *self.warps[j])
         # The midpoint of the value's bin: an atom at a bin's edge gets the middle of the
         # levels its bin holds (mid-ranks), as continuous values do up to the bin's width.
         k = np.minimum(np.floor(y * self.bins), self.bins - 1)
         mid = (k + 0.5) / self.bins
-        unique, inverse = np.unique(warp(self.quantiles[j], self.edges[j]), return_inverse=True)
+        unique, inverse = np.unique(warp(self.quantiles[j], *self.warps[j]), return_inverse=True)
         tied_level = np.bincount(inverse, weights=self.levels) / np.bincount(inverse)
         cdf = np.interp(mid, unique, tied_level)
         return np.clip(cdf, self.levels[0], self.levels[-1])
 
 
-def warp(x, edges) -> np.ndarray:
-    """The released bins' coordinate of each value: k / B at edge k, linear in between, 0 below
-    the first edge and 1 above the last (a public monotone map of each value alone)."""
-    return np.interp(np.asarray(x, float), edges, np.linspace(0.0, 1.0, edges.size))
+def warp(x, knots, heights) -> np.ndarray:
+    """W(x): linear between the knots (knots[k], heights[k]), 0 below the first knot and 1
+    above the last (a public monotone map of each value alone).
+
+    Examples
+    --------
+    >>> warp([-1.0, 0.5, 3.0], np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.8, 1.0]))
+    array([0. , 0.4, 1. ])
+    """
+    return np.interp(np.asarray(x, float), knots, heights)
 
 
 def z_bound(m: int) -> float:
@@ -243,16 +248,15 @@ def release_normal_score_map(values, m: int, range_noise: GaussianShare,
     levels = (np.arange(1, m + 1) - 0.5) / m
     noisy, sigma = dp_histogram_counts(values, RANGE_EDGES, range_noise, rng, ledger=ledger,
                                        step="normal scores: range histograms")
-    edges, located = _warp_knots(noisy, sigma, levels[0], levels[-1], WARP_KNOTS)
-    relative = np.stack([warp(values[:, j], edges[j]) for j in range(values.shape[1])], axis=1)
+    warps, located = _warps(noisy, sigma, levels[0], levels[-1])
+    relative = np.stack([warp(values[:, j], *warps[j]) for j in range(values.shape[1])], axis=1)
     bins = quantile_bins(values.shape[0], m, quantile_noise.sigma(math.sqrt(2.0 * values.shape[1])))
     grid = np.linspace(0.0, 1.0, bins + 1)
     noisy, sigma = dp_histogram_counts(relative, grid, quantile_noise, rng, ledger=ledger,
                                        step="normal scores: quantile histograms")
-    knots = np.linspace(0.0, 1.0, WARP_KNOTS + 1)
-    quantiles = np.stack([np.interp(_histogram_quantiles(counts, grid, levels), knots, e)
-                          for counts, e in zip(_detected_counts(noisy, sigma), edges)])
-    return NormalScoreMap(edges, quantiles, levels, located, bins)
+    quantiles = np.stack([np.interp(_histogram_quantiles(counts, grid, levels), heights, knots)
+                          for counts, (knots, heights) in zip(_detected_counts(noisy, sigma), warps)])
+    return NormalScoreMap(warps, quantiles, levels, located, bins)
 
 
 def quantile_bins(n: int, m: int, sigma: float) -> int:
@@ -313,29 +317,31 @@ def _detected_counts(noisy, sigma) -> np.ndarray:
     return kept
 
 
-def _warp_knots(noisy, sigma, low, high, bins) -> tuple:
-    """Per column, the warp's B + 1 knots and whether release 1 located the column.
+def _warps(noisy, sigma, low, high) -> tuple:
+    """Per column, the warp's knots (x, W(x)) and whether release 1 located the column.
 
     The bracket [a, b]: the outer edges of the range bins that hold the levels ``low`` and
-    ``high`` of the CDF of :func:`_detected_counts`; ``DEFAULT_BRACKET`` where nothing was
-    detected. The knots: the mean of that CDF's k / B quantiles (clipped to [a, b]) and
-    a + (b - a) k / B."""
-    kept = _detected_counts(noisy, sigma)
-    steps = np.linspace(0.0, 1.0, bins + 1)
-    edges = np.empty((noisy.shape[0], bins + 1))
-    located = kept.sum(axis=1) > 0
-    for j, counts in enumerate(kept):
-        if not located[j]:
-            edges[j] = DEFAULT_BRACKET[0] + steps * (DEFAULT_BRACKET[1] - DEFAULT_BRACKET[0])
+    ``high`` of the CDF G of :func:`_detected_counts`; ``DEFAULT_BRACKET`` (and W uniform)
+    where nothing was detected. W = (G_ab + U) / 2 on [a, b], G_ab = (G - G(a)) / (G(b) - G(a))
+    and U = (x - a) / (b - a): both are linear between consecutive range edges, so W is
+    exactly piecewise linear with knots at a, b and the range edges between them."""
+    warps, located = [], []
+    for counts in _detected_counts(noisy, sigma):
+        if not counts.sum() > 0:
+            warps.append((np.array(DEFAULT_BRACKET), np.array([0.0, 1.0])))
+            located.append(False)
             continue
-        share = np.cumsum(counts) / counts.sum()
-        first = np.searchsorted(share, low, side="left")
-        last = min(np.searchsorted(share, high, side="left"), counts.size - 1)
-        lower, upper = RANGE_EDGES[first], RANGE_EDGES[last + 1]
-        adaptive = np.clip(_histogram_quantiles(counts, RANGE_EDGES, steps), lower, upper)
-        edges[j] = 0.5 * (adaptive + lower + steps * (upper - lower))
-        edges[j, 0], edges[j, -1] = lower, upper
-    return edges, located
+        cdf = np.concatenate(([0.0], np.cumsum(counts))) / counts.sum()
+        first = np.searchsorted(cdf[1:], low, side="left")
+        last = min(np.searchsorted(cdf[1:], high, side="left"), counts.size - 1)
+        knots = RANGE_EDGES[first:last + 2]  # a = RANGE_EDGES[first], b = RANGE_EDGES[last + 1]
+        mass = cdf[first:last + 2] - cdf[first]
+        uniform = (knots - knots[0]) / (knots[-1] - knots[0])
+        heights = 0.5 * (mass / mass[-1] + uniform) if mass[-1] > 0 else uniform
+        heights[-1] = 1.0
+        warps.append((knots, heights))
+        located.append(True)
+    return tuple(warps), np.array(located)
 
 
 __all__ = ["DEFAULT_BRACKET", "NormalScoreMap", "RANGE_EDGES", "quantile_bins", "quantile_levels",
