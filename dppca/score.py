@@ -80,7 +80,8 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         the CDF through private quantiles of its column
         (:func:`dppca.preprocessing.normal_scores.release_normal_score_map`), projected on the
         latent Gaussian-copula correlation directions (``dp_pc_dir(standardize="rank")``);
-        the frame is public (see Notes). No ``scale=`` or ``bounds=`` there.
+        the frame is public (see Notes) and centred at 0, so ``center`` changes nothing
+        there (the levels of F_j are symmetric about 1/2). No ``scale=`` or ``bounds=`` there.
     g_dppca : bool
         True (default; R's default is False): g-DPPCA directions, everything released is
         (eps, delta)-DP. **False: the PC directions are the NON-PRIVATE sample-covariance

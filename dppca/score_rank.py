@@ -95,6 +95,11 @@ def rank_scores(mat, axes, eps, delta, g_dppca, calibration, noise, rng, ledger)
     DPPCAValueError
         ``noise`` other than "tight".
 
+    Warns
+    -----
+    DPAccuracyWarning
+        When the range release located no count of some column (decided from the release).
+
     Notes
     -----
     Budget: ``RANK_BUDGET_SHARES`` by basic composition; inside the Gaussian part one
@@ -120,9 +125,26 @@ def rank_scores(mat, axes, eps, delta, g_dppca, calibration, noise, rng, ledger)
         group.absorb(directions.ledger.releases, ledger)
     else:
         directions = dp_pc_dir(mat.to_frame(), max(axes), standardize=RANK, g_dppca=False)
+    _warn_unlocated(score_map.located, mat.columns)
     vectors = directions.directions.to_numpy()[:, [a - 1 for a in axes]]
     scores = score_map.transform(mat.values) @ vectors
     return directions, scores, rank_frame(mat.p, m), parts["histograms"], score_map
+
+
+def _warn_unlocated(located, columns) -> None:
+    """A DPAccuracyWarning naming the columns the range release did not locate (their normal
+    scores carry no information); it reads the release only."""
+    if located.all():
+        return
+    import warnings
+
+    from .privacy.accuracy import DPAccuracyWarning
+
+    missing = [str(c) for c, ok in zip(columns, located) if not ok]
+    warnings.warn(f"normal scores: the private range release located {int(located.sum())} of "
+                  f"{located.size} columns; {missing} keep no information (their quantiles are "
+                  "noise). More eps for the plot or more rows would fix it",
+                  DPAccuracyWarning, stacklevel=4)
 
 
 __all__ = ["RANK_BUDGET_SHARES", "RANK_GAUSSIAN_SHARES", "rank_frame", "rank_scores"]

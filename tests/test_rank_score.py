@@ -154,6 +154,15 @@ def test_skewed_data_fill_the_rank_frame(seed):
                for h in res.histograms.values())
 
 
+def test_unlocated_columns_warn():
+    """n = 60 at eps = 0.5: the range release's noise (sd of about 70 counts per bin) hides every
+    column, and the call says so (the decision reads the release only)."""
+    from dppca.privacy.accuracy import DPAccuracyWarning
+
+    with pytest.warns(DPAccuracyWarning, match="located 0 of 3 columns"):
+        dp_score(_lognormal(60, 3, 4), 0.5, 1e-5, standardize="rank", rng=1)
+
+
 def test_non_private_directions_are_flagged(skewed):
     res = dp_score(skewed, 1.0, 1e-5, standardize="rank", g_dppca=False, rng=1)
     assert not res.directions_private and not res.private
