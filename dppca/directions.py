@@ -12,9 +12,10 @@ from dataclasses import replace
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, option_arg, rng_arg, seed_of)
 from .backends.dask import is_dask_input
-from .methods import METHOD_OPTIONS, METHODS
+from .methods import METHOD_OPTIONS, METHODS, TARGETS
 from .methods.gdppca import (NOISES, direction_noise_accuracy, released_direction_accuracy,
                              states_gdppca_sensitivity)
+from .methods.latent_correlation import nonprivate_latent_directions, rank_accuracy, rank_columns
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
 from .preprocessing.schema import declared_input
@@ -29,7 +30,10 @@ SCALE_SHARE = 0.35
 #: exponential mechanism, so it is not one): with private scales the call's budget is
 #: one Gaussian-DP group (scales: ``scale_share`` of mu^2, the method the rest). Other methods
 #: split (eps, delta) by basic composition.
-GAUSSIAN_METHODS = ("gdppca",)
+GAUSSIAN_METHODS = ("gdppca", "rank")
+
+#: ``standardize=`` values other than booleans: "rank", the scale-free rank path.
+RANK = "rank"
 
 
 @records_outcome
@@ -52,10 +56,18 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         (sample covariance; Kendall's tau uses pairwise differences; the peer methods use
         differences of random pairs of rows), so it does not change the directions and no
         private mean is spent.
-    standardize : bool
-        Divide each column by a scale before PCA. Private calls never use the sample SD:
+    standardize : bool or "rank"
+        True: divide each column by a scale before PCA. Private calls never use the sample SD:
         the scales come from ``scale=`` (public) or from
         :func:`dppca.preprocessing.matrix.private_column_scales` with ``scale_share`` of the budget.
+        ``"rank"``: the rank path, PCA of the latent Gaussian-copula correlation (Han & Liu
+        2012) estimated from the elementwise Kendall's tau with the sine bridge
+        (:mod:`dppca.methods.latent_correlation`; method ``"rank"``). Scale-free: no column
+        scales, no clipping; unchanged by increasing transforms of any column; equal to Pearson
+        correlation PCA for Gaussian data. With a budget (or ``g_dppca=True``) private, without
+        one NON-PRIVATE. Binary columns (bool dtype, or a Categorical with 2 categories) use the
+        Fan, Liu, Ning & Zou (2017) bridges, their shares of ones released in the same
+        Gaussian-DP group; other Categorical columns are refused.
     g_dppca : bool or None
         R's switch: False = NON-PRIVATE PCA, True = g-DPPCA. None (default): g-DPPCA when
         ``eps`` or ``delta`` is given (private by default; R would silently ignore them and
@@ -158,6 +170,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     Notes
     -----
     Privacy: {gdppca_sensitivity}
+    The rank path releases the elementwise Kendall's tau-a matrix (its p (p + 1) / 2 entries
+    j <= k) with the Gaussian mechanism, L2 sensitivity 2 p / n
+    (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`).
     The directions are post-processing.
     With private standardization (:func:`dppca.preprocessing.matrix.private_column_scales`) the scales
     and a Gaussian method form one Gaussian-DP group (Dong, Roth and Su 2022): the scales get
@@ -177,23 +192,30 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     >>> res.directions.shape
     (20, 2)
     """
+    binary = None
+    if (isinstance(standardize, str) and standardize == RANK) or method == RANK:
+        X, binary = rank_columns(X)  # binary dtypes -> 0/1 and a public mask
     given = declared_input(_input_matrix(X), bounds, scale)
     mat, scale = given.matrix, given.scale
     k = int_arg(k, "k", 1, mat.p)
     bool_arg(center, "center")
-    standardize, nonprivate = bool_arg(standardize, "standardize"), bool_arg(nonprivate, "nonprivate")
+    standardize, rank = _standardize_arg(standardize, method, scale)
+    nonprivate = bool_arg(nonprivate, "nonprivate")
     if g_dppca is None:
         g_dppca = eps is not None or delta is not None
-    method = _resolve_method(method, bool_arg(g_dppca, "g_dppca"))
+    method = _resolve_method(method, bool_arg(g_dppca, "g_dppca"), rank)
     option_arg(calibration, "calibration", CALIBRATIONS)
     options = _method_options(method, dict(sign=sign, radius=radius, xi=xi, xi_bound=xi_bound,
                                            design=design, pairs_per_row=pairs_per_row),
                               method_options)
+    if binary is not None:
+        options["binary"] = tuple(binary)
     if is_dask_input(X):
         _check_dask_call(method, standardize, scale, nonprivate)
     calibration = _parity_noise(noise, method, calibration, options)
     if method == "nonprivate":
-        return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration)
+        return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration, rank,
+                                  binary)
     eps, delta = eps_arg(eps), delta_arg(delta)
     debit(budget, "dp_pc_dir", eps, delta, gaussian=method in GAUSSIAN_METHODS,
           calibration=calibration, k=k, method=method)
@@ -201,7 +223,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     given.record(ledger)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
                                generator, calibration, ledger, options)
-    reference = _reference_directions(mat, k, standardize, scale) if nonprivate else None
+    reference = _reference_directions(mat, k, standardize, scale, rank, binary) \
+        if nonprivate else None
     return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
                    calibration=calibration, seed=seed_of(rng), nonprivate_directions=reference,
                    options=options)
@@ -229,7 +252,34 @@ def _check_dask_call(method, standardize, scale, nonprivate):
 _GDPPCA_DEFAULTS = {"sign": "spherical", "design": "auto"}
 
 
-def _resolve_method(method, g_dppca: bool) -> str:
+def _standardize_arg(standardize, method, scale) -> tuple[bool, bool]:
+    """(divide by column scales, rank path) from ``standardize`` (False, True or "rank")."""
+    if isinstance(standardize, str):
+        if standardize != RANK:
+            raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got "
+                                  f"{standardize!r}")
+        rank = True
+    else:
+        try:
+            standardize = bool_arg(standardize, "standardize")
+        except (DPPCATypeError, DPPCAValueError):
+            raise DPPCATypeError(f"`standardize` must be False, True or {RANK!r}; got "
+                                 f"{standardize!r}") from None
+        rank = method == RANK
+        if rank and standardize:
+            raise DPPCAValueError("method='rank' is scale-free: use standardize='rank' (or "
+                                  "False), not standardize=True")
+    if rank and scale is not None:
+        raise DPPCAValueError("the rank path (standardize='rank') is scale-free: it takes no "
+                              "`scale=` (nor a codebook's scales)")
+    return False if rank else standardize, rank
+
+
+def _resolve_method(method, g_dppca: bool, rank: bool = False) -> str:
+    if rank:
+        if method not in (None, RANK):
+            raise DPPCAValueError(f"standardize='rank' is the rank method; got method {method!r}")
+        return RANK if g_dppca or method == RANK else "nonprivate"
     if method is None:
         return "gdppca" if g_dppca else "nonprivate"
     return option_arg(method, "method", tuple(METHODS))
@@ -265,9 +315,14 @@ def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
     return {**gdppca_options, **extra}
 
 
-def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirections:
+def _nonprivate_result(mat, k, standardize, scale, seed, calibration, rank=False,
+                       binary=None) -> PCDirections:
     scales = column_scales(mat, standardize, _public_part(scale), private=False)
-    fit = METHODS["nonprivate"](mat.scaled(None if scales is None else scales.values), k)
+    if rank:
+        fit = nonprivate_latent_directions(mat.values, k, binary=binary)
+        fit.target = TARGETS[RANK]
+    else:
+        fit = METHODS["nonprivate"](mat.scaled(None if scales is None else scales.values), k)
     return _result(fit, mat, scales, method="nonprivate", ledger=None, eps=None, delta=None,
                    calibration=calibration, seed=seed)
 
@@ -275,8 +330,10 @@ def _nonprivate_result(mat, k, standardize, scale, seed, calibration) -> PCDirec
 def _result(fit, mat, scales, **facts) -> PCDirections:
     values, label = (None, "none") if scales is None else (scales.values, scales.label)
     result = PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
-    if result.method == "gdppca" and fit.noise_sd < float("inf"):
-        result.accuracy = _gdppca_accuracy(result, fit)
+    if result.method in GAUSSIAN_METHODS and fit.noise_sd < float("inf"):
+        result.accuracy = _gdppca_accuracy(result, fit) if result.method == "gdppca" else \
+            rank_accuracy(result.n_features, result.k, fit.noise_sd, fit.spectrum,
+                          fit.matrix_noise_sd)
         AccuracyReport(result.accuracy.steps[1:]).warn(stacklevel=5, basis="released values only")
     return result
 
@@ -299,8 +356,9 @@ def _public_part(scale):
     return None if isinstance(scale, ColumnScales) and scale.source == "private" else scale
 
 
-def _reference_directions(mat, k, standardize, scale):
-    return _nonprivate_result(mat, k, standardize, scale, None, "analytic").directions
+def _reference_directions(mat, k, standardize, scale, rank=False, binary=None):
+    return _nonprivate_result(mat, k, standardize, scale, None, "analytic", rank,
+                              binary).directions
 
 
 def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rng, calibration,

@@ -12,6 +12,7 @@ import pandas as pd
 from ._validation import bool_arg, delta_arg, eps_arg, int_arg, option_arg, options_arg
 from .controls import SCREE_METHODS, resolve_controls
 from .directions import SCALE_SHARE
+from .methods.latent_correlation import rank_direction_accuracy
 from .privacy import CALIBRATIONS
 from .preprocessing.scale_accuracy import scale_accuracy
 from .privacy.accuracy import AccuracyReport
@@ -102,7 +103,9 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
     control : control object, dict or None
         As in :func:`dppca.dp_scree` (a public ``C_clip`` skips the clipped tuning).
     g_dppca, standardize : bool
-        As in :func:`dppca.dp_scree`.
+        As in :func:`dppca.dp_scree`. ``standardize="rank"``: the rank path of
+        :func:`dppca.dp_pc_dir` (:func:`dppca.methods.latent_correlation.rank_direction_accuracy`;
+        the plan then covers its directions only: the scree has no rank path yet).
     calibration : {"analytic", "classic"}
     scale_share : float in (0, 1)
         As in :func:`dppca.dp_scree`.
@@ -146,6 +149,10 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
     option_arg(calibration, "calibration", CALIBRATIONS)
     methods = ("clipped",) if method is None else options_arg(method, "method", SCREE_METHODS)
     controls = resolve_controls(control, methods)
+    if isinstance(standardize, str) and standardize == "rank":
+        step = rank_direction_accuracy(n, p, k, eps, delta, calibration)
+        return Plan(AccuracyReport([step]), n, p, k, eps, delta,
+                    dict(method=("rank",), standardize="rank", calibration=calibration))
     flags = {"g_dppca": bool_arg(g_dppca, "g_dppca"),
              "standardize": bool_arg(standardize, "standardize")}
     group = GaussianGroup(eps, delta, calibration)

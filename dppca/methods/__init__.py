@@ -10,7 +10,9 @@ privacy arguments. The other DP-PCA methods of the seed papers live one per file
 - ``"cai_xia_zha"``: Cai, Xia & Zha (2024), noisy spectral projector (private only under the
   spiked Gaussian model);
 - ``"dp_sggd"``: Maunu, Yu & Lerman (2022), noisy geodesic descent on the LAD subspace objective;
-- ``"noisy_power"``: Hardt & Price (2014), the noisy power method.
+- ``"noisy_power"``: Hardt & Price (2014), the noisy power method;
+- ``"rank"``: the latent Gaussian-copula correlation (Han & Liu 2012) from a private elementwise
+  Kendall's tau matrix (``dp_pc_dir(..., standardize="rank")``).
 """
 import functools
 
@@ -21,6 +23,7 @@ from .dp_sggd import dp_sggd_directions
 from .gdppca import gdppca_directions, nonprivate_directions
 from .k_dp_ojas import k_dp_ojas_directions
 from .k_dp_pca import k_dp_pca_directions
+from .latent_correlation import latent_correlation_directions
 from .noisy_power import noisy_power_directions
 
 #: What each method's directions estimate (printed in the summary as "Target").
@@ -33,6 +36,7 @@ TARGETS = {
     "cai_xia_zha": "covariance directions",
     "dp_sggd": "LAD subspace",
     "noisy_power": "covariance directions",
+    "rank": "latent copula correlation directions",
 }
 
 
@@ -55,6 +59,7 @@ _FUNCTIONS = {
     "cai_xia_zha": cai_xia_zha_directions,
     "dp_sggd": dp_sggd_directions,
     "noisy_power": noisy_power_directions,
+    "rank": latent_correlation_directions,
 }
 METHODS = {name: _with_target(name, function) for name, function in _FUNCTIONS.items()}
 
@@ -71,6 +76,7 @@ METHOD_OPTIONS = {
     "cai_xia_zha": ("noise_variance", "spike", "constant", "parameter_share"),
     "dp_sggd": ("iterations", "batch_size", "step_size", "init_share", "halving"),
     "noisy_power": _BOUND_OPTIONS + ("iterations",),
+    "rank": ("binary",),
 }
 
 __all__ = ["DirectionFit", "METHODS", "METHOD_OPTIONS", "TARGETS", "orient", "top_eigen"]

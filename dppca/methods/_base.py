@@ -35,6 +35,10 @@ class DirectionFit:
     spectrum : ndarray, shape (p,), or None
         All eigenvalues of the released matrix, decreasing (post-processing of the release; the
         post-release accuracy model reads its gaps), or None when the method releases no matrix.
+    matrix_noise_sd : float or None
+        Noise sd of the matrix whose eigenvectors are returned, in g-DPPCA's convention
+        (diagonal sd; off-diagonal sd that over sqrt 2), when it differs from ``noise_sd`` (a
+        release mapped by post-processing, e.g. the rank path's bridge); None: ``noise_sd``.
 
     See Also
     --------
@@ -59,6 +63,7 @@ class DirectionFit:
     notes: list = field(default_factory=list)
     target: str = ""
     spectrum: np.ndarray | None = None
+    matrix_noise_sd: float | None = None
 
 
 def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

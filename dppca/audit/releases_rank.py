@@ -1,0 +1,83 @@
+"""Registry entries of the rank path: the elementwise Kendall's tau-a release.
+
+The statistic is the vector (T_jk)_{j <= k} computed by the package's engine
+(:func:`dppca.stats.elementwise_kendall.kendall_tau_matrix`) and the mechanism is the method's
+own release (:func:`dppca.methods.latent_correlation.release_kendall_tau`), its noisy vector
+(the directions are post-processing, which only weakens a distinguishing test). A second entry
+rounds the data to a public grid first (a map of each row alone, so the claimed sensitivity is
+unchanged) so that the search meets ties in every column, joint ties and duplicated rows.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..methods.latent_correlation import rank_tau_sensitivity, release_kendall_tau
+from ..stats.elementwise_kendall import kendall_tau_matrix
+from .registry import AuditedRelease, register
+
+EPS, DELTA = 1.0, 1e-5
+
+
+def _upper(matrix) -> np.ndarray:
+    return matrix[np.triu_indices(matrix.shape[0])]
+
+
+def _tau(X, c):
+    return _upper(kendall_tau_matrix(X))
+
+
+def _tau_mechanism(X, c, rng):
+    return _upper(release_kendall_tau(X, EPS, DELTA, rng)[0])
+
+
+def _grid(D, rng) -> dict:
+    """A public rounding step from the base dataset: a few levels per column (many ties)."""
+    spread = float(np.nanmax(np.abs(D))) if np.all(np.isfinite(D)) else 1.0
+    return {"step": (spread if spread > 0 else 1.0) * 10.0 ** rng.uniform(-1.5, 0)}
+
+
+def _rounded(X, c):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.nan_to_num(np.round(X / c["step"]), nan=0.0)
+
+
+register(AuditedRelease(
+    "rank: elementwise Kendall's tau (j <= k)", claim="2 p/n (L2)",
+    statistic=_tau, sensitivity=lambda n, p, c: rank_tau_sensitivity(n, p),
+    mechanism=_tau_mechanism, eps=EPS, delta=DELTA, p=4))
+
+register(AuditedRelease(
+    "rank: elementwise Kendall's tau (j <= k), rounded data with ties", claim="2 p/n (L2)",
+    statistic=lambda X, c: _tau(_rounded(X, c), c),
+    sensitivity=lambda n, p, c: rank_tau_sensitivity(n, p),
+    mechanism=lambda X, c, rng: _tau_mechanism(_rounded(X, c), c, rng), eps=EPS, delta=DELTA,
+    p=4, context=_grid))
+
+
+def _binary(p) -> np.ndarray:
+    return np.arange(p) % 2 == 0  # columns 0, 2, ... binary (level 1 above 0.5), the rest continuous
+
+
+def _shares(X, c):
+    from ..methods.latent_correlation import _proportions
+
+    return _proportions(X, _binary(X.shape[1]))
+
+
+def _mixed_mechanism(X, c, rng):
+    """The whole mixed release (tau vector and shares, one Gaussian-DP group), as released."""
+    from ..methods.latent_correlation import _release_mixed
+
+    released, _, _, thresholds = _release_mixed(X, _binary(X.shape[1]), EPS, DELTA, rng,
+                                                "analytic", None)
+    return np.concatenate([_upper(released), thresholds[_binary(X.shape[1])]])
+
+
+register(AuditedRelease(
+    "rank: binary columns' shares of ones", claim="sqrt(b)/n (L2)",
+    statistic=_shares,
+    sensitivity=lambda n, p, c: (math.sqrt(_binary(p).sum()) / n
+                                 + 2.0 * math.sqrt(_binary(p).sum()) * 2.0 ** -53),
+    mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))
