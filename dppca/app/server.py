@@ -26,7 +26,7 @@ from .._validation import DPPCATypeError, DPPCAValueError
 from .data import (SCHEMA_RULES, AppData, AppDataError, default_delta, example_data, infer_group_column,
                    prepare, read_upload)
 from .runs import (CONTROL_INPUTS, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
-                   score_settings, scree_is_gaussian, scree_png, scree_settings)
+                   score_settings, scree_is_gaussian, scree_png, scree_settings, standardize_value)
 from .session import BudgetExceeded, SessionBudget, registered_budget
 from .ui import DEFAULTS
 
@@ -377,7 +377,7 @@ def _plan_table(data_, input):
     try:
         planned = plan(data_.n, data_.p, input.k(), input.eps(), input.delta(),
                        method=list(input.scree_method()) or None,
-                       standardize=input.standardize(), g_dppca=input.g_dppca())
+                       standardize=standardize_value(input.standardize()), g_dppca=input.g_dppca())
     except USER_ERRORS:
         return None  # the run says what is wrong with the settings
     rows = [ui.tags.tr(ui.tags.td(s.step), ui.tags.td(f"{s.predicted:.2g}"),

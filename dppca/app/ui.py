@@ -98,7 +98,9 @@ def common_panel():
         ui.input_numeric("k", "Number of leading PCs for the scree plot (k)", DEFAULTS["k"], min=1,
                          step=1),
         ui.input_checkbox("center", "Center", True),
-        ui.input_checkbox("standardize", "Standardize the variables", False),
+        ui.input_select("standardize", "Standardize the variables",
+                        {"none": "no", "sd": "by private SDs", "rank": "rank (latent correlation)"},
+                        selected="none"),
         ui.input_checkbox("g_dppca", "Use private PC directions (g-DPPCA)", True),
         ui.panel_conditional(
             "!input.g_dppca",
