@@ -276,7 +276,8 @@ def _section_bounds(args):
 
 def _ledger_payload(result):
     # A scree result keeps one ledger per method plus the combined one of the whole call.
-    return getattr(result, "combined_ledger", result.ledger).to_dict()
+    return {**getattr(result, "combined_ledger", result.ledger).to_dict(),
+            "estimand": result.estimand}
 
 
 def _save_plot(result, args, path, dpi, **plot_args) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from ..methods.estimands import ESTIMANDS, direction_estimand
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
 from .directions import pc_names
@@ -158,6 +159,14 @@ class ScreeResult(DPResult):
     """
 
     _subject = "Scree"
+
+    def _estimand_keys(self):
+        # Private directions are g-DPPCA's (Kendall); non-private ones are sample PCA's.
+        standardized = self.scale_source != "none"
+        method = getattr(self.directions, "method", "gdppca" if self.directions_private
+                         else "nonprivate")
+        return [("Directions", direction_estimand(method, standardized))] + \
+            [(f"Values ({name})", name) for name in self.methods if name in ESTIMANDS]
 
     @property
     def private_directions(self) -> bool:
