@@ -159,12 +159,16 @@ class ScreeResult(DPResult):
     """
 
     _subject = "Scree"
+    #: The direction method of :func:`dppca.dp_pc_dir` behind ``directions`` when not
+    #: g-DPPCA's (private) or sample PCA's (non-private); names the estimand.
+    direction_method = None
 
     def _estimand_keys(self):
-        # Private directions are g-DPPCA's (Kendall); non-private ones are sample PCA's.
+        # Private directions are g-DPPCA's (Kendall) unless ``direction_method`` names
+        # another path (e.g. "rank"); non-private ones are sample PCA's.
         standardized = self.scale_source != "none"
-        method = getattr(self.directions, "method", "gdppca" if self.directions_private
-                         else "nonprivate")
+        method = self.direction_method or ("gdppca" if self.directions_private
+                                           else "nonprivate")
         return [("Directions", direction_estimand(method, standardized))] + \
             [(f"Values ({name})", name) for name in self.methods if name in ESTIMANDS]
 
