@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from ._validation import DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg, int_arg
-from .directions import dp_pc_dir
+from .directions import RANK, dp_pc_dir
 from .preprocessing import as_matrix
 from .preprocessing.schema import declared_input, priced
 from .estimators.centre import MIN_N_EPS, dp_centre
@@ -58,7 +58,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     centre ``mean_``, the private directions ``components_`` (:func:`dppca.dp_pc_dir`, with the
     private column scales ``scale_`` when ``standardize=True``) and, when
     ``explained_variance=True``, private scree values (:func:`dppca.dp_scree`). ``transform`` is
-    post-processing: ``((X - mean_) / scale_) @ components_.T``.
+    post-processing: ``((X - mean_) / scale_) @ components_.T``. With ``standardize="rank"`` the
+    components are the rank path's (the eigenvectors of the latent Gaussian-copula correlation
+    matrix, Han & Liu 2012, from a private elementwise Kendall's tau matrix: method ``"rank"``
+    of :func:`dppca.dp_pc_dir`); no scales are released (``scale_`` is None).
 
     Parameters
     ----------
@@ -71,8 +74,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     method : str, default "gdppca"
         A private method of :func:`dppca.dp_pc_dir` (``"gdppca"``, ``"analyze_gauss"``,
         ``"k_dp_pca"``, ``"k_dp_ojas"``, ``"cai_xia_zha"``, ``"dp_sggd"``, ``"noisy_power"``).
-    standardize : bool, default False
-        Divide the centred columns by private scales (``scale_share`` of the directions' budget).
+    standardize : bool or "rank", default False
+        True: divide the centred columns by private scales (``scale_share`` of the directions'
+        budget). ``"rank"``: the scale-free rank path (``method`` must be ``"rank"`` or the
+        default ``"gdppca"``, which then means ``"rank"``); its directions estimate the latent
+        Gaussian-copula correlation's eigenvectors, which equal correlation PCA's for Gaussian
+        data; ``transform`` projects the centred data on them.
     random_state : None, int, numpy.random.RandomState or numpy.random.Generator
         Source of the privacy noise. None (default): fresh OS entropy at every ``fit`` (two fits
         differ, as a private release should); an int: reproducible fits.
@@ -87,7 +94,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         released (``mean_`` is 0, with a warning) and the whole budget goes to the directions.
     explained_variance : bool, default False
         Also release private scree values (``explained_variance_``, ``explained_variance_ratio_``)
-        with :func:`dppca.dp_scree`; g-DPPCA only.
+        with :func:`dppca.dp_scree`; g-DPPCA or the rank path only.
     calibration : {"analytic", "classic"}
         Gaussian noise calibration (see :func:`dppca.dp_pc_dir`).
     noise : {"tight", "r_dppca"}
@@ -115,7 +122,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     components_ : ndarray, shape (n_components, n_features)
-        Private unit directions, in standardized units when ``standardize=True``.
+        Private unit directions, in standardized units when ``standardize=True`` (latent
+        correlation directions when ``standardize="rank"``).
     mean_ : ndarray, shape (n_features,)
         Private centre, in data units.
     scale_ : ndarray of shape (n_features,) or None
@@ -339,10 +347,19 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if self.method == "nonprivate":
             raise DPPCAValueError("`method` must be a private method of dp_pc_dir; 'nonprivate' "
                                   "releases the data without noise (use sklearn.decomposition.PCA)")
-        if bool_arg(self.explained_variance, "explained_variance") and self.method != "gdppca":
+        if bool_arg(self.explained_variance, "explained_variance") and \
+                self.method not in ("gdppca", RANK):
             raise DPPCAValueError("`explained_variance`=True needs method='gdppca' (dp_scree "
                                   f"composes Gaussian releases only); got method={self.method!r}")
-        bool_arg(self.standardize, "standardize")
+        if self._rank():
+            if self.method not in ("gdppca", RANK):
+                raise DPPCAValueError(f"standardize={RANK!r} is the rank method: `method` must be "
+                                      f"{RANK!r} (or the default 'gdppca'); got {self.method!r}")
+        elif isinstance(self.standardize, str):
+            raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got "
+                                  f"{self.standardize!r}")
+        else:
+            bool_arg(self.standardize, "standardize")
         if isinstance(self.n_components, (int, np.integer)) and not 1 <= self.n_components <= p:
             raise DPPCAValueError(f"`n_components` must be in [1, n_features]; got "
                                   f"n_components={self.n_components} with n_features={p}")
@@ -366,7 +383,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _directions(self, frame, k, eps, delta, rng):
         """dp_pc_dir on (eps, delta), or dp_scree on it (directions included) when asked."""
-        options = dict(method=self.method, scale_share=self.scale_share, bounds=self.bounds,
+        method = RANK if self._rank() else self.method
+        options = dict(method=method, scale_share=self.scale_share, bounds=self.bounds,
                        scale=self.scale, calibration=self.calibration, noise=self.noise, design=self.design,
                        pairs_per_row=self.pairs_per_row, **(self.method_options or {}))
         if not self.explained_variance:
@@ -382,8 +400,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                                calibration=self.calibration, noise=self.noise, rng=rng,
                                directions=result, scale_share=self.scale_share,
                                bounds=self.bounds, scale=self.scale)
-        self._spent(self.scree_.ledger["clipped"])
+        self._spent(self.scree_.ledger[self._scree_method()])
         return result
+
+    def _rank(self) -> bool:
+        """Whether ``standardize`` selects the rank path (the string "rank")."""
+        return isinstance(self.standardize, str) and self.standardize == RANK
 
     def _spent(self, ledger) -> None:
         """The priced releases of a sub-call on ``ledger_`` (its declared rows are there once)."""
@@ -398,7 +420,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not hasattr(self, "scree_"):
             raise AttributeError(f"{type(self).__name__} has no private scree values; fit with "
                                  "explained_variance=True to release them")
-        return getattr(self.scree_, what)["clipped"].to_numpy()
+        return getattr(self.scree_, what)[self._scree_method()].to_numpy()
+
+    def _scree_method(self) -> str:
+        """The scree method whose values are ``explained_variance_``: "clipped" (g-DPPCA), or
+        the rank path's one method (the latent correlation's eigenvalues)."""
+        return next(iter(self.scree_.ledger)) if self._rank() else "clipped"
 
 
 def _generator(random_state) -> np.random.Generator:

@@ -59,8 +59,11 @@ NUMBERS = ("eps_total", "delta_total", "eps", "delta", "k", "axis_x", "axis_y", 
            "huber_k_min_m2", "huber_k_max_m2", "huber_m2_frac", "huber_mu0", "huber_eta0",
            "huber_T", "huber_M")
 #: Check boxes, with the value the page starts with.
-FLAGS = {"center": True, "standardize": False, "g_dppca": True, "scree_mono": True,
+FLAGS = {"center": True, "g_dppca": True, "scree_mono": True,
          "use_group": True, "csv_header": True, "pmwm_split_mode": False}
+#: Select boxes: {input id: (the options offered, the page's default)}. ``standardize``: none, the
+#: private SDs, or the rank path (its labels: :data:`dppca.app.ui.STANDARDIZE_CHOICES`).
+SELECTS = {"standardize": (("none", "sd", "rank"), "none")}
 #: Text fields, and the longest text accepted (a public list of labels, a column name).
 TEXTS = ("group_levels", "upload_group_col")
 MAX_TEXT = 10_000
@@ -248,6 +251,8 @@ def checked_values(raw: dict) -> dict:
             checked[name] = number(value, name)
         elif name in FLAGS:
             checked[name] = flag(value, name)
+        elif name in SELECTS:
+            checked[name] = choice(value, *SELECTS[name], name)
         elif name in options:
             checked[name] = choices(value, options[name], name)
         elif name in TEXTS:
@@ -447,7 +452,7 @@ def _shown(value) -> str:
     return f"{shown[:60]}{'...' if len(shown) > 60 else ''} ({type(value).__name__})"
 
 
-__all__ = ["FLAGS", "LABELS", "NOT_RECEIVED", "NUMBERS", "OPERATOR_FIXED", "RUN_INPUTS", "RunRefused",
+__all__ = ["FLAGS", "SELECTS", "LABELS", "NOT_RECEIVED", "NUMBERS", "OPERATOR_FIXED", "RUN_INPUTS", "RunRefused",
            "checked_values",
            "choice", "choices", "flag", "number", "operator_values", "session_upload_dir", "run_request", "analyst_of", "whole_or",
            "text", "uploaded_file"]

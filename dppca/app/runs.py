@@ -39,8 +39,15 @@ CONTROL_MAKERS = {"clipped": clipped_control, "pmwm": pmwm_control, "huber": hub
 SCREE_MIN_ROWS = 4
 
 
+def standardize_value(value):
+    """The page's standardize choice as the API's ``standardize=``: "rank" (the rank path),
+    True for "sd" (or a checked box), else False."""
+    return "rank" if value == "rank" else value is True or value == "sd"
+
+
 def _common(values: dict) -> dict:
-    return {name: bool(values[name]) for name in ("center", "standardize", "g_dppca")}
+    return {"center": bool(values["center"]), "g_dppca": bool(values["g_dppca"]),
+            "standardize": standardize_value(values["standardize"])}
 
 
 def _whole(value, name, lower, upper=None) -> int:

@@ -15,6 +15,9 @@ TITLE = "dppca: Differentially Private PCA Visualization"
 #: fit a total of 5 then, and their deltas, 24 / 40 of the total, leave 40% of delta when eps
 #: is spent; a run's delta of total / 5 would end the session after 5 runs with most eps left).
 DEFAULTS = dict(eps_total=5.0, eps=1.0, k=4, axis_x=1, axis_y=2, runs_per_delta=40)
+#: The standardize select box: no scaling, private column SDs, or the rank path (the latent
+#: Gaussian-copula correlation, scale-free); its values are :data:`dppca.app.inputs.SELECTS`'.
+STANDARDIZE_CHOICES = {"none": "no", "sd": "by private SDs", "rank": "rank (latent correlation)"}
 
 CSS = """
 body { background: #f7f8fb; }
@@ -108,7 +111,8 @@ def common_panel(private_only: bool = False):
         ui.input_numeric("k", "Number of leading PCs for the scree plot (k)", DEFAULTS["k"], min=1,
                          step=1),
         ui.input_checkbox("center", "Center", True),
-        ui.input_checkbox("standardize", "Standardize the variables", False),
+        ui.input_select("standardize", "Standardize the variables", STANDARDIZE_CHOICES,
+                        selected="none"),
         *nonprivate,
     )
 
@@ -234,5 +238,5 @@ def app_ui(provided: bool = False, fixed: tuple | None = None, operator: tuple |
         title=TITLE,
     )
 
-__all__ = ["app_ui", "budget_bar_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
+__all__ = ["STANDARDIZE_CHOICES", "app_ui", "budget_bar_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
            "scree_controls"]

@@ -5,7 +5,7 @@ import argparse
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg
 from .data import feature_columns, load_data
-from .report import REPORT_SCALE_SHARE, SECTIONS
+from .report import SECTIONS, add_standardize_option, scaled_share
 
 
 def add_plan_parser(sub) -> argparse.ArgumentParser:
@@ -23,7 +23,7 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
     plan.add_argument("--k", type=int, default=2, help="number of components (default 2)")
     plan.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
     plan.add_argument("--delta", type=float, required=True, help="total delta of the report")
-    plan.add_argument("--standardize", action="store_true", help="as in `report`")
+    add_standardize_option(plan)
     plan.add_argument("--sections", default=",".join(SECTIONS), help="as in `report`")
     plan.set_defaults(func=run_plan)
     return plan
@@ -41,11 +41,13 @@ def run_plan(args) -> int:
     else:
         n, p = args.n, args.p
     names = [s.strip() for s in args.sections.split(",") if s.strip()]
-    share = (1.0 - REPORT_SCALE_SHARE if args.standardize else 1.0) / max(len(names), 1)
+    share = scaled_share(args) / max(len(names), 1)
     eps, delta = eps_arg(args.eps), delta_arg(args.delta)
     print(f"dppca plan: n={n}, p={p}, k={args.k}; each of the {len(names)} section(s) gets "
           f"eps={share * eps:.4g}, delta={share * delta:.3g}\n")
-    print(plan(n, p, args.k, share * eps, share * delta))
+    # "sd": the scales' share is already off the sections' budget (as the report spends it).
+    standardize = "rank" if args.standardize == "rank" else False
+    print(plan(n, p, args.k, share * eps, share * delta, standardize=standardize))
     return 0
 
 

@@ -40,6 +40,32 @@ def _help_text(text: str) -> str:
     return text.replace("%", "%%")
 
 
+#: ``--standardize`` values: no scaling, private SD scales (the bare flag), the rank path.
+STANDARDIZE_CHOICES = ("none", "sd", "rank")
+
+
+def add_standardize_option(parser) -> None:
+    """``--standardize [{none,sd,rank}]`` on ``parser``: the bare flag means "sd" (as before)."""
+    parser.add_argument("--standardize", nargs="?", const="sd", default="none",
+                        choices=STANDARDIZE_CHOICES,
+                        help=_help_text(f"sd (the bare flag): divide columns by private scales "
+                                        f"released once ({REPORT_SCALE_SHARE:.0%} of the "
+                                        f"budget); rank: the scale-free rank path (PCA of the "
+                                        f"latent Gaussian-copula correlation from a private "
+                                        f"Kendall's tau matrix, no scales); none (default)"))
+
+
+def scaled_share(args) -> float:
+    """Share of the report's budget left to its sections after the private SD scales."""
+    return 1.0 - REPORT_SCALE_SHARE if args.standardize == "sd" else 1.0
+
+
+def _rank_options(args) -> dict:
+    """What each section passes on for the rank path (nothing otherwise: "sd" divides the data
+    once, before the sections)."""
+    return {"standardize": "rank"} if args.standardize == "rank" else {}
+
+
 def add_report_parser(sub) -> argparse.ArgumentParser:
     """``dppca report``: its options, and ``run_report`` as its action."""
     report = sub.add_parser("report", help="private PCA report of a dataset",
@@ -56,9 +82,7 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
     report.add_argument("--delta", type=float, required=True, help="total delta of the report")
     report.add_argument("--seed", type=int, default=None, help="random seed")
-    report.add_argument("--standardize", action="store_true",
-                        help=_help_text(f"divide columns by private scales released once "
-                                        f"({REPORT_SCALE_SHARE:.0%} of the budget)"))
+    add_standardize_option(report)
     report.add_argument("--schema", default=None, metavar="FILE",
                         help="codebook of declared public bounds/scales (CSV or JSON: column, "
                              "lower, upper, scale, units); no budget")
@@ -83,9 +107,10 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
 def run_report(args) -> int:
     """Run the requested sections, each on an equal share of (eps, delta).
 
-    With ``--standardize`` the column scales are released once, privately, with
+    With ``--standardize`` (``sd``) the column scales are released once, privately, with
     ``REPORT_SCALE_SHARE`` of the budget, and every section works on the data divided by
-    them (post-processing of that release); the sections split the rest evenly.
+    them (post-processing of that release); the sections split the rest evenly. With
+    ``--standardize rank`` every section takes the rank path (``standardize="rank"``).
 
     Every argument, the data's shape and the output folder are checked before anything is
     released or printed; the files are written to a temporary folder next to ``--out`` and
@@ -164,7 +189,7 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     schema = None if given is None else given.schema
     if given is not None:
         ledgers["declared"] = _declared_section(given, args)
-    if args.standardize:
+    if args.standardize == "sd":
         numeric, ledgers["scales"], spent, scales = _privately_standardized(
             numeric, args, streams[-1], None if given is None else given.scale)
         share = 1.0 - spent
@@ -175,7 +200,8 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     eps, delta = share * args.eps / len(names), share * args.delta / len(names)
     print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]} "
           f"(columns {', '.join(map(str, numeric.columns))}), total eps={args.eps:g}, "
-          f"delta={args.delta:g}; " + ("private scales first, then " if args.standardize else "")
+          f"delta={args.delta:g}; "
+          + ("private scales first, then " if args.standardize == "sd" else "")
           + f"split evenly over sections {names}\n")
     for name, stream in zip(names, streams):
         # Independent noise per section (composition assumes independent randomness).
@@ -242,7 +268,7 @@ def _scaled(result, args):
     budget (titles and summaries say "eps 0.3333 of 1 (section share)") and private scaling
     (its data were divided by the scales released once for the report)."""
     result.total_eps, result.budget_share = args.eps, result.eps / args.eps
-    if args.standardize:
+    if args.standardize == "sd":
         result.scale_source = f"private ({REPORT_SCALE_SHARE:.0%} of eps, report)"
     return result
 
@@ -254,7 +280,8 @@ def _section_bounds(args):
 
 def _ledger_payload(result):
     # A scree result keeps one ledger per method plus the combined one of the whole call.
-    return getattr(result, "combined_ledger", result.ledger).to_dict()
+    return {**getattr(result, "combined_ledger", result.ledger).to_dict(),
+            "estimand": result.estimand}
 
 
 def _save_plot(result, args, path, dpi, **plot_args) -> None:
@@ -274,7 +301,7 @@ def directions_section(frame, numeric, args, eps, delta, rng, out):
     """Private PC directions: directions.csv and loadings.png (``args.declared_bounds``: the
     --schema bounds in the units of ``numeric``, or None)."""
     result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng,
-                       bounds=_section_bounds(args))
+                       bounds=_section_bounds(args), **_rank_options(args))
     result.directions.to_csv(out / "directions.csv", index_label="variable")
     _save_plot(result, args, out / "loadings.png", dpi=110)
     return result
@@ -290,7 +317,7 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     """
     from ..score_plot import dp_score_plot, dp_score_plot_group
 
-    options = dict(g_dppca=True, rng=rng, bounds=_section_bounds(args))
+    options = dict(g_dppca=True, rng=rng, bounds=_section_bounds(args), **_rank_options(args))
     if args.group is None:
         result = dp_score_plot(numeric, eps, delta, **options)
     else:
@@ -309,7 +336,7 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
     from ..scree import dp_scree_plot
 
     result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
-                           rng=rng, bounds=_section_bounds(args))
+                           rng=rng, bounds=_section_bounds(args), **_rank_options(args))
     result.to_frame().to_csv(out / "scree.csv", index=False)
     _save_plot(result, args, out / "scree.png", dpi=110, type="scree")
     return result
@@ -318,5 +345,6 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
 #: Report sections in the order they run: name -> function(frame, numeric, args, eps, delta, rng, out).
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 
-__all__ = ["REPORT_SCALE_SHARE", "SECTIONS", "add_report_parser", "directions_section", "run_report",
+__all__ = ["REPORT_SCALE_SHARE", "SECTIONS", "STANDARDIZE_CHOICES", "add_report_parser",
+           "add_standardize_option", "scaled_share", "directions_section", "run_report",
            "score_section", "scree_section"]

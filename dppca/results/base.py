@@ -17,6 +17,7 @@ from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
 from .._validation import float_arg
+from ..methods.estimands import estimand
 from ..privacy import Ledger
 from ..privacy.budget import DECLARED
 
@@ -274,6 +275,17 @@ class DPResult:
     #: summary's "Expected accuracy" table and notes; None: no block.
     accuracy = None
 
+    @property
+    def estimand(self) -> str:
+        """What this result estimates: which matrix's eigenvectors (and which variances), and
+        when that equals covariance or correlation PCA (sentences of
+        :data:`dppca.methods.estimands.ESTIMANDS`; shown in the summary's notes)."""
+        return " ".join(f"{part}: {estimand(key)}" for part, key in self._estimand_keys())
+
+    def _estimand_keys(self) -> list:
+        """(part, key of ``ESTIMANDS``) pairs, e.g. ``[("Directions", "kendall")]``."""
+        return []
+
     def _header(self) -> tuple[list, list]:
         raise NotImplementedError
 
@@ -308,6 +320,8 @@ class DPResult:
                              title=self._title, yname="", xname=[])
         smry.tables.extend(self._tables(alpha))
         notes = self._notes()
+        if self.estimand and not any(note.startswith("Estimand") for note in notes):
+            notes = [f"Estimand. {self.estimand}"] + notes
         accuracy = self.accuracy
         if accuracy is not None and accuracy.steps:
             smry.tables.append(frame_table(accuracy.table_frame(), title=_accuracy_title(accuracy)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..methods.estimands import direction_estimand
 from .base import NONPRIVATE, DPResult, frame_table, release_count, scaling_label
 
 
@@ -153,6 +154,9 @@ class PCDirections(DPResult):
         budget = "" if not self.private else f", eps={self.eps:g}, delta={self.delta:g}"
         return (f"PCDirections(method={self.method!r}, n_obs={self.n_obs}, "
                 f"n_features={self.n_features}, k={self.k}{budget})")
+
+    def _estimand_keys(self):
+        return [("Directions", direction_estimand(self.method, self.scale_source != "none"))]
 
     def _header(self):
         left = [("Method", self.method), ("Mechanism", self.mechanism),

@@ -179,6 +179,9 @@ class ScoreResult(DPResult):
         self._sampler, self._sampling_control = sampler, sampling_control
 
     # ----------------------------------------------------------------- access
+    def _estimand_keys(self):
+        return self.directions._estimand_keys() + [("Scores", "scores")]
+
     def histogram(self, target: str) -> pd.DataFrame:
         """The histogram of ``target``: a private method, or "nonprivate" (if attached)."""
         if target == "nonprivate" and self.nonprivate_histogram is not None:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from ..methods.estimands import ESTIMANDS, direction_estimand
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
 from .directions import pc_names
@@ -158,6 +159,18 @@ class ScreeResult(DPResult):
     """
 
     _subject = "Scree"
+    #: The direction method of :func:`dppca.dp_pc_dir` behind ``directions`` when not
+    #: g-DPPCA's (private) or sample PCA's (non-private); names the estimand.
+    direction_method = None
+
+    def _estimand_keys(self):
+        # Private directions are g-DPPCA's (Kendall) unless ``direction_method`` names
+        # another path (e.g. "rank"); non-private ones are sample PCA's.
+        standardized = self.scale_source != "none"
+        method = self.direction_method or ("gdppca" if self.directions_private
+                                           else "nonprivate")
+        return [("Directions", direction_estimand(method, standardized))] + \
+            [(f"Values ({name})", name) for name in self.methods if name in ESTIMANDS]
 
     @property
     def private_directions(self) -> bool:

@@ -111,6 +111,17 @@
   invisible(TRUE)
 }
 
+# `standardize`: TRUE, FALSE or "rank" (the scale-free rank path: PCA of the latent
+# Gaussian-copula correlation from a private Kendall's tau matrix), passed to Python as is.
+.check_standardize <- function(standardize) {
+  if (identical(standardize, "rank")) return(invisible(TRUE))
+  if (!is.logical(standardize) || length(standardize) != 1L || is.na(standardize)) {
+    .abort("`standardize` must be TRUE, FALSE or \"rank\"; got ", deparse(standardize)[1],
+           class = "dppca_type_error")
+  }
+  invisible(TRUE)
+}
+
 # Expand unique prefixes of choices as R's match.arg does; unknown names are passed on
 # unchanged so that Python reports them (no silent dropping).
 .expand_choices <- function(x, choices) {

@@ -13,9 +13,12 @@
 #'   an R error of class `dppca_file_error`.
 #' @param k Number of directions, an integer in `1..p`.
 #' @param center Logical. Accepted for parity: the directions are translation invariant.
-#' @param standardize Logical. Divide each column by a scale first. Private calls use
-#'   private column scales (35% of the budget, on the ledger) unless `scale =` (public
-#'   scales) is passed through `...`; non-private calls use the sample SD.
+#' @param standardize Logical, or `"rank"`. `TRUE`: divide each column by a scale first.
+#'   Private calls use private column scales (35% of the budget, on the ledger) unless
+#'   `scale =` (public scales) is passed through `...`; non-private calls use the sample SD.
+#'   `"rank"`: the scale-free rank path, the eigenvectors of the latent Gaussian-copula
+#'   correlation (Han & Liu 2012) from a private elementwise Kendall's tau matrix (equal to
+#'   correlation PCA's for Gaussian data; unchanged by increasing transforms of any column).
 #' @param g_dppca Logical. `FALSE`: non-private PCA; `TRUE`: g-DPPCA. Default: `TRUE`
 #'   when a budget `eps` is given, so that a call with a budget is private ('dppca''s
 #'   default is `FALSE` whatever the budget).
@@ -84,7 +87,8 @@ dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.nu
                       calibration = "analytic", noise = "tight",
                       design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
                       bounds = NULL, scale = NULL, ...) {
-  .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
+  .check_standardize(standardize)
+  .check_flags(center = center, g_dppca = g_dppca,
                cpp.option = cpp.option)
   data <- .as_py_data(X, path_ok = TRUE)
   private <- !identical(g_dppca, FALSE) || !is.null(list(...)$method)

@@ -102,7 +102,8 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
 .py_score <- function(X, group, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate, noise = "tight",
                       budget = NULL, declared = list()) {
-  .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
+  .check_standardize(standardize)
+  .check_flags(center = center, g_dppca = g_dppca,
                cpp.option = cpp.option, nonprivate = nonprivate)
   method <- .expand_choices(method, c("add", "sparse"))
   args <- list(eps = eps, delta = delta, bins = .as_pair(.whole(bins, "bins", 1:2)),

@@ -81,7 +81,8 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
                       cpp.option, mono, seed, calibration, nonprivate, noise = "tight",
                       design = "auto", pairs_per_row = NULL, budget = NULL, declared = list()) {
-  .check_flags(center = center, standardize = standardize, g_dppca = g_dppca,
+  .check_standardize(standardize)
+  .check_flags(center = center, g_dppca = g_dppca,
                cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
   if (!is.null(control) && !is.list(control)) {
     .abort("`control` must be NULL, a *_control() list, or a list of them named by method",

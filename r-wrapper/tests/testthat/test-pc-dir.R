@@ -106,3 +106,16 @@ test_that("cpp.option is accepted and ignored", {
   expect_identical(dp_pc_dir(X, 2, g_dppca = TRUE, eps = 1, delta = 1e-5, cpp.option = TRUE, seed = 2),
                    dp_pc_dir(X, 2, g_dppca = TRUE, eps = 1, delta = 1e-5, seed = 2))
 })
+
+test_that("dp_pc_dir(standardize = \"rank\") takes the rank path and refuses other strings", {
+  skip_if_no_dppca()
+  V <- dp_pc_dir(gau_small(), k = 2, standardize = "rank", eps = 1, delta = 1e-5, seed = 3)
+  expect_pc_dir_structure(V, names(gau), 2)
+  # Unit orthogonal columns (the eigenvectors of a symmetric matrix), to rounding.
+  expect_equal(crossprod(as.matrix(V)), diag(2), tolerance = 1e-10, ignore_attr = TRUE)
+  ledger <- dp_ledger(V)
+  expect_equal(sum(ledger$eps), 1)
+  expect_match(paste(capture.output(summary(V)), collapse = " "), "latent", fixed = TRUE)
+  expect_error(dp_pc_dir(gau_small(), k = 2, standardize = "ranks", eps = 1, delta = 1e-5),
+               class = "dppca_type_error")
+})
