@@ -252,7 +252,8 @@ def checked_values(raw: dict) -> dict:
         elif name in FLAGS:
             checked[name] = flag(value, name)
         elif name in SELECTS:
-            checked[name] = choice(value, *SELECTS[name], name)
+            allowed, default = SELECTS[name]
+            checked[name] = choice(_select_value(value), allowed, name, default)
         elif name in options:
             checked[name] = choices(value, options[name], name)
         elif name in TEXTS:
@@ -260,6 +261,14 @@ def checked_values(raw: dict) -> dict:
         else:
             checked[name] = value
     return checked
+
+
+def _select_value(value):
+    """A select box's value; a check box's True/False (the page before ``standardize`` offered the
+    rank path) reads as "sd"/"none"."""
+    if isinstance(value, (bool, np.bool_)):
+        return "sd" if value else "none"
+    return value
 
 
 def operator_values(raw: dict) -> dict:
