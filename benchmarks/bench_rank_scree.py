@@ -34,7 +34,10 @@ def rdataset(package, item):
     return frame.loc[:, frame.nunique() > 1].astype(float)
 
 
-def main():
+def main(argv=None):
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     sets = {"adult": dppca.load_adult()}
     sets.update({f"{p}/{i}": rdataset(p, i) for p, i in SETS})
     rows = []
