@@ -22,7 +22,7 @@ import numpy as np
 
 from ._validation import (DPPCAValueError, axes_arg, bins_arg, bool_arg, delta_arg, eps_arg, float_arg,
                           option_arg, options_arg, rng_arg, seed_of)
-from .directions import SCALE_SHARE, dp_pc_dir
+from .directions import RANK, SCALE_SHARE, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, reference_scores, selected_groups, split_group
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl
@@ -35,6 +35,7 @@ from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
+from .score_rank import rank_scores
 
 #: R's budget split (score_helpers.R:730-750): without private directions half for the frame and
 #: half for the histograms, with g-DPPCA a third each.
@@ -71,10 +72,16 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     center : bool
         True: coordinates relative to the private frame centre (so the frame is [-h, h]^2);
         False: the raw projections X V. The sample mean is never used.
-    standardize : bool
-        Scale the columns before PCA: private scales when ``g_dppca=True``, released once with
-        ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.matrix.private_column_scales`), the
-        rest split as usual; sample SDs (NON-PRIVATE) otherwise.
+    standardize : bool or "rank"
+        True: scale the columns before PCA: private scales when ``g_dppca=True``, released once
+        with ``scale_share`` of (eps, delta) (:func:`dppca.preprocessing.matrix.private_column_scales`),
+        the rest split as usual; sample SDs (NON-PRIVATE) otherwise. ``"rank"``: the rank path
+        (:mod:`dppca.score_rank`): each value becomes its normal score Phi^{-1}(F_j(x_ij)), F_j
+        the CDF through private quantiles of its column
+        (:func:`dppca.preprocessing.normal_scores.release_normal_score_map`), projected on the
+        latent Gaussian-copula correlation directions (``dp_pc_dir(standardize="rank")``);
+        the frame is public (see Notes) and centred at 0, so ``center`` changes nothing
+        there (the levels of F_j are symmetric about 1/2). No ``scale=`` or ``bounds=`` there.
     g_dppca : bool
         True (default; R's default is False): g-DPPCA directions, everything released is
         (eps, delta)-DP. **False: the PC directions are the NON-PRIVATE sample-covariance
@@ -122,7 +129,8 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     DPPCATypeError, DPPCAValueError
         Non-numeric or non-finite X, fewer than 2 rows or columns, eps <= 0, delta outside
         (0, 1), bins not positive integers, axes not two distinct integers in [1, p], unknown
-        or repeated method names, unknown calibration, non-bool flags.
+        or repeated method names, unknown calibration, non-bool flags, ``standardize`` not
+        False, True or "rank"; with "rank": ``scale=`` or ``bounds=`` given, noise="r_dppca".
 
     See Also
     --------
@@ -146,6 +154,18 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     * histograms: :func:`dppca.estimators.histograms.private_histograms` (L2 sensitivity sqrt(2) for
       "add", L1 sensitivity 2 plus a delta/4 threshold for "sparse").
 
+    Rank path (``standardize="rank"``): a third of (eps, delta) for the histograms and two
+    thirds for one Gaussian-DP group (half and half with ``g_dppca=False``,
+    :data:`dppca.score_rank.RANK_BUDGET_SHARES`) holding the range histograms (20% of mu^2), the
+    quantile histograms (30%) and the Kendall's tau release of the directions (50%; the
+    quantiles 40% and 60% without private directions), each of L2 sensitivity sqrt(2p), sqrt(2p)
+    and 2p/n. The map x_ij -> z_ij reads only x_ij and released numbers, so replacing a row
+    changes one row of Z and one score pair, and the histograms keep their sensitivities.
+    Every z_ij lies in [-z_max, z_max], z_max = Phi^{-1}(1 - 1/(2m)), so for the unit
+    directions v, |z . v| <= ||z||_2 <= sqrt(p) z_max: the frame [-sqrt(p) z_max,
+    sqrt(p) z_max]^2 holds every score and depends only on p and m (m from public n, p and the
+    budget, :func:`dppca.preprocessing.normal_scores.quantile_levels`), so it costs nothing.
+
     References
     ----------
     Kim, M. and Jung, S. (2025). Robust and differentially private PCA for non-Gaussian data.
@@ -158,6 +178,14 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     >>> res = dp_score(load_gau(), eps=3, delta=1e-5, g_dppca=True, rng=1)
     >>> sorted(res.histograms)
     ['add', 'sparse']
+
+    The rank path, whose frame is public (the same with one row replaced):
+
+    >>> rank = dp_score(load_gau(), eps=3, delta=1e-5, standardize="rank", rng=1)
+    >>> neighbour = load_gau()
+    >>> neighbour.iloc[0] = 100.0
+    >>> rank.frame == dp_score(neighbour, eps=3, delta=1e-5, standardize="rank", rng=1).frame
+    True
     """
     return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, scale_share=scale_share, noise=noise,
@@ -185,7 +213,12 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         that occupy different regions each keep about n / (b^2 x occupied share) per bin).
     method : str or sequence of {"add", "sparse"}
         Histogram mechanisms, as in :func:`dp_score`; one release covers every group.
-    center, standardize, g_dppca : bool
+    center : bool
+        As in :func:`dp_score`.
+    standardize : bool or "rank"
+        As in :func:`dp_score` ("rank": normal scores on the latent correlation directions,
+        public frame).
+    g_dppca : bool
         As in :func:`dp_score` (g_dppca=False: NON-PRIVATE directions).
     axes : (int, int)
         1-based PC numbers for x and y, as in :func:`dp_score`.
@@ -296,13 +329,15 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
            scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
            budget=None) -> ScoreResult:
     features, labels = (X, None) if group is None else split_group(X, group)
+    rank = _rank_arg(standardize, bounds, scale)
     given = declared_input(as_matrix(features), bounds, scale)
     mat = given.matrix
     if mat.p < 2:
         raise DPPCAValueError(f"`X` must have at least 2 numeric columns for a score plot; got {mat.p}")
     eps, delta = eps_arg(eps), delta_arg(delta)
     methods = options_arg(method, "method", HISTOGRAM_METHODS)
-    center, standardize = bool_arg(center, "center"), bool_arg(standardize, "standardize")
+    center = bool_arg(center, "center")
+    standardize = RANK if rank else bool_arg(standardize, "standardize")
     g_dppca, nonprivate = bool_arg(g_dppca, "g_dppca"), bool_arg(nonprivate, "nonprivate")
     axes, bins = axes_arg(axes, mat.p), bins_arg(bins)
     option_arg(calibration, "calibration", CALIBRATIONS)
@@ -314,23 +349,15 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
         if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
     given.record(ledger)
-    scales, rest = _call_scales(given, standardize, g_dppca, scale_share, eps, delta,
-                                calibration, generator, ledger)
-    parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
-                         BUDGET_SHARES[g_dppca])
-
-    directions = dp_pc_dir(mat.to_frame(), max(axes), center,
-                           standardize, g_dppca, *parts.get("directions", (None, None)),
-                           scale=scales, calibration=calibration, noise=noise, rng=generator)
-    if directions.ledger is not None:
-        ledger.extend(directions.ledger)
-    values = mat.scaled(directions.scale)
-    with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
-        scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
-
-    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger),
-                       given.score_box(directions.directions.to_numpy()[:, [a - 1 for a in axes]],
-                                       directions.scale))
+    if rank:
+        directions, scores, frame, histogram_budget, _ = rank_scores(
+            mat, axes, eps - selection[0], delta - selection[1], g_dppca, calibration, noise,
+            generator, ledger)
+        parts = {"histograms": histogram_budget}
+    else:
+        directions, scores, frame, parts = _private_frame_scores(
+            given, axes, center, standardize, g_dppca, scale_share, eps, delta, selection,
+            calibration, noise, generator, ledger)
     if labels is not None and domain is None:
         domain = selected_groups(labels, *selection, generator, ledger=ledger)
     names, codes = (None, None) if domain is None else (domain.names, domain.codes)
@@ -356,6 +383,41 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
                        nonprivate_histogram=histogram_frame(grid, normalised_counts(counts), names)
                        if nonprivate else None,
                        group_selection=None if domain is None else domain.source)
+
+
+def _private_frame_scores(given, axes, center, standardize, g_dppca, scale_share, eps, delta,
+                          selection, calibration, noise, generator, ledger):
+    """Directions, scores X V[:, axes] and their private frame (raw and standardized paths)."""
+    mat = given.matrix
+    scales, rest = _call_scales(given, standardize, g_dppca, scale_share, eps, delta,
+                                calibration, generator, ledger)
+    parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
+                         BUDGET_SHARES[g_dppca])
+    directions = dp_pc_dir(mat.to_frame(), max(axes), center,
+                           standardize, g_dppca, *parts.get("directions", (None, None)),
+                           scale=scales, calibration=calibration, noise=noise, rng=generator)
+    if directions.ledger is not None:
+        ledger.extend(directions.ledger)
+    values = mat.scaled(directions.scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
+        scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
+    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger),
+                       given.score_box(directions.directions.to_numpy()[:, [a - 1 for a in axes]],
+                                       directions.scale))
+    return directions, scores, frame, parts
+
+
+def _rank_arg(standardize, bounds, scale) -> bool:
+    """Whether the call takes the rank path (standardize="rank"); the rank path is scale-free
+    and its frame public, so declared scales and bounds are refused there."""
+    if not isinstance(standardize, str):
+        return False
+    if standardize != RANK:
+        raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got {standardize!r}")
+    if scale is not None or bounds is not None:
+        raise DPPCAValueError("the rank path (standardize='rank') is scale-free and its frame is "
+                              "public: it takes no `scale=` and no `bounds=`")
+    return True
 
 
 def _selection_budget(eps, delta, share) -> tuple:

@@ -33,8 +33,11 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
         Rows of the grid: the histograms, and one row of synthetic samples per sampling method.
     sampling_control : SamplingControl or dict, optional
         :func:`sampling_control` settings (default: uniform within bins, min(n, 20,000) points).
-    center, standardize : bool
+    center : bool
         As in :func:`dp_score`.
+    standardize : bool or "rank"
+        As in :func:`dp_score` ("rank": normal scores from private marginal quantiles on the
+        latent correlation directions, in a public frame).
     g_dppca : bool
         As in :func:`dp_score` (**False makes the directions NON-PRIVATE**; the figure says so
         in red).
@@ -126,7 +129,11 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
         Rows of the grid, as in :func:`dp_score_plot`.
     sampling_control : SamplingControl or dict, optional
         :func:`sampling_control` settings.
-    center, standardize, g_dppca : bool
+    center : bool
+        As in :func:`dp_score`.
+    standardize : bool or "rank"
+        As in :func:`dp_score` (the rank path).
+    g_dppca : bool
         As in :func:`dp_score` (g_dppca=False: NON-PRIVATE directions, said in red).
     axes : (int, int)
         1-based PC numbers for x and y.

@@ -44,8 +44,13 @@ class ScoreResult(DPResult):
         The seed the call was given.
     n_obs : int
         Number of rows n (public).
-    center, standardize, g_dppca : bool
-        The call's flags.
+    center : bool
+        The call's flag.
+    standardize : bool or "rank"
+        The call's flag; "rank": normal scores on the latent copula correlation directions
+        (the frame is public).
+    g_dppca : bool
+        The call's flag.
     bins_rule : str
         Where the number of bins came from.
     rng : numpy.random.Generator
@@ -309,22 +314,40 @@ class ScoreResult(DPResult):
         left = [("Methods", ", ".join(self.methods)),
                 ("Mechanisms", ", ".join(mechanisms[m] for m in self.methods)),
                 ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
-                ("Directions", "g-DPPCA (private)" if self.directions_private
-                 else f"{NONPRIVATE} covariance"),
+                ("Directions", self._directions_label()),
                 ("End-to-end DP", "yes" if self.private else "NO (directions)")]
         right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
                  ("No. Variables", self.n_features), ("Axes", ", ".join(_pc(self.axes))),
-                 ("Scaling", scaling_label(self.scale_source, self.ledger)),
+                 ("Scaling", "normal scores (private quantiles)" if self._rank
+                  else scaling_label(self.scale_source, self.ledger)),
                  ("Bins", f"{self.bins[0]} x {self.bins[1]} ({self.bins_rule})"),
                  ("No. Groups", None if self.groups is None else len(self.groups)), ("Seed", self.seed)]
         return left, right
+
+    @property
+    def units(self) -> str:
+        """"normal scores" on the rank path, else the units of the data the directions saw."""
+        return "normal scores" if self._rank else super().units
+
+    @property
+    def _rank(self) -> bool:
+        return isinstance(self.standardize, str) and self.standardize == "rank"
+
+    @property
+    def _target(self) -> str:
+        return "latent copula correlation" if self._rank else "sample covariance"
+
+    def _directions_label(self) -> str:
+        if not self.directions_private:
+            return f"{NONPRIVATE} {self._target.removeprefix('sample ')}"
+        return "latent copula correlation (private)" if self._rank else "g-DPPCA (private)"
 
     def _tables(self, alpha=0.05):
         frame = pd.DataFrame({"private centre": self.centre.to_numpy(),
                               "lower": [self.frame["xlim"][0], self.frame["ylim"][0]],
                               "upper": [self.frame["xlim"][1], self.frame["ylim"][1]]},
                              index=[f"{pc} ({axis})" for pc, axis in zip(_pc(self.axes), "xy")])
-        tables = [frame_table(frame, title="Private frame"),
+        tables = [frame_table(frame, title="Public frame" if self._rank else "Private frame"),
                   frame_table(self._histogram_table(), title="Histograms")]
         if self.group_sizes is not None:
             tables.append(frame_table(self.group_sizes, title="Group sizes (private estimates)", digits=1))
@@ -349,15 +372,24 @@ class ScoreResult(DPResult):
     def _notes(self):
         notes = []
         if not self.directions_private:
-            notes.append("WARNING: the PC directions are NON-PRIVATE (sample covariance, g_dppca=False), "
+            notes.append(f"WARNING: the PC directions are NON-PRIVATE ({self._target}, g_dppca=False), "
                          "as in the R package: the frame and histograms are private given the "
                          "directions, but the plot as a whole is NOT differentially private. "
                          "Use g_dppca=True.")
-        notes.append("Frame: smooth-sensitivity medians (Nissim, Raskhodnikova & Smith 2007; "
-                     "beta = eps/(2 ln(2/delta))) on a private magnitude bound, and a private 0.99-"
-                     "quantile of the Chebyshev distances (sparse vector, pure DP), inflated by 20%.")
-        notes.append("Coordinates are relative to the private centre (center=True); the sample mean "
-                     "is never used." if self.center else "Coordinates are the raw projections X V.")
+        if self._rank:
+            notes.append("Rank path: each value is mapped to its normal score Phi^-1(F_j(x)), F_j "
+                         "the CDF through private quantiles of its column, bounded by "
+                         "Phi^-1(1 - 1/(2m)); the scores project them on the latent "
+                         "Gaussian-copula correlation directions. The frame is public "
+                         "(sqrt(p) times that bound: no release).")
+        else:
+            notes.append("Frame: smooth-sensitivity medians (Nissim, Raskhodnikova & Smith 2007; "
+                         "beta = eps/(2 ln(2/delta))) on a private magnitude bound, and a private "
+                         "0.99-quantile of the Chebyshev distances (sparse vector, pure DP), "
+                         "inflated by 20%.")
+            notes.append("Coordinates are relative to the private centre (center=True); the "
+                         "sample mean is never used." if self.center else
+                         "Coordinates are the raw projections X V.")
         if len(self.methods) > 1:
             notes.append("The histogram budget is split evenly between the methods (basic composition).")
         if self.groups is not None:
