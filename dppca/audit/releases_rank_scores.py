@@ -20,7 +20,8 @@ score histograms (directions and map fixed) are the histogram entries' release; 
 is the whole call, its output the released probabilities (post-processing of everything), so the
 distinguishing test sees the whole budget (eps, delta). The entries with "ties" round the data to
 a public grid first (a map of each row alone), so the search meets ties in every column, joint
-ties and duplicated rows.
+ties and duplicated rows. The last entry is the incomplete tau matrix over a public block design
+(:mod:`dppca.stats.elementwise_kendall_blocks`), claimed at the complete statistic's 2 p / n.
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ from ..privacy.composition import GaussianGroup
 from ..privacy.histograms import dp_histogram_counts, histogram_counts
 from ..score_rank import RANK_BUDGET_SHARES, RANK_GAUSSIAN_SHARES
 from ..stats.elementwise_kendall import kendall_tau_matrix
+from ..stats.elementwise_kendall_blocks import block_kendall_tau_matrix, block_tau_sensitivity
+from ..stats.pair_design import block_design
 from .registry import AuditedRelease, register
 from .releases_rank import _grid, _rounded, _upper
 
@@ -117,3 +120,30 @@ register(AuditedRelease(
     statistic=lambda X, c: _group_statistic(_rounded(X, c), c), sensitivity=lambda n, p, c: GROUP.mu,
     mechanism=lambda X, c, rng: _pipeline(_rounded(X, c), c, rng), eps=EPS, delta=DELTA, p=3,
     context=_pipeline_context))
+
+
+# ----------------------------------------------------------------------------- incomplete tau
+
+#: Pairs per row of the audited block design: blocks of 4-5 rows at the search's sizes, so a
+#: row's replacement meets blocks of both sizes (the sum's two weights 2 / (n (b - 1))).
+BLOCK_PAIRS = 3
+
+
+def _block_context(D, rng) -> dict:
+    return {"design": block_design(D.shape[0], BLOCK_PAIRS, rng)}
+
+
+def _block_tau(X, c) -> np.ndarray:
+    return _upper(block_kendall_tau_matrix(X, c["design"]))
+
+
+def _block_mechanism(X, c, rng) -> np.ndarray:
+    n, p = X.shape
+    return ALONE.release(_block_tau(X, c), block_tau_sensitivity(n, p), rng, None,
+                         "rank: Kendall's tau, block design")[0]
+
+
+register(AuditedRelease(
+    "rank: elementwise Kendall's tau (j <= k), incomplete block design", claim="2 p/n (L2)",
+    statistic=_block_tau, sensitivity=lambda n, p, c: block_tau_sensitivity(n, p),
+    mechanism=_block_mechanism, eps=EPS, delta=DELTA, p=4, context=_block_context))
