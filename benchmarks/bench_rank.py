@@ -9,11 +9,18 @@ times, interleaved run by run, ``np.corrcoef`` (the target's reference), the ele
 threads), its incomplete U-statistic over a block design with r = 15 pairs per row
 (:mod:`dppca.stats.elementwise_kendall_blocks`, same sensitivity 2 p / n; ``max|diff|`` is its
 largest entrywise distance to the complete matrix) and the whole private
-``dp_pc_dir(standardize="rank")`` (k = 2, eps = 1, delta = 1e-5). It prints the median wall time of each, the same-run ratio to np.corrcoef and the
+``dp_pc_dir(standardize="rank")`` (k = 2, eps = 1, delta = 1e-5). It prints the median wall
+time of each, the same-run ratio to np.corrcoef and the
 1-minute load average read before and after the row (timings on a shared machine mean little
 without it). Target (the rank path's speed item): the tau matrix at n = 1e6, p = 20 within
 10x of np.corrcoef (the verdict is given for the complete and the block statistic). A report,
 not a test: a missed target is printed, never an exit status.
+
+``--parquet N`` adds a row for N rows (the issue's 1e7) written to a Parquet file under /tmp and
+read back through dask (``dask.dataframe.read_parquet(...).to_dask_array(lengths=True)``, chunks
+of the file's row groups): the block statistic computed chunk by chunk
+(:func:`dppca.stats.elementwise_kendall_blocks.dask_block_kendall_tau_matrix`, bitwise equal to
+the in-memory one) against np.corrcoef on the same rows in memory.
 
 ``--out FILE`` also writes the table under a header with the git commit, the date, the machine
 (cores usable, BLAS and its threads, numba's threads) and the exact command.
@@ -89,6 +96,35 @@ def time_row(n: int, runs: int) -> dict:
     return row
 
 
+def time_parquet(n: int, runs: int, folder: Path) -> dict:
+    """Median wall seconds of the dask block statistic on a Parquet file of n rows, and of
+    np.corrcoef on the same rows in memory (both after one untimed run)."""
+    import dask.dataframe as dd
+
+    from dppca.stats.elementwise_kendall_blocks import dask_block_kendall_tau_matrix
+
+    x = data(n)
+    path = folder / f"bench_rank_{n}.parquet"
+    pd.DataFrame(x, columns=[f"x{j}" for j in range(x.shape[1])]).to_parquet(
+        path, row_group_size=1_000_000, index=False)
+    design = block_design(n, PAIRS_PER_ROW, np.random.default_rng(2))
+    calls = {"corrcoef": lambda: np.corrcoef(x, rowvar=False),
+             "dask blocks": lambda: dask_block_kendall_tau_matrix(
+                 dd.read_parquet(path).to_dask_array(lengths=True), design)}
+    for call in calls.values():
+        call()
+    load_before = os.getloadavg()[0]
+    times = {name: [] for name in calls}
+    for _ in range(runs):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    row = {name: statistics.median(values) for name, values in times.items()}
+    row.update(n=n, runs=runs, load_before=load_before, load_after=os.getloadavg()[0])
+    return row
+
+
 def machine() -> str:
     """Cores usable by this process, BLAS and thread counts (threadpoolctl), numba's threads."""
     import numba
@@ -136,6 +172,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="n = 1e4 and 1e5, 3 runs")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per n (default 5; 3 with --quick)")
     parser.add_argument("--n", type=int, nargs="*", help="row counts (default 1e5 1e6)")
+    parser.add_argument("--parquet", type=int, default=None, metavar="N",
+                        help="add the dask row: N rows from a Parquet file in /tmp (e.g. 10000000)")
+    parser.add_argument("--skip-memory", action="store_true", help="only the --parquet row")
     parser.add_argument("--out", type=Path, help="also write the header and table to this file")
     args = parser.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
@@ -143,11 +182,23 @@ def main(argv=None) -> int:
     lines = header(argv)
     print("\n".join(lines), flush=True)
     rows = []
-    for n in ns:
+    for n in ([] if args.skip_memory else ns):
         rows.append(time_row(n, runs))
         print(table(rows)[-1] if len(rows) > 1 else "\n".join(table(rows)), flush=True)
+    body = table(rows) if rows else []
+    if args.parquet:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+            r = time_parquet(args.parquet, runs, Path(folder))
+        parquet = [f"{'n (Parquet, dask)':>18}{'runs':>5}{'corrcoef s':>12}{'dask blocks s':>15}{'ratio':>8}"
+                   f"{'load 1m':>13}",
+                   f"{r['n']:>18}{r['runs']:>5}{r['corrcoef']:>12.4f}{r['dask blocks']:>15.4f}"
+                   f"{r['dask blocks'] / r['corrcoef']:>8.1f}{r['load_before']:>6.1f}->{r['load_after']:<5.1f}"]
+        print("\n".join(parquet), flush=True)
+        body += [""] + parquet
     if args.out:
-        args.out.write_text("\n".join(lines + table(rows)) + "\n")
+        args.out.write_text("\n".join(lines + body) + "\n")
     return 0
 
 

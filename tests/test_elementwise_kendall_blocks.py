@@ -68,3 +68,17 @@ def test_errors_name_the_argument():
         block_kendall_tau_matrix(np.zeros((9, 2)), design)
     with pytest.raises(DPPCAValueError, match="NaN"):
         block_kendall_tau_matrix(np.full((10, 2), np.nan), design)
+
+
+def test_dask_chunks_give_the_same_bits():
+    # Exact int64 counts per chunk of whole blocks, summed exactly: the same two divisions as in
+    # memory, whatever the chunking (including chunks that cut blocks before the re-chunking).
+    da = pytest.importorskip("dask.array")
+    from dppca.stats.elementwise_kendall_blocks import dask_block_kendall_tau_matrix
+
+    x = np.round(np.random.default_rng(6).standard_normal((301, 4)), 1)
+    design = block_design(301, 9, np.random.default_rng(7))
+    expected = block_kendall_tau_matrix(x, design)
+    for chunks in (50, 97, 301):
+        lazy = da.from_array(x, chunks=(chunks, 4))
+        assert np.array_equal(dask_block_kendall_tau_matrix(lazy, design), expected)

@@ -28,7 +28,8 @@ import numpy as np
 from .._validation import DPPCAValueError
 from .pair_design import BlockDesign
 
-__all__ = ["block_kendall_sign_counts", "block_kendall_tau_matrix", "block_tau_sensitivity"]
+__all__ = ["block_kendall_sign_counts", "block_kendall_tau_matrix", "block_tau_sensitivity",
+           "dask_block_kendall_tau_matrix"]
 
 #: Pairs of rows per float32 matrix product: every partial sum of the product is an integer of
 #: magnitude at most this (each term is -1, 0 or 1), below 2^24, so float32 sums are exact in any
@@ -147,10 +148,67 @@ def block_kendall_tau_matrix(values, design: BlockDesign) -> np.ndarray:
     >>> bool(np.array_equal(block_kendall_tau_matrix(x, one_block), kendall_tau_matrix(x)))
     True
     """
-    n = design.n
-    terms = [(2.0 * counts) / float(n * (size - 1))
-             for size, counts in sorted(block_kendall_sign_counts(values, design).items())]
+    return _weighted(block_kendall_sign_counts(values, design), design.n)
+
+
+def _weighted(counts: dict, n: int) -> np.ndarray:
+    """sum over block sizes b of 2 S_b / (n (b - 1)), smallest size first (at most two terms)."""
+    terms = [(2.0 * total) / float(n * (size - 1)) for size, total in sorted(counts.items())]
     return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _chunk_counts(rows, order, bounds, sign=None, radius=None, xi=None) -> dict:
+    """One dask chunk of whole blocks (rows already permuted): its counts per block size."""
+    return block_kendall_sign_counts(rows, BlockDesign(order, bounds))
+
+
+def dask_block_kendall_tau_matrix(X, design: BlockDesign) -> np.ndarray:
+    """:func:`block_kendall_tau_matrix` of a dask array, chunk by chunk (n beyond memory).
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        Data with known chunk sizes (e.g. ``dask.dataframe.read_parquet(...).to_dask_array(
+        lengths=True)``), finite.
+    design : dppca.stats.pair_design.BlockDesign
+        The public block design for n rows.
+
+    Returns
+    -------
+    ndarray, shape (p, p)
+        Bitwise equal to :func:`block_kendall_tau_matrix` of the same rows in memory: the rows
+        are permuted by the design and re-chunked at block boundaries
+        (:func:`dppca.backends.dask.dask_block_kendall`), each chunk returns exact int64 counts
+        per block size, and their sums are exact, so the same two divisions follow.
+
+    Raises
+    ------
+    DPPCAValueError
+        If X holds NaN or inf, or a block has fewer than 2 rows.
+
+    See Also
+    --------
+    block_tau_sensitivity : The sensitivity, unchanged (the statistic is the same number).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from dppca.stats.pair_design import block_design
+    >>> x = np.random.default_rng(0).standard_normal((200, 3))
+    >>> design = block_design(200, 7, np.random.default_rng(1))
+    >>> lazy = da.from_array(x, chunks=(64, 3))
+    >>> bool(np.array_equal(dask_block_kendall_tau_matrix(lazy, design),
+    ...                     block_kendall_tau_matrix(x, design)))
+    True
+    """
+    from ..backends.dask import dask_block_kendall
+
+    totals: dict = {}
+    for part in dask_block_kendall(X, design, _chunk_counts):
+        for size, counts in part.items():
+            totals[size] = totals.get(size, 0) + counts
+    return _weighted(totals, design.n)
 
 
 def block_tau_sensitivity(n: int, p: int) -> float:
