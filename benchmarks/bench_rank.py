@@ -71,6 +71,21 @@ def private_directions(x, rng) -> None:
         dp_pc_dir(x, 2, standardize="rank", g_dppca=True, eps=1.0, delta=1e-5, rng=rng)
 
 
+def median_times(calls: dict, runs: int) -> dict:
+    """Median wall seconds of each call over ``runs`` interleaved runs, with the 1-minute load
+    average before and after."""
+    load_before = os.getloadavg()[0]
+    times = {name: [] for name in calls}
+    for _ in range(runs):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    row = {name: statistics.median(values) for name, values in times.items()}
+    row.update(runs=runs, load_before=load_before, load_after=os.getloadavg()[0])
+    return row
+
+
 def time_row(n: int, runs: int) -> dict:
     """Median wall seconds of each timed call over ``runs`` interleaved runs, and the load."""
     x = data(n)
@@ -83,16 +98,8 @@ def time_row(n: int, runs: int) -> dict:
              "dp_pc_dir": lambda: private_directions(frame, rng)}
     warm = {name: call() for name, call in calls.items()}  # warm-up: numba compilation, caches
     max_diff = float(np.max(np.abs(warm["blocks"] - warm["kendall"])))
-    load_before = os.getloadavg()[0]
-    times = {name: [] for name in calls}
-    for _ in range(runs):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[name].append(time.perf_counter() - start)
-    row = {name: statistics.median(values) for name, values in times.items()}
-    row.update(n=n, p=x.shape[1], runs=runs, load_before=load_before, load_after=os.getloadavg()[0],
-               max_diff=max_diff)
+    row = median_times(calls, runs)
+    row.update(n=n, p=x.shape[1], max_diff=max_diff)
     return row
 
 
@@ -113,15 +120,8 @@ def time_parquet(n: int, runs: int, folder: Path) -> dict:
                  dd.read_parquet(path).to_dask_array(lengths=True), design)}
     for call in calls.values():
         call()
-    load_before = os.getloadavg()[0]
-    times = {name: [] for name in calls}
-    for _ in range(runs):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[name].append(time.perf_counter() - start)
-    row = {name: statistics.median(values) for name, values in times.items()}
-    row.update(n=n, runs=runs, load_before=load_before, load_after=os.getloadavg()[0])
+    row = median_times(calls, runs)
+    row.update(n=n)
     return row
 
 

@@ -119,7 +119,7 @@ def block_kendall_tau_matrix(values, design: BlockDesign) -> np.ndarray:
     Raises
     ------
     DPPCAValueError
-        As in :func:`block_kendall_sign_counts`.
+        As :func:`block_kendall_sign_counts` raises.
 
     See Also
     --------
@@ -216,15 +216,18 @@ def block_tau_sensitivity(n: int, p: int) -> float:
 
     Parameters
     ----------
-    n : int
-        Rows (public), n >= 2.
-    p : int
-        Columns, p >= 1.
+    n, p : int
+        Rows (public, >= 2) and columns (>= 1) of the data.
 
     Returns
     -------
     float
         2 p / n plus the rounding slack 2 * sqrt(p (p + 1) / 2) * 2 * 2^-53.
+
+    Raises
+    ------
+    DPPCAValueError
+        If n < 2 or p < 1.
 
     Notes
     -----
