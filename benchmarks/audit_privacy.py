@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dppca.audit import (REGISTRY, AuditedRelease, distinguishing_audit, neighbour_search,  # noqa: E402
                          offset_attack, offset_neighbours)
 from dppca.audit.attacks import C_CLIP  # noqa: E402
-from dppca.audit.canary import (CANARY_FACTOR, CANARY_FAMILIES, CANARY_RUNS,  # noqa: E402
+from dppca.audit.canary import (CANARY_FACTOR, CANARY_FAMILIES, CANARY_RUNS, canary_direction,  # noqa: E402
                                 gaussian_shift_audit, scaled_noise)
 
 FULL = dict(sizes=(5, 8, 12, 20, 35, 50), rows_per_dataset=3, random_rows=10, greedy_steps=300)
@@ -105,9 +105,10 @@ def canaries(search_options, runs, seed, only=None) -> int:
         with np.errstate(all="ignore"):
             worst = neighbour_search(release, seed=seed, **search_options)
         args = (release.mechanism, worst.D, worst.D_prime, worst.ctx, runs, release.eps, release.delta)
-        real = gaussian_shift_audit(*args, seed=seed + 2)
+        direction = canary_direction(release, worst.D, worst.D_prime, worst.ctx)
+        real = gaussian_shift_audit(*args, seed=seed + 2, direction=direction)
         with scaled_noise(CANARY_FACTOR):
-            weak = gaussian_shift_audit(*args, seed=seed + 2)
+            weak = gaussian_shift_audit(*args, seed=seed + 2, direction=direction)
         ok = not real.rejects and weak.rejects
         failures += not ok
         print(f"{name} | {real.mu_claim:.3f} | {real.mu_lb:.3f} | {weak.mu_lb:.3f} | {runs} | "

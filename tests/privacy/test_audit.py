@@ -142,7 +142,7 @@ def test_distinguishing_audit_rejects_the_half_noise_canary(name, searches):
     # side, at level 2.5% split over the families (Bonferroni), has power 0.999 per family
     # against half noise on a pair that shows the whole sensitivity, 0.98 on one that shows 90%
     # of it along the estimated direction (dppca/audit/canary.py).
-    from dppca.audit.canary import CANARY_FACTOR, CANARY_RUNS, gaussian_shift_audit, scaled_noise
+    from dppca.audit.canary import CANARY_FACTOR, CANARY_RUNS, canary_direction, gaussian_shift_audit, scaled_noise
 
     # The real mechanism must pass the same test: all families together flag a correct
     # mechanism with probability <= 2.5%, so the seed is the benchmark's (audit_privacy.py's
@@ -152,8 +152,9 @@ def test_distinguishing_audit_rejects_the_half_noise_canary(name, searches):
     worst = _search(name, searches)
     args = (release.mechanism, worst.D, worst.D_prime, worst.ctx, CANARY_RUNS, release.eps,
             release.delta)
-    real = gaussian_shift_audit(*args, seed=2)
+    direction = canary_direction(release, worst.D, worst.D_prime, worst.ctx)
+    real = gaussian_shift_audit(*args, seed=2, direction=direction)
     assert not real.rejects, f"{name}: mu_lb {real.mu_lb:.3f} > claimed mu {real.mu_claim:.3f}"
     with scaled_noise(CANARY_FACTOR):
-        canary = gaussian_shift_audit(*args, seed=2)
+        canary = gaussian_shift_audit(*args, seed=2, direction=direction)
     assert canary.rejects, f"{name}: half noise not seen (mu_lb {canary.mu_lb:.3f} <= {canary.mu_claim:.3f})"
