@@ -28,11 +28,9 @@ the in-memory one) against np.corrcoef on the same rows in memory.
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -47,6 +45,9 @@ from dppca import dp_pc_dir  # noqa: E402
 from dppca.stats.elementwise_kendall import kendall_tau_matrix  # noqa: E402
 from dppca.stats.elementwise_kendall_blocks import block_kendall_tau_matrix  # noqa: E402
 from dppca.stats.pair_design import block_design  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import provenance  # noqa: E402
 
 FULL_NS, QUICK_NS, P = (100_000, 1_000_000), (10_000, 100_000), 20
 TARGET_RATIO = 10.0
@@ -137,16 +138,10 @@ def machine() -> str:
             f"threads), numpy {np.__version__}, Python {platform.python_version()}")
 
 
-def header(argv) -> list[str]:
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    return ["# bench_rank.py: Kendall's tau matrix (rank path) vs np.corrcoef, medians of runs",
-            f"# commit {commit}{' (with uncommitted changes)' if dirty else ''}",
-            f"# date {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
-            f"# machine {machine()}",
-            f"# command python benchmarks/bench_rank.py {' '.join(argv)}".rstrip()]
+def header() -> list[str]:
+    """Provenance (benchmarks/provenance.py) plus this machine's numba threads."""
+    return provenance.header(provenance.collect(
+        note=f"Kendall's tau matrix (rank path) vs np.corrcoef, medians of runs; {machine()}")).splitlines()
 
 
 def table(rows) -> list[str]:
@@ -179,7 +174,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
     ns = args.n or (QUICK_NS if args.quick else FULL_NS)
-    lines = header(argv)
+    lines = header()
     print("\n".join(lines), flush=True)
     rows = []
     for n in ([] if args.skip_memory else ns):

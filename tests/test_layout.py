@@ -21,6 +21,18 @@ MODULES = sorted(p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts)
 SOFT_MAX_LINES = 450
 #: Modules past SOFT_MAX_LINES: {path under dppca/: one line saying why it is still one idea}.
 EXCEPTIONS: dict[str, str] = {
+    "scree.py": "one idea, the dp_scree pipeline and its plot twin; the rank path's dispatch added "
+                "a few lines (the rank scree itself lives in scree_rank.py)",
+    "score.py": "one idea, the dp_score pipelines; the rank path's dispatch added a few lines (its "
+                "pipeline lives in score_rank.py)",
+    "sklearn.py": "one idea, the DPPCA estimator's fit/transform contract; standardize='rank' added "
+                  "its branch",
+    "results/scree.py": "one idea, the ScreeResult object (tables, intervals, summary, plot); the "
+                        "estimand hook added a few lines",
+    "results/scree_rank.py": "one idea, the rank scree's result with its proven interval bound "
+                             "(RankBound), whose proof in the docstring is most of the lines",
+    "methods/latent_correlation.py": "two ideas for now (the release and its accuracy model): split "
+                                     "the accuracy model into its own module next",
     "app/inputs.py": "one idea, what a client may send: a checker per input kind and the table of "
                      "every input id, kept together so that no id escapes the check",
 }

@@ -211,7 +211,9 @@ def test_plan_predicts_the_rank_directions_as_the_result_does(gaussian):
 
     planned = plan(2000, 5, 2, 4.0, 1e-5, standardize="rank")
     result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0)
-    assert [s.step for s in planned.accuracy.steps] == ["directions"]
+    # the plan covers dp_scree's rank path too: its directions row, then the values' half-width
+    assert [s.step for s in planned.accuracy.steps] == ["directions (pre-release)",
+                                                        "rank: scree values (half-width)"]
     assert planned.accuracy.steps[0].predicted == pytest.approx(result.accuracy.steps[0].predicted,
                                                                 rel=1e-12)
     assert not plan(100, 6, 2, 0.05, 1e-5, standardize="rank").reliable
@@ -234,13 +236,13 @@ def test_binary_bridges_recover_the_latent_correlation():
     # less: 0.06 is about 1.7 sd of the worst entry, 4 of a typical one.
     from dppca.methods.latent_correlation import nonprivate_latent_directions
     from dppca.stats.copula_bridge import latent_correlation
-    from dppca.methods.latent_correlation import _proportions, _thresholds
+    from dppca.methods.latent_correlation import binary_proportions, _thresholds
 
     frame = _mixed_frame(20000, 1)
     binary = np.array([False, True, True, False, False])
     values = frame.assign(c=frame["c"].cat.codes).to_numpy(dtype=float)
     estimate = latent_correlation(kendall_tau_matrix(values),
-                                  thresholds=_thresholds(_proportions(values, binary), binary))
+                                  thresholds=_thresholds(binary_proportions(values, binary), binary))
     np.testing.assert_allclose(estimate, CORRELATION, atol=0.06)
     assert nonprivate_latent_directions(values, 2, binary=binary).vectors.shape == (5, 2)
 

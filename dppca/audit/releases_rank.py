@@ -20,25 +20,25 @@ from .registry import AuditedRelease, register
 EPS, DELTA = 1.0, 1e-5
 
 
-def _upper(matrix) -> np.ndarray:
+def upper_triangle(matrix) -> np.ndarray:
     return matrix[np.triu_indices(matrix.shape[0])]
 
 
 def _tau(X, c):
-    return _upper(kendall_tau_matrix(X))
+    return upper_triangle(kendall_tau_matrix(X))
 
 
 def _tau_mechanism(X, c, rng):
-    return _upper(release_kendall_tau(X, EPS, DELTA, rng)[0])
+    return upper_triangle(release_kendall_tau(X, EPS, DELTA, rng)[0])
 
 
-def _grid(D, rng) -> dict:
+def grid_context(D, rng) -> dict:
     """A public rounding step from the base dataset: a few levels per column (many ties)."""
     spread = float(np.nanmax(np.abs(D))) if np.all(np.isfinite(D)) else 1.0
     return {"step": (spread if spread > 0 else 1.0) * 10.0 ** rng.uniform(-1.5, 0)}
 
 
-def _rounded(X, c):
+def rounded_to_grid(X, c):
     with np.errstate(over="ignore", invalid="ignore"):
         return np.nan_to_num(np.round(X / c["step"]), nan=0.0)
 
@@ -50,10 +50,10 @@ register(AuditedRelease(
 
 register(AuditedRelease(
     "rank: elementwise Kendall's tau (j <= k), rounded data with ties", claim="2 p/n (L2)",
-    statistic=lambda X, c: _tau(_rounded(X, c), c),
+    statistic=lambda X, c: _tau(rounded_to_grid(X, c), c),
     sensitivity=lambda n, p, c: rank_tau_sensitivity(n, p),
-    mechanism=lambda X, c, rng: _tau_mechanism(_rounded(X, c), c, rng), eps=EPS, delta=DELTA,
-    p=4, context=_grid))
+    mechanism=lambda X, c, rng: _tau_mechanism(rounded_to_grid(X, c), c, rng), eps=EPS, delta=DELTA,
+    p=4, context=grid_context))
 
 
 def _binary(p) -> np.ndarray:
@@ -61,18 +61,18 @@ def _binary(p) -> np.ndarray:
 
 
 def _shares(X, c):
-    from ..methods.latent_correlation import _proportions
+    from ..methods.latent_correlation import binary_proportions
 
-    return _proportions(X, _binary(X.shape[1]))
+    return binary_proportions(X, _binary(X.shape[1]))
 
 
 def _mixed_mechanism(X, c, rng):
     """The whole mixed release (tau vector and shares, one Gaussian-DP group), as released."""
-    from ..methods.latent_correlation import _release_mixed
+    from ..methods.latent_correlation import release_mixed
 
-    released, _, _, thresholds = _release_mixed(X, _binary(X.shape[1]), EPS, DELTA, rng,
+    released, _, _, thresholds = release_mixed(X, _binary(X.shape[1]), EPS, DELTA, rng,
                                                 "analytic", None)
-    return np.concatenate([_upper(released), thresholds[_binary(X.shape[1])]])
+    return np.concatenate([upper_triangle(released), thresholds[_binary(X.shape[1])]])
 
 
 register(AuditedRelease(
@@ -81,3 +81,5 @@ register(AuditedRelease(
     sensitivity=lambda n, p, c: (math.sqrt(_binary(p).sum()) / n
                                  + 2.0 * math.sqrt(_binary(p).sum()) * 2.0 ** -53),
     mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))
+
+__all__ = ["grid_context", "rounded_to_grid", "upper_triangle"]

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..methods.latent_correlation import rank_tau_sensitivity
-from ..preprocessing.normal_scores import RANGE_EDGES, _warps, quantile_bins, warp
+from ..preprocessing.normal_scores import RANGE_EDGES, located_warps, quantile_bins, warp
 from ..privacy import split_budget
 from ..privacy.composition import GaussianGroup
 from ..privacy.histograms import dp_histogram_counts, histogram_counts
@@ -39,7 +39,7 @@ from ..stats.elementwise_kendall import kendall_tau_matrix
 from ..stats.elementwise_kendall_blocks import block_kendall_tau_matrix, block_tau_sensitivity
 from ..stats.pair_design import block_design
 from .registry import AuditedRelease, register
-from .releases_rank import _grid, _rounded, _upper
+from .releases_rank import grid_context, rounded_to_grid, upper_triangle
 
 EPS, DELTA = 1.0, 1e-5
 #: Quantile levels of the audited map (public); the release's sensitivity does not depend on it.
@@ -62,7 +62,7 @@ def _warp_context(D, rng) -> dict:
     n, p = D.shape
     noisy, sigma = dp_histogram_counts(np.nan_to_num(D), RANGE_EDGES, GROUP.share(SHARES["range"]), rng)
     levels = (np.arange(1, LEVELS + 1) - 0.5) / LEVELS
-    warps, _ = _warps(noisy, sigma, levels[0], levels[-1])
+    warps, _ = located_warps(noisy, sigma, levels[0], levels[-1])
     bins = quantile_bins(n, LEVELS, GROUP.share(SHARES["quantiles"]).sigma(math.sqrt(2.0 * p)))
     return {"warps": warps, "grid": np.linspace(0.0, 1.0, bins + 1)}
 
@@ -92,7 +92,7 @@ def _group_statistic(X, c) -> np.ndarray:
     hist = math.sqrt(2.0 * p)
     parts = (histogram_counts(X, RANGE_EDGES).ravel() / GROUP.share(SHARES["range"]).sigma(hist),
              histogram_counts(_warped(X, c), c["grid"]).ravel() / GROUP.share(SHARES["quantiles"]).sigma(hist),
-             _upper(kendall_tau_matrix(X)) / GROUP.share(SHARES["directions"]).sigma(rank_tau_sensitivity(n, p)))
+             upper_triangle(kendall_tau_matrix(X)) / GROUP.share(SHARES["directions"]).sigma(rank_tau_sensitivity(n, p)))
     return np.concatenate(parts)
 
 
@@ -106,7 +106,7 @@ def _pipeline(X, c, rng) -> np.ndarray:
 
 
 def _pipeline_context(D, rng) -> dict:
-    return {**_warp_context(D, rng), **_grid(D, rng)}
+    return {**_warp_context(D, rng), **grid_context(D, rng)}
 
 
 register(AuditedRelease(
@@ -117,8 +117,8 @@ register(AuditedRelease(
 register(AuditedRelease(
     "rank scores: dp_score(standardize='rank') Gaussian group, rounded data with ties",
     claim="mu (L2)",
-    statistic=lambda X, c: _group_statistic(_rounded(X, c), c), sensitivity=lambda n, p, c: GROUP.mu,
-    mechanism=lambda X, c, rng: _pipeline(_rounded(X, c), c, rng), eps=EPS, delta=DELTA, p=3,
+    statistic=lambda X, c: _group_statistic(rounded_to_grid(X, c), c), sensitivity=lambda n, p, c: GROUP.mu,
+    mechanism=lambda X, c, rng: _pipeline(rounded_to_grid(X, c), c, rng), eps=EPS, delta=DELTA, p=3,
     context=_pipeline_context))
 
 
@@ -134,7 +134,7 @@ def _block_context(D, rng) -> dict:
 
 
 def _block_tau(X, c) -> np.ndarray:
-    return _upper(block_kendall_tau_matrix(X, c["design"]))
+    return upper_triangle(block_kendall_tau_matrix(X, c["design"]))
 
 
 def _block_mechanism(X, c, rng) -> np.ndarray:
@@ -147,3 +147,5 @@ register(AuditedRelease(
     "rank: elementwise Kendall's tau (j <= k), incomplete block design", claim="2 p/n (L2)",
     statistic=_block_tau, sensitivity=lambda n, p, c: block_tau_sensitivity(n, p),
     mechanism=_block_mechanism, eps=EPS, delta=DELTA, p=4, context=_block_context))
+
+__all__ = []

@@ -23,7 +23,7 @@ from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
 from .gdppca import DIRECTION_THRESHOLD, released_direction_accuracy
 
-__all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "bridged_noise_sd", "rank_columns", "latent_correlation_directions", "nonprivate_latent_directions",
+__all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "binary_proportions", "bridged_noise_sd", "release_mixed", "rank_columns", "latent_correlation_directions", "nonprivate_latent_directions",
            "rank_accuracy", "rank_direction_accuracy", "rank_tau_sensitivity",
            "release_kendall_tau"]
 
@@ -241,7 +241,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
                                                            ledger)
         thresholds = None
     else:
-        released, sensitivity, sigma, thresholds = _release_mixed(values, binary, eps, delta,
+        released, sensitivity, sigma, thresholds = release_mixed(values, binary, eps, delta,
                                                                   rng, calibration, ledger)
     fit = _fit(released, k, f"Gaussian ({calibration})", sensitivity, sigma, thresholds)
     bridged = bridged_noise_sd(released, sigma)
@@ -337,7 +337,7 @@ def nonprivate_latent_directions(values: np.ndarray, k: int, binary=None, **_) -
     binary = _binary_mask(binary, values.shape[1])
     thresholds = None
     if binary.any():
-        thresholds = _thresholds(_proportions(values, binary), binary)
+        thresholds = _thresholds(binary_proportions(values, binary), binary)
     return _fit(kendall_tau_matrix(values), k, "none", float("nan"), float("nan"), thresholds)
 
 
@@ -403,7 +403,7 @@ def _binary_mask(binary, p) -> np.ndarray:
     return mask
 
 
-def _proportions(values, binary) -> np.ndarray:
+def binary_proportions(values, binary) -> np.ndarray:
     """Shares of ones of the binary columns: exact integer counts, one division each."""
     ones = np.count_nonzero(values[:, binary] > 0.5, axis=0)
     return ones / float(values.shape[0])
@@ -418,7 +418,7 @@ def _thresholds(shares, binary) -> np.ndarray:
     return thresholds
 
 
-def _release_mixed(values, binary, eps, delta, rng, calibration, ledger):
+def release_mixed(values, binary, eps, delta, rng, calibration, ledger):
     """The tau vector and the binary shares of ones, one Gaussian-DP group (docstring above)."""
     from ..privacy.composition import GaussianGroup
 
@@ -435,7 +435,7 @@ def _release_mixed(values, binary, eps, delta, rng, calibration, ledger):
     count = int(binary.sum())
     share_sensitivity = math.sqrt(count) / n + 2.0 * math.sqrt(count) * _UNIT_ROUNDOFF
     shares, _ = group.share(SHARE_OF_PROPORTIONS).release(
-        _proportions(values, binary), share_sensitivity, rng, ledger,
+        binary_proportions(values, binary), share_sensitivity, rng, ledger,
         "directions: binary columns' shares of ones")
     return released, sensitivity, sigma, _thresholds(shares, binary)
 

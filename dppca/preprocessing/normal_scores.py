@@ -33,7 +33,7 @@ import numpy as np
 from .._validation import DPPCAValueError
 from ..privacy.budget import Ledger
 from ..privacy.composition import GaussianShare
-from ..privacy.histograms import _histogram_quantiles, dp_histogram_counts
+from ..privacy.histograms import histogram_quantiles, dp_histogram_counts
 
 #: Signed half-octave edges of the range release: -2^64 .. -2^-64, 0, 2^-64 .. 2^64 (515 edges).
 _OCTAVES = 2.0 ** (np.arange(-128, 129) / 2.0)
@@ -248,13 +248,13 @@ def release_normal_score_map(values, m: int, range_noise: GaussianShare,
     levels = (np.arange(1, m + 1) - 0.5) / m
     noisy, sigma = dp_histogram_counts(values, RANGE_EDGES, range_noise, rng, ledger=ledger,
                                        step="normal scores: range histograms")
-    warps, located = _warps(noisy, sigma, levels[0], levels[-1])
+    warps, located = located_warps(noisy, sigma, levels[0], levels[-1])
     relative = np.stack([warp(values[:, j], *warps[j]) for j in range(values.shape[1])], axis=1)
     bins = quantile_bins(values.shape[0], m, quantile_noise.sigma(math.sqrt(2.0 * values.shape[1])))
     grid = np.linspace(0.0, 1.0, bins + 1)
     noisy, sigma = dp_histogram_counts(relative, grid, quantile_noise, rng, ledger=ledger,
                                        step="normal scores: quantile histograms")
-    quantiles = np.stack([np.interp(_histogram_quantiles(counts, grid, levels), heights, knots)
+    quantiles = np.stack([np.interp(histogram_quantiles(counts, grid, levels), heights, knots)
                           for counts, (knots, heights) in zip(_detected_counts(noisy, sigma), warps)])
     return NormalScoreMap(warps, quantiles, levels, located, bins)
 
@@ -317,7 +317,7 @@ def _detected_counts(noisy, sigma) -> np.ndarray:
     return kept
 
 
-def _warps(noisy, sigma, low, high) -> tuple:
+def located_warps(noisy, sigma, low, high) -> tuple:
     """Per column, the warp's knots (x, W(x)) and whether release 1 located the column.
 
     The bracket [a, b]: the outer edges of the range bins that hold the levels ``low`` and
@@ -344,5 +344,5 @@ def _warps(noisy, sigma, low, high) -> tuple:
     return tuple(warps), np.array(located)
 
 
-__all__ = ["DEFAULT_BRACKET", "NormalScoreMap", "RANGE_EDGES", "quantile_bins", "quantile_levels",
+__all__ = ["DEFAULT_BRACKET", "NormalScoreMap", "RANGE_EDGES", "located_warps", "quantile_bins", "quantile_levels",
            "release_normal_score_map", "warp", "z_bound"]

@@ -51,7 +51,7 @@ def dp_histogram_quantiles(w, edges, levels, noise: GaussianShare, rng, *,
     """
     noisy, sigma = dp_histogram_counts(w, edges, noise, rng, ledger=ledger, step=step)
     kept = np.where(noisy > HISTOGRAM_THRESHOLD_SD * sigma, noisy, 0.0)
-    return np.stack([_histogram_quantiles(row, edges, levels) for row in kept])
+    return np.stack([histogram_quantiles(row, edges, levels) for row in kept])
 
 
 def dp_histogram_counts(w, edges, noise: GaussianShare, rng, *, ledger: Ledger | None = None,
@@ -117,7 +117,7 @@ def histogram_counts(w, edges) -> np.ndarray:
 HISTOGRAM_THRESHOLD_SD = 2.0
 
 
-def _histogram_quantiles(counts, edges, levels) -> np.ndarray:
+def histogram_quantiles(counts, edges, levels) -> np.ndarray:
     cumulative = np.maximum.accumulate(np.concatenate(([0.0], np.cumsum(counts))))
     total = cumulative[-1]
     if not total > 0:
@@ -131,5 +131,5 @@ def _histogram_quantiles(counts, edges, levels) -> np.ndarray:
     return edges[index - 1] + np.clip(fraction, 0.0, 1.0) * (edges[index] - edges[index - 1])
 
 
-__all__ = ["HISTOGRAM_THRESHOLD_SD", "dp_histogram_counts", "dp_histogram_quantiles",
+__all__ = ["HISTOGRAM_THRESHOLD_SD", "dp_histogram_counts", "dp_histogram_quantiles", "histogram_quantiles",
            "histogram_counts"]

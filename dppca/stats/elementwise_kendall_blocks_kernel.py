@@ -27,3 +27,5 @@ def block_signs(x, starts, size, out):
                     out[row, j] = np.float32(1.0) if u > v else (np.float32(-1.0) if u < v else np.float32(0.0))
                 row += 1
     return out
+
+__all__ = ["block_signs"]

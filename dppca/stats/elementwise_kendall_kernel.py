@@ -124,3 +124,5 @@ def sign_counts(ranks, pairs):
     for j in range(p):
         counts[j, j] = pairs - ties[j]
     return counts
+
+__all__ = ["RUN", "inversions", "pair_sign_sum", "sign_counts", "tied_pairs"]
