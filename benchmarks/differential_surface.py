@@ -40,10 +40,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="the CI mode's entry points only")
     parser.add_argument("--n", type=int, default=1000, help="rows (default 1000)")
+    parser.add_argument("--only", action="append", default=[], metavar="SUBSTRING",
+                        help="run only the entry points whose name contains SUBSTRING "
+                             "(repeatable), e.g. --only rank --only 'cli report'")
     args = parser.parse_args(argv)
     X, labels = base_data(args.n)
     with tempfile.TemporaryDirectory() as tmp:
         calls = entry_points(Path(tmp), full=not args.fast)
+        if args.only:
+            calls = {name: call for name, call in calls.items()
+                     if any(part in name for part in args.only)}
         print(f"n = {args.n}, p = 3, (eps, delta) = (1, 1e-5), {len(calls)} entry points\n")
         print(f"{'entry point':38s} | neighbours | differing | seconds | first difference")
         failing = 0
