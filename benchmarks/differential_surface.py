@@ -1,9 +1,11 @@
 """Surface-wide differential test, full mode (issue 23): every public entry point, every neighbour.
 
 Run ``python benchmarks/differential_surface.py`` (a few minutes on 2 shared cores) or
-``--fast`` for the CI mode's entry points. For each public entry point (dp_pc_dir with every
-method, with and without standardize; dp_scree, dp_scree_plot; dp_score, dp_score_group,
-the score plots; DPPCA.fit; the CLI report; the app's run functions) it runs a data set and
+``--fast`` for the CI mode's entry points; ``--only SUBSTRING`` (repeatable) keeps the entry
+points whose name contains it. For each public entry point (dp_pc_dir with every method, with
+and without standardize, and on the rank path; dp_scree, dp_scree_plot; dp_score,
+dp_score_group, the score plots; DPPCA.fit; the CLI report, with a schema and with
+``--standardize rank``; the app's run functions) it runs a data set and
 its replace-one neighbours (a random row, the audit's extreme rows, more extremes below, label
 edge cases) with the same seed and prints
 

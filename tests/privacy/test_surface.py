@@ -63,7 +63,9 @@ def test_an_observation_does_not_depend_on_earlier_calls_of_the_session():
     from dppca import DPPCA
 
     X, _ = base_data(200)
-    call = lambda X, g: DPPCA(n_components=2, eps=1.0, delta=1e-5, random_state=1).fit(X)  # noqa: E731
+    def call(X, g):
+        return DPPCA(n_components=2, eps=1.0, delta=1e-5, random_state=1).fit(X)
+
     first, second = observe(call, X, None), observe(call, X, None)
     assert any("DPCentreWarning" in w for w in first["warnings"])
     assert first == second
