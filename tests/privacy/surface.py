@@ -118,10 +118,10 @@ def rank_entry_points(full: bool = False) -> dict:
     messages must leave neighbours indistinguishable outside the noise as well."""
     rank = dict(eps=EPS, delta=DELTA, rng=1, standardize="rank")
     calls = {
-        "dp_pc_dir[rank]": lambda X, g: dp_pc_dir(X, 2, **rank),
-        "dp_scree[rank]": lambda X, g: dp_scree(X, 2, **rank),
-        "dp_score[rank]": lambda X, g: dp_score(X, **rank),
-        "DPPCA.fit[rank]": lambda X, g: DPPCA(n_components=2, eps=EPS, delta=DELTA,
+        "dp_pc_dir[standardize=rank]": lambda X, g: dp_pc_dir(X, 2, **rank),
+        "dp_scree[standardize=rank]": lambda X, g: dp_scree(X, 2, **rank),
+        "dp_score[standardize=rank]": lambda X, g: dp_score(X, **rank),
+        "DPPCA.fit[standardize=rank]": lambda X, g: DPPCA(n_components=2, eps=EPS, delta=DELTA,
                                               random_state=1, standardize="rank").fit(X),
         # the app's scree is left out: its scree methods (clipped, pmwm, huber) all refuse
         # standardize="rank" (a public refusal, the same for every input)
@@ -129,7 +129,7 @@ def rank_entry_points(full: bool = False) -> dict:
                                                             group_levels="a, b"),
     }
     if full:
-        calls["dp_score_group[rank]"] = lambda X, g: dp_score_group(X, g, **rank)
+        calls["dp_score_group[standardize=rank]"] = lambda X, g: dp_score_group(X, g, **rank)
     return calls
 
 
