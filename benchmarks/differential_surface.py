@@ -1,9 +1,11 @@
 """Surface-wide differential test, full mode (issue 23): every public entry point, every neighbour.
 
 Run ``python benchmarks/differential_surface.py`` (a few minutes on 2 shared cores) or
-``--fast`` for the CI mode's entry points. For each public entry point (dp_pc_dir with every
-method, with and without standardize; dp_scree, dp_scree_plot; dp_score, dp_score_group,
-the score plots; DPPCA.fit; the CLI report; the app's run functions) it runs a data set and
+``--fast`` for the CI mode's entry points; ``--only SUBSTRING`` (repeatable) keeps the entry
+points whose name contains it. For each public entry point (dp_pc_dir with every method, with
+and without standardize, and on the rank path; dp_scree, dp_scree_plot; dp_score,
+dp_score_group, the score plots; DPPCA.fit; the CLI report, with a schema and with
+``--standardize rank``; the app's run functions) it runs a data set and
 its replace-one neighbours (a random row, the audit's extreme rows, more extremes below, label
 edge cases) with the same seed and prints
 
@@ -40,10 +42,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="the CI mode's entry points only")
     parser.add_argument("--n", type=int, default=1000, help="rows (default 1000)")
+    parser.add_argument("--only", action="append", default=[], metavar="SUBSTRING",
+                        help="run only the entry points whose name contains SUBSTRING "
+                             "(repeatable), e.g. --only rank --only 'cli report'")
     args = parser.parse_args(argv)
     X, labels = base_data(args.n)
     with tempfile.TemporaryDirectory() as tmp:
         calls = entry_points(Path(tmp), full=not args.fast)
+        if args.only:
+            calls = {name: call for name, call in calls.items()
+                     if any(part in name for part in args.only)}
         print(f"n = {args.n}, p = 3, (eps, delta) = (1, 1e-5), {len(calls)} entry points\n")
         print(f"{'entry point':38s} | neighbours | differing | seconds | first difference")
         failing = 0

@@ -13,12 +13,14 @@ import io
 import re
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
 
 from dppca import (DPPCA, dp_pc_dir, dp_score, dp_score_group, dp_score_plot,
                    dp_score_plot_group, dp_scree, dp_scree_plot)
+import dppca.sklearn
 from dppca.methods import METHODS
 
 EPS, DELTA = 1.0, 1e-5
@@ -102,10 +104,32 @@ def entry_points(tmp: Path | None = None, full: bool = False) -> dict:
         calls["dp_score_plot"] = lambda X, g: dp_score_plot(X, EPS, DELTA, rng=1)
         calls["dp_score_plot_group"] = lambda X, g: dp_score_plot_group(X, g, EPS, DELTA, rng=1)
     if tmp is not None:
-        calls.update({name: lambda X, g, d=declared: cli_report(X, g, tmp, schema=d)
-                      for name, declared in CLI_ENTRIES.items()})
+        calls.update({name: lambda X, g, o=option: cli_report(X, g, tmp, option=o)
+                      for name, option in CLI_ENTRIES.items()})
     calls["app run_scree"] = lambda X, g: app_run("scree", X, g)
     calls["app run_score[groups]"] = lambda X, g: app_run("score", X, g)
+    calls.update(rank_entry_points(full))
+    return calls
+
+
+def rank_entry_points(full: bool = False) -> dict:
+    """name -> call(X, labels) on the rank path (``standardize="rank"``): private marginal
+    ranks / a private Kendall's tau matrix and no scales, so its thresholds, ledger rows and
+    messages must leave neighbours indistinguishable outside the noise as well."""
+    rank = dict(eps=EPS, delta=DELTA, rng=1, standardize="rank")
+    calls = {
+        "dp_pc_dir[standardize=rank]": lambda X, g: dp_pc_dir(X, 2, **rank),
+        "dp_scree[standardize=rank]": lambda X, g: dp_scree(X, 2, **rank),
+        "dp_score[standardize=rank]": lambda X, g: dp_score(X, **rank),
+        "DPPCA.fit[standardize=rank]": lambda X, g: DPPCA(n_components=2, eps=EPS, delta=DELTA,
+                                              random_state=1, standardize="rank").fit(X),
+        # the app's scree is left out: its scree methods (clipped, pmwm, huber) all refuse
+        # standardize="rank" (a public refusal, the same for every input)
+        "app run_score[groups, rank]": lambda X, g: app_run("score", X, g, standardize="rank",
+                                                            group_levels="a, b"),
+    }
+    if full:
+        calls["dp_score_group[standardize=rank]"] = lambda X, g: dp_score_group(X, g, **rank)
     return calls
 
 
@@ -114,9 +138,10 @@ DECLARED_BOUNDS = {"V1": (-3.0, 3.0), "V2": (-1.5, 1.5), "V3": (-0.75, 0.75)}
 DECLARED_SCALES = {"V1": 1.0, "V2": 0.5, "V3": 0.25}
 
 
-#: The CLI's entries (they need a folder): name -> whether ``--standardize --schema FILE``
-#: declares DECLARED_BOUNDS and DECLARED_SCALES of the report's columns x1..x3.
-CLI_ENTRIES = {"cli report": False, "cli report[schema]": True}
+#: The CLI's entries (they need a folder): name -> the report's extra arguments: "schema" for
+#: ``--standardize --schema FILE`` declaring DECLARED_BOUNDS and DECLARED_SCALES of the report's
+#: columns x1..x3, "rank" for ``--standardize rank`` (the rank path in every section).
+CLI_ENTRIES = {"cli report": None, "cli report[schema]": "schema", "cli report[rank]": "rank"}
 
 
 def declared_entry_points(full: bool = False) -> dict:
@@ -155,9 +180,10 @@ APP_VALUES = dict(k=2, scree_method=["clipped"], scree_mono=True, center=True, s
                   bins_y=None, use_group=True, group_levels="")
 
 
-def app_run(kind: str, X, labels):
+def app_run(kind: str, X, labels, **values):
     """The app's run function on (X, labels), its package calls seeded (rng=1): the app draws
-    fresh entropy, and a shared seed is what makes neighbours comparable."""
+    fresh entropy, and a shared seed is what makes neighbours comparable. ``values`` override
+    the page's :data:`APP_VALUES` (e.g. ``standardize="rank"``, the select's rank option)."""
     import functools
     from unittest import mock
 
@@ -170,15 +196,17 @@ def app_run(kind: str, X, labels):
               for name in ("dp_scree", "dp_score_plot", "dp_score_plot_group")}
     with mock.patch.multiple(runs, **seeded):
         if kind == "scree":
-            return runs.run_scree(data, runs.scree_settings(APP_VALUES, data), EPS, DELTA)
-        return runs.run_score(data, runs.score_settings(APP_VALUES, data), EPS, DELTA)
+            return runs.run_scree(data, runs.scree_settings({**APP_VALUES, **values}, data),
+                                  EPS, DELTA)
+        return runs.run_score(data, runs.score_settings({**APP_VALUES, **values}, data), EPS, DELTA)
 
 
-def cli_report(X, labels, tmp: Path, schema: bool = False):
+def cli_report(X, labels, tmp: Path, option: str | None = None):
     """``dppca report`` on X (with a group column) written to a CSV: (stdout with every number
-    masked, output file names, ledger.json with its numbers: public facts). With ``schema``,
-    ``--standardize --schema FILE``: a codebook CSV declaring DECLARED_BOUNDS and
-    DECLARED_SCALES for x1..x3 (the report's declared section, clipped input and cut frames)."""
+    masked, output file names, ledger.json with its numbers: public facts). With option
+    "schema", ``--standardize --schema FILE``: a codebook CSV declaring DECLARED_BOUNDS and
+    DECLARED_SCALES for x1..x3 (the report's declared section, clipped input and cut frames);
+    with "rank", ``--standardize rank``."""
     from dppca.cli import main
 
     data = pd.DataFrame(X, columns=["x1", "x2", "x3"]).assign(g=labels)
@@ -188,7 +216,7 @@ def cli_report(X, labels, tmp: Path, schema: bool = False):
     with contextlib.redirect_stdout(stdout):
         code = main(["report", "--data", str(path), "--columns", "x1,x2,x3", "--group", "g",
                      "--eps", str(EPS), "--delta", str(DELTA), "--seed", "1",
-                     "--out", str(out), *(_schema_arguments(tmp) if schema else [])])
+                     "--out", str(out), *_cli_arguments(tmp, option)])
     ledger = (out / "ledger.json").read_text() if (out / "ledger.json").exists() else None
     files = sorted(p.name for p in out.rglob("*"))
     import shutil
@@ -203,6 +231,14 @@ def cli_report(X, labels, tmp: Path, schema: bool = False):
     return code, _mask_numbers(stdout.getvalue()), files, ledger
 
 
+def _cli_arguments(tmp: Path, option: str | None) -> list:
+    """The report's extra arguments for a :data:`CLI_ENTRIES` option."""
+    if option == "schema":
+        return _schema_arguments(tmp)
+    # the groups declared as with the schema, so that the rank path runs in every section
+    return ["--standardize", "rank", "--group-levels", "a,b"] if option == "rank" else []
+
+
 def _schema_arguments(tmp: Path) -> list:
     """``--standardize --schema FILE`` with DECLARED_BOUNDS/SCALES renamed to x1..x3, and the
     groups declared (``--group-levels a,b``) so that the report runs to its end (the plain entry
@@ -215,7 +251,16 @@ def _schema_arguments(tmp: Path) -> list:
 
 
 def _mask_numbers(text: str) -> str:
-    return re.sub(r"[-+]?\d[\d.,]*(e[-+]?\d+)?%?", "#", text)
+    """``text`` with every number (sign included) masked as ``#``, runs of blanks made one
+    blank and table rules (``====``, ``----``) made one length. The report prints released
+    values in aligned tables (pandas, the summary tables): a column's padding and its rule's
+    length follow the printed widths of its values, so a released loading that changes sign
+    (0.0091 vs -0.0106, a minus sign more or less) moves the blanks and rules around it. That
+    layout is post-processing of released values, like the numbers themselves; the words,
+    lines and their order stay compared."""
+    masked = re.sub(r"[-+]?\d[\d.,]*(e[-+]?\d+)?%?", "#", text)
+    masked = re.sub(r"[=\-]{3,}", "---", masked)
+    return re.sub(r"[ \t]+", " ", masked)
 
 
 #: Ledger steps whose sensitivity (and so noise scale) is post-processing of an earlier noisy
@@ -233,10 +278,14 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 #: (methods/gdppca.py, released_direction_accuracy), and dp_scree's post-release trace row,
 #: computed from the released trace and its clip histogram (results/scree_checks.py, trace_step),
 #: and its Kendall-order row, computed from the released values and their public noise sd
-#: (scree_directions.py, kendall_order_accuracy).
+#: (scree_directions.py, kendall_order_accuracy), and the rank path's unlocated columns: which
+#: columns the normal scores' range release located is ``located`` of
+#: preprocessing/normal_scores.py (_warps), a function of the released range histograms and
+#: their public noise sd alone (score_rank.py, _warn_unlocated, names those columns).
 NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass",
                   "directions (post-release)", "trace (post-release)",
-                  "directions vs covariance (post-release)")
+                  "directions vs covariance (post-release)",
+                  "normal scores: the private range release located")
 
 
 def _public_messages(messages) -> list:
@@ -283,8 +332,16 @@ def facts(result) -> dict:
 
 
 def observe(call, X, labels) -> dict:
-    """Run ``call`` and return its public observation: facts, warnings, exception."""
-    with warnings.catch_warnings(record=True) as caught:
+    """Run ``call`` and return its public observation: facts, warnings, exception.
+
+    Each observation starts from a fresh session as far as warnings go: Python's filters are
+    "always", and DPPCA's once-per-session registry of DPCentreWarning messages
+    (dppca.sklearn._SHOWN) is emptied for the call. That warning's condition, n eps
+    center_share < 200, and its text are public numbers only; what the registry adds is
+    whether an earlier call of the same session already showed it, a fact about the session,
+    not about the data (the same input run twice would otherwise differ)."""
+    with warnings.catch_warnings(record=True) as caught, \
+            mock.patch.object(dppca.sklearn, "_SHOWN", set()):
         warnings.simplefilter("always")
         try:
             seen, error = facts(call(X, labels)), None
@@ -305,4 +362,5 @@ def differences(a: dict, b: dict) -> dict:
 
 
 __all__ = ["CLI_ENTRIES", "DECLARED_BOUNDS", "DECLARED_SCALES", "DERIVED_STEPS", "EXTREME_ROWS", "NOISY_MESSAGES", "LABEL_EDGES", "base_data", "cli_report", "declared_entry_points", "differences",
-           "entry_points", "facts", "neighbours", "numeric_zero_labels", "observe"]
+           "entry_points", "facts", "neighbours", "numeric_zero_labels", "observe",
+           "rank_entry_points"]

@@ -54,3 +54,30 @@ def test_the_row_cleaning_rule_is_a_public_map_of_each_value():
     cleaned = as_matrix(X).values
     assert cleaned.tolist() == [[1.5, -VALUE_BOUND], [5e-324, VALUE_BOUND], [-3.0, VALUE_BOUND]]
     assert as_matrix(X[:, :1] * 1e-3).values.tolist() == (X[:, :1] * 1e-3).tolist()
+
+
+def test_an_observation_does_not_depend_on_earlier_calls_of_the_session():
+    # n eps center_share = 200 x 1 x 0.2 < 200: DPPCA warns (DPCentreWarning, public numbers
+    # only) once per session; the same input observed twice must give the same observation,
+    # or the first of a data set and its neighbours would differ by call order alone.
+    from dppca import DPPCA
+
+    X, _ = base_data(200)
+    def call(X, g):
+        return DPPCA(n_components=2, eps=1.0, delta=1e-5, random_state=1).fit(X)
+
+    first, second = observe(call, X, None), observe(call, X, None)
+    assert any("DPCentreWarning" in w for w in first["warnings"])
+    assert first == second
+
+
+def test_the_cli_mask_hides_the_layout_of_released_values_only():
+    # A released loading that changes sign (0.0091 vs -0.0106, cli report[schema] at n = 200)
+    # shifts the table's padding; words and lines stay compared.
+    from surface import _mask_numbers
+
+    positive = "      PC1     PC2\n-----------------\nx1 0.9370  0.0091\nx2 0.3470 -0.1373"
+    negative = "      PC1      PC2\n------------------\nx1 0.9345 -0.0106\nx2 0.3514  -0.1335"
+    assert _mask_numbers(positive) == _mask_numbers(negative)
+    assert _mask_numbers(positive) != _mask_numbers(positive.replace("x2", "y2"))
+    assert _mask_numbers(positive) != _mask_numbers(positive + "\nx3 0.0395 0.9905")
