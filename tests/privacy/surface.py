@@ -280,7 +280,7 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 #: and its Kendall-order row, computed from the released values and their public noise sd
 #: (scree_directions.py, kendall_order_accuracy), and the rank path's unlocated columns: which
 #: columns the normal scores' range release located is ``located`` of
-#: preprocessing/normal_scores.py (_warps), a function of the released range histograms and
+#: preprocessing/normal_scores.py (located_warps), a function of the released range histograms and
 #: their public noise sd alone (score_rank.py, _warn_unlocated, names those columns).
 NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass",
                   "directions (post-release)", "trace (post-release)",
