@@ -74,10 +74,13 @@ def scree_settings(values: dict, data: AppData) -> dict:
         raise DPPCAValueError(f"the scree needs at least {SCREE_MIN_ROWS} rows (its standard "
                               f"errors use pairs of pairs); these data have {data.n}")
     k = _whole(values["k"], "Number of leading PCs (k)", 1, min(data.n - 1, data.p))
+    common = _common(values)
+    if common["standardize"] == "rank":  # its values are the latent correlation's eigenvalues
+        return dict(k=k, methods=("rank",), mono=bool(values["scree_mono"]), **common)
     methods = tuple(m for m in SCREE_METHODS if m in (values.get("scree_method") or ()))
     if not methods:
         raise DPPCAValueError("choose at least one scree method (clipped, pmwm or huber)")
-    settings = dict(k=k, methods=methods, mono=bool(values["scree_mono"]), **_common(values))
+    settings = dict(k=k, methods=methods, mono=bool(values["scree_mono"]), **common)
     for method in methods:
         for field, argument in CONTROL_INPUTS[method].items():
             value = values.get(field)
@@ -99,6 +102,9 @@ def _controls(settings: dict) -> dict:
 
 def run_scree(data: AppData, settings: dict, eps: float, delta: float):
     """``dp_scree`` on the data's features with the settings; a ScreeResult (no figure yet)."""
+    if settings["standardize"] == "rank":  # one release: clipped/pmwm/huber do not apply
+        return dp_scree(data.features, settings["k"], eps=eps, delta=delta, standardize="rank",
+                        g_dppca=settings["g_dppca"])
     return dp_scree(data.features, settings["k"], list(settings["methods"]), _controls(settings),
                     eps=eps, delta=delta, center=settings["center"],
                     standardize=settings["standardize"], g_dppca=settings["g_dppca"],

@@ -386,7 +386,8 @@ def _plan_table(data_, raw, operator):
     try:
         settings, eps, delta = run_request("scree", raw, data_, operator=operator)
         planned = plan(data_.n, data_.p, settings["k"], eps, delta,
-                       method=list(settings["methods"]), standardize=settings["standardize"],
+                       method=None if settings["standardize"] == "rank" else list(settings["methods"]),
+                       standardize=settings["standardize"],
                        g_dppca=settings["g_dppca"])
     except USER_ERRORS:
         return None  # the run says what is wrong with the settings

@@ -432,3 +432,24 @@ def test_docstring_examples_run(module):
 
     failures, tried = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+def test_a_rank_scree_run_ignores_the_scree_methods():
+    # standardize="rank": the values are the latent correlation's eigenvalues, from one release;
+    # the page's clipped/pmwm/huber choice does not apply (dp_scree would refuse it)
+    import warnings
+
+    from dppca.app.data import example_data
+    from dppca.app.inputs import run_request
+    from dppca.app.runs import run_scree, scree_png
+
+    data = example_data("gau")
+    sent = {"k": 3, "scree_method": ["clipped", "huber"], "eps": 1, "delta": 1e-6,
+            "standardize": "rank"}
+    settings, eps, delta = run_request("scree", sent.get, data)
+    assert settings["methods"] == ("rank",)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_scree(data, settings, eps, delta)
+    assert list(result.scree.columns) == ["rank"] and len(result.scree) == 3
+    assert scree_png(result).startswith(b"\x89PNG")
