@@ -280,8 +280,9 @@ def permuted(fit, order):
 
 #: A component whose private variance exceeds this many times that of a component the Kendall
 #: spectrum ranks above it (beyond the noise) marks the directions as not the covariance's. For
-#: elliptical data the two orders agree (ratio <= 1); on the benchmark's real sets the largest
-#: non-private ratio among the top 3 is 1.09 (randhie), on adult in raw units 2.9e5.
+#: elliptical data the two orders agree (ratio <= 1), so a ratio of 10 beyond the noise margins
+#: cannot come from elliptical data; a column of rare huge values among bounded ones gives ratios
+#: of order 1e5 (the measured ratios per data set are in benchmarks/results/small_data.txt).
 KENDALL_ORDER_LIMIT = 10.0
 
 #: Normal quantile of the noise margin on each of the two values compared (one-sided 97.5%).
@@ -295,11 +296,10 @@ def kendall_order_accuracy(fits, own) -> list:
     covariance's principal directions (in the same order) when the data are elliptical (Marden
     1999; Han & Liu 2018, Thm 2.2). On data far from elliptical (a column that is mostly zeros
     with rare huge values, units orders of magnitude apart) the two orders disagree, and the
-    covariance's top-k subspace may hold directions outside the released ones: on adult in raw
-    units the Kendall top-3 carries capital gain third and misses capital loss, the
-    covariance's second component (sin-theta 1.00 to covariance PCA, non-privately). The released
-    variances show it after the release: a component Kendall ranks below another carries far
-    more variance.
+    covariance's top-k subspace may hold directions outside the released ones: the spatial signs
+    weigh every pair alike, so a column whose variance comes from a few huge values ranks low in
+    the Kendall spectrum yet carries a leading covariance component. The released variances show
+    it after the release: a component Kendall ranks below another carries far more variance.
 
     Parameters
     ----------
