@@ -31,6 +31,10 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
     app.add_argument("--budget", default=None, help="operator mode: registered dataset (dppca budget "
                      "init) whose budget every session's runs on --data are charged to "
                      "($DPPCA_BUDGET_URL); analysts get no upload, no preview, no total to set")
+    app.add_argument("--budget-store", default=None, dest="budget_store", metavar="URL",
+                     help="SQLAlchemy URL of the budget store (default: $DPPCA_BUDGET_URL): with it, "
+                          "--budget NAME is read there and uploads of registered data are charged "
+                          "to their budget")
     app.add_argument("--user-header", default=None, metavar="HEADER",
                      help="HTTP header in which the reverse proxy in front of the app puts the "
                           "analyst's name (e.g. X-Forwarded-User), logged with every charge")
@@ -40,6 +44,12 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
 
 def run_app_command(args) -> int:
     """Serve the interactive app (``dppca.app.run_app``) until interrupted."""
+    if args.budget_store is not None:  # the app and the store read it from the environment
+        import os
+
+        from ..privacy.store import URL_VARIABLE
+
+        os.environ[URL_VARIABLE] = args.budget_store
     from ..app import run_app
 
     if args.budget is not None and args.data is None:

@@ -453,3 +453,20 @@ def test_a_rank_scree_run_ignores_the_scree_methods():
         result = run_scree(data, settings, eps, delta)
     assert list(result.scree.columns) == ["rank"] and len(result.scree) == 3
     assert scree_png(result).startswith(b"\x89PNG")
+
+
+def test_the_app_subcommand_takes_the_budget_store(monkeypatch):
+    # `dppca app --budget-store URL`: the store the server charges and matches uploads against,
+    # as `dppca report --budget-store` (before, only $DPPCA_BUDGET_URL could name it)
+    import os
+
+    import dppca.app
+    from dppca.cli import main
+    from dppca.privacy.store import URL_VARIABLE
+
+    monkeypatch.delenv(URL_VARIABLE, raising=False)
+    seen = []
+    monkeypatch.setattr(dppca.app, "run_app",
+                        lambda *args, **kwargs: seen.append(os.environ.get(URL_VARIABLE)))
+    assert main(["app", "--no-browser", "--budget-store", "sqlite:////tmp/x.sqlite3"]) == 0
+    assert seen == ["sqlite:////tmp/x.sqlite3"]
