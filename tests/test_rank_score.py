@@ -227,3 +227,12 @@ def test_plots_render(skewed, tmp_path):
                                   levels=["even", "odd"], rng=1)
     assert grouped.groups == ["even", "odd"]
     assert math.isclose(grouped.ledger.spent_eps, 2.0, rel_tol=1e-6)
+
+
+def test_the_number_of_quantile_levels_is_checked():
+    group = GaussianGroup(1.0, 1e-5)
+    x = np.random.default_rng(0).normal(size=(50, 2))
+    for bad in (1, 2.5):
+        with pytest.raises(DPPCAValueError, match="`m` must be an integer >= 2"):
+            release_normal_score_map(x, bad, group.share(0.4), group.share(0.6),
+                                     np.random.default_rng(1))
