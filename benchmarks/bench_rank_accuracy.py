@@ -106,16 +106,21 @@ def main(argv=None) -> None:
     parser.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0, 4.0])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--sets", type=int, default=80, help="first N calibration sets")
+    parser.add_argument("--max-p", type=int, default=None,
+                        help="only the chosen sets with at most this many columns")
     parser.add_argument("--out", type=Path, default=None, help="table file (raw rows beside it)")
     args = parser.parse_args(argv)
-    names = corpus.calibration_sets()["name"].tolist()[:args.sets]
+    chosen = corpus.calibration_sets().iloc[:args.sets]
+    if args.max_p is not None:
+        chosen = chosen[chosen["p"] <= args.max_p]
+    names = chosen["name"].tolist()
     runs, start = [], time.perf_counter()
     for name in names:
         runs += run_set(name, args.eps, args.seeds)
         print(f"  done {name} ({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
     runs = pd.DataFrame(runs)
     text = (f"rank path accuracy model: {len(names)} calibration sets, eps {args.eps}, "
-            f"{args.seeds} seeds, k = {K}, delta = {DELTA:g}\n"
+            f"{args.seeds} seeds, max p {args.max_p}, k = {K}, delta = {DELTA:g}\n"
             + table(runs).to_string() + "\n")
     info = provenance.collect()
     print(provenance.header(info) + text)
