@@ -4,10 +4,11 @@ import math
 import numpy as np
 import pytest
 
+from dppca.methods._base import top_eigen
+from dppca.methods.gdppca import RANDOM_LEVEL, released_direction_accuracy
 from dppca.methods.latent_correlation import (bridged_noise_sd, rank_accuracy,
                                               rank_direction_accuracy, rank_tau_sensitivity,
-                                              sine_block_noise_sd)
-from dppca.methods._base import top_eigen
+                                              repelled_spectrum, sine_block_noise_sd)
 from dppca.metrics import sin_theta
 from dppca.privacy import gaussian_sigma
 from dppca.stats.copula_bridge import latent_correlation
@@ -104,3 +105,35 @@ def test_pre_release_row_within_2x_where_its_assumptions_hold():
                 for r in _releases(tau, sigma, 300, seed=2)]
     planned = min(1.0, math.sqrt(k * (4 - k)) * 0.5 * math.pi * sigma)
     assert 0.5 <= planned / np.median(measured) <= 2.0
+
+
+def test_repelled_spectrum_takes_two_noise_variances_off_each_adjacent_gap():
+    # sqrt(2^2 - 2 0.1^2) and sqrt(max(0.1^2 - 2 0.1^2, 0)) = 0: a gap within the noise closes.
+    assert repelled_spectrum([3.0, 1.0, 0.9], 0.1).tolist() == pytest.approx(
+        [3.0, 3.0 - math.sqrt(3.98), 3.0 - math.sqrt(3.98)], rel=1e-12)
+    assert repelled_spectrum([2.0, 1.0], 0.0).tolist() == [2.0, 1.0]  # no noise, no change
+
+
+def test_repulsion_correction_warns_where_the_true_gap_is_zero():
+    # One block of three columns at correlation 0.6 and three independent columns: eigenvalues
+    # 2.2, 1, 1, 1, 0.4, 0.4, so lambda_2 = lambda_3 and the second direction is arbitrary in a
+    # 3-dimensional eigenspace (random level wherever the draw lands far from the estimand's).
+    # Noise pushes the released lambda_2 and lambda_3 apart (by about s each, see
+    # repelled_spectrum), which read as a gap hid most random-level runs; with the repulsion
+    # taken out most are warned. Fixed seed; 200 draws put the shares' sd near 0.06.
+    correlation = np.eye(6)
+    correlation[:3, :3] = 0.6
+    np.fill_diagonal(correlation, 1.0)
+    tau = 2.0 / math.pi * np.arcsin(correlation)
+    truth = top_eigen(correlation, 6)[1][:, :2]
+    sigma, random_level, warned, warned_raw = 0.02, [], [], []
+    for released in _releases(tau, sigma, 200, seed=3):
+        spectrum, vectors = top_eigen(latent_correlation(released), 6)
+        noise = sine_block_noise_sd(released, sigma, 2, spectrum, vectors)
+        random_level.append(sin_theta(vectors[:, :2], truth) >= RANDOM_LEVEL)
+        warned.append(not rank_accuracy(6, 2, sigma, spectrum, noise).steps[1].reliable)
+        warned_raw.append(not released_direction_accuracy(spectrum, 2, noise).reliable)
+    random_level = np.array(random_level)
+    assert random_level.sum() >= 40  # enough random-level runs to read shares from
+    assert np.mean(np.array(warned)[random_level]) >= 0.6
+    assert np.mean(np.array(warned_raw)[random_level]) <= 0.35
