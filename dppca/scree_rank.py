@@ -18,8 +18,9 @@ import pandas as pd
 from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg, option_arg,
                           rng_arg, seed_of)
 from .methods._base import top_eigen
-from .methods.latent_correlation import (bridged_noise_sd, nonprivate_latent_directions,
-                                         rank_accuracy, rank_tau_sensitivity, release_kendall_tau)
+from .methods.latent_correlation import (nonprivate_latent_directions, rank_accuracy,
+                                         rank_tau_sensitivity, release_kendall_tau,
+                                         sine_block_noise_sd)
 from .backends.dask import is_dask_input
 from .directions import RANK, SCALE_SHARE
 from .preprocessing import as_matrix
@@ -157,7 +158,7 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         reference = {"scree": nonprivate_latent_directions(mat.values, k).spectrum[:k],
                      "trace": float(mat.p)}
     steps = rank_accuracy(mat.p, k, sigma, spectrum,
-                          math.sqrt(2.0) * bridged_noise_sd(released, sigma)).steps
+                          sine_block_noise_sd(released, sigma, k, spectrum, vectors)).steps
     values_plan = rank_values_accuracy(mat.n, mat.p, k, sigma)
     result = RankScreeResult(fit, ledger=ledger, directions=directions, n_obs=mat.n, eps=eps,
                              delta=delta, calibration=calibration, seed=seed_of(rng),

@@ -23,9 +23,10 @@ from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
 from .gdppca import DIRECTION_THRESHOLD, released_direction_accuracy
 
-__all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "binary_proportions", "bridged_noise_sd", "release_mixed", "rank_columns", "latent_correlation_directions", "nonprivate_latent_directions",
-           "rank_accuracy", "rank_direction_accuracy", "rank_tau_sensitivity",
-           "release_kendall_tau"]
+__all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "binary_proportions",
+           "bridged_noise_sd", "latent_correlation_directions", "nonprivate_latent_directions",
+           "rank_accuracy", "rank_columns", "rank_direction_accuracy", "rank_tau_sensitivity",
+           "release_kendall_tau", "release_mixed", "repelled_spectrum", "sine_block_noise_sd"]
 
 #: The estimand, in the words every summary uses.
 ESTIMAND = ("Estimand: latent Gaussian-copula correlation (Han & Liu 2012), from the elementwise "
@@ -243,9 +244,13 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     else:
         released, sensitivity, sigma, thresholds = release_mixed(values, binary, eps, delta,
                                                                   rng, calibration, ledger)
-    fit = _fit(released, k, f"Gaussian ({calibration})", sensitivity, sigma, thresholds)
+    fit, basis = _fit_with_basis(released, k, f"Gaussian ({calibration})", sensitivity, sigma,
+                                 thresholds)
     bridged = bridged_noise_sd(released, sigma)
-    fit.matrix_noise_sd = math.sqrt(2.0) * bridged  # g-DPPCA's convention: diagonal sd
+    # g-DPPCA's convention (diagonal sd); with binary columns the bridges' slopes differ from
+    # the sine's, so the bound at the largest sine slope stands in
+    fit.matrix_noise_sd = math.sqrt(2.0) * bridged if thresholds is not None else \
+        sine_block_noise_sd(released, sigma, k, fit.spectrum, basis)
     fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
                      f"on each latent correlation at most {bridged:.3g} (the bridge's Lipschitz "
                      "factor), before the repair.")
@@ -373,13 +378,115 @@ def bridged_noise_sd(released, sigma: float, floor: float = DIAGONAL_FLOOR) -> f
     return 0.5 * math.pi * float(sigma) / smallest
 
 
+def sine_block_noise_sd(released, sigma: float, k: int, spectrum, vectors,
+                        floor: float = DIAGONAL_FLOOR) -> float:
+    """The noise level that sets the released directions' error, from the release alone.
+
+    Parameters
+    ----------
+    released : ndarray, shape (p, p)
+        The released (noisy) tau-a matrix, all columns continuous.
+    sigma : float
+        The release's noise sd (every entry j <= k, the diagonal included).
+    k : int
+        Number of directions, 1 <= k <= p.
+    spectrum : array_like, shape (p,)
+        All eigenvalues of the released latent correlation, decreasing.
+    vectors : array_like, shape (p, p)
+        Its eigenvectors, as columns in the same order.
+    floor : float
+        The diagonal floor of :func:`dppca.stats.copula_bridge.latent_correlation`.
+
+    Returns
+    -------
+    float
+        s such that noise of g-DPPCA's law (diagonal sd s, off-diagonal s / sqrt 2, invariant
+        under rotation) gives the same first-order sine block as the rank path's noise, in
+        correlation units (:func:`rank_accuracy`'s ``matrix_noise_sd``); k = p: the same average
+        over every pair i != l.
+
+    Notes
+    -----
+    Derivation (first order in the noise e of the release; every quantity below is a released
+    value or the public sigma, so this is post-processing). With d_j = clip(T~_jj, floor, 1),
+    t_jk = T~_jk / sqrt(d_j d_k) and R_jk = sin(pi t_jk / 2), the latent correlation moves by
+
+        dR_jk = b_jk (e_jk / sqrt(d_j d_k) - (t_jk / 2) (e_jj / d_j + e_kk / d_k)),
+        b_jk = (pi / 2) cos(pi t_jk / 2),
+
+    and dR_jj = 0 (the diagonal is 1 by construction). So each entry's noise is scaled by the
+    bridge's slope at its own value, not at its maximum pi / 2 (cos(pi t / 2) = sqrt(1 - R^2)
+    is 0.6 at R = 0.8), and by its own pair's tie factor sqrt(d_j d_k), not the smallest one.
+    In the eigenbasis (v_i, lambda_i) of the released latent correlation the top-k subspace
+    moves, to first order (Stewart & Sun 1990, Ch. V, Thm 2.8), by the sine block
+    S_il = v_i' dR v_l / (lambda_i - lambda_l), i <= k < l, whose entries have variance
+
+        Var(v_i' dR v_l) = sigma^2 sum_{a < b} (G_ab (v_ai v_bl + v_bi v_al))^2
+                           + (sigma^2 / 4) sum_a ((v_ai (B v_l)_a + (B v_i)_a v_al) / d_a)^2,
+
+    G_ab = b_ab / sqrt(d_a d_b), B_ab = b_ab t_ab (zero diagonals): the own-entry noise and the
+    diagonal noise that the tau-b normalisation shares along a row. The noise spreads over the
+    k (p - k) pairs (i, l), each divided by its own gap, so E ||S||_F^2 = sum_il
+    Var_il / (lambda_i - lambda_l)^2. Noise of g-DPPCA's law with diagonal sd s has
+    Var_il = s^2 / 2 for every pair, so the equivalent s is s^2 = 2 sum_il (Var_il / g_il^2) /
+    sum_il (1 / g_il^2), g_il = lambda_i - lambda_l the released gaps (all weights 1 where a
+    released gap is not positive): the gap-weighted mean of 2 Var_il, and
+    :func:`dppca.methods.gdppca.released_direction_accuracy` with it predicts the same
+    E ||S||_F^2. For a pure-noise release (R = I: t = 0, b = pi / 2, d = 1) s = sqrt(2) (pi / 2)
+    sigma, the largest value, so its noise-spread test (1 when the released spectrum is no more
+    spread than noise alone gives) keeps its level there.
+
+    References
+    ----------
+    Stewart, G. W. and Sun, J.-G. (1990), Matrix Perturbation Theory, Academic Press, Ch. V.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.methods.latent_correlation import sine_block_noise_sd
+    >>> s = sine_block_noise_sd(np.eye(3), 0.01, 1, [1.2, 1.0, 0.8], np.eye(3))
+    >>> round(float(s / (np.sqrt(2) * np.pi / 2 * 0.01)), 6)
+    1.0
+    """
+    released = np.asarray(released, dtype=float)
+    released = (released + released.T) / 2.0
+    p = released.shape[0]
+    d = np.clip(np.diag(released), floor, 1.0)
+    root = np.sqrt(np.outer(d, d))
+    t = np.clip(released / root, -1.0, 1.0)
+    slope = 0.5 * math.pi * np.cos(0.5 * math.pi * t)
+    own, shared = slope / root, slope * t
+    np.fill_diagonal(own, 0.0)
+    np.fill_diagonal(shared, 0.0)
+    spectrum, vectors = np.asarray(spectrum, dtype=float), np.asarray(vectors, dtype=float)
+    upper = np.triu(own ** 2, 1)
+    pairs = [(i, l) for i in range(k) for l in range(k, p)] if k < p else \
+        [(i, l) for i in range(p) for l in range(i + 1, p)]
+    variances, weights = [], []
+    for i, l in pairs:
+        vi, vl = vectors[:, i], vectors[:, l]
+        mixed = np.outer(vi, vl)
+        mixed = mixed + mixed.T
+        row = (vi * (shared @ vl) + (shared @ vi) * vl) / d
+        variances.append(sigma ** 2 * (np.sum(upper * mixed ** 2) + 0.25 * np.sum(row ** 2)))
+        weights.append(spectrum[i] - spectrum[l])
+    variances, gaps = np.asarray(variances), np.asarray(weights)
+    weights = 1.0 / gaps ** 2 if np.all(gaps > 0) else np.ones_like(gaps)
+    return float(math.sqrt(2.0 * np.sum(weights * variances) / np.sum(weights)))
+
+
 def _fit(tau, k, mechanism, sensitivity, sigma, thresholds=None) -> DirectionFit:
+    return _fit_with_basis(tau, k, mechanism, sensitivity, sigma, thresholds)[0]
+
+
+def _fit_with_basis(tau, k, mechanism, sensitivity, sigma, thresholds=None):
+    """The fit and all p eigenvectors of the repaired latent correlation (columns)."""
     correlation = latent_correlation(tau, thresholds=thresholds)
     spectrum, vectors = top_eigen(correlation, correlation.shape[0])
     return DirectionFit(vectors[:, :k], spectrum[:k], mechanism, sensitivity, sigma,
                         notes=[ESTIMAND, "Eigenvalues are those of the repaired latent correlation "
                                "matrix (trace p); they are not variances."],
-                        spectrum=spectrum)
+                        spectrum=spectrum), vectors
 
 
 #: Share of the Gaussian-DP budget (mu^2) spent on the binary columns' shares of ones when there
@@ -455,18 +562,26 @@ def rank_direction_accuracy(n, p, k, eps, delta, calibration="analytic") -> Step
     Returns
     -------
     StepAccuracy
-        Step ``"directions"``: min(1, sqrt(2 p) s / gap), s = sqrt(2) (pi / 2) sigma, sigma
-        the tau noise sd for sensitivity 2 p / n; gap = 1, i.e. lambda_k - lambda_{k+1} of the
-        latent correlation (trace p) assumed to be trace / p, as g-DPPCA's model assumes
-        (:func:`dppca.methods.gdppca.direction_accuracy`).
+        Step ``"directions"``: min(1, sqrt(k (p - k)) (pi / 2) sigma / gap), sigma the tau
+        noise sd for sensitivity 2 p / n, every gap lambda_i - lambda_l (i <= k < l) of the
+        latent correlation (trace p) assumed to be trace / p = 1, as g-DPPCA's model assumes
+        (:func:`dppca.methods.gdppca.direction_accuracy`); k = p: 0.
 
     Notes
     -----
-    Davis-Kahan: sin-theta <= ||E|| / gap. The release puts noise of sd sigma on every tau
-    entry; the bridge multiplies it by at most pi / 2 (continuous, untied columns: the
-    diagonal is 1), so the latent correlation's off-diagonal noise has sd (pi / 2) sigma, the
-    law of g-DPPCA's noise with diagonal sd s = sqrt(2) (pi / 2) sigma, whose spectral norm is
-    about sqrt(2 p) s (:func:`dppca.methods.gdppca.direction_accuracy`).
+    First-order perturbation (Stewart & Sun 1990, Ch. V, Thm 2.8), the derivation of
+    :func:`sine_block_noise_sd` with public numbers only. The release puts noise of sd sigma
+    on every tau entry; before the release the correlations are unknown, so each entry's
+    bridge slope (pi / 2) cos(pi t / 2) is taken at its largest, pi / 2 (t = 0, continuous
+    untied columns, d = 1; the tie and diagonal terms vanish there). The latent correlation's
+    noise is then off-diagonal, iid, sd (pi / 2) sigma, invariant in law under rotations, so
+    each sine-block entry v_i' E v_l / (lambda_i - lambda_l), i <= k < l, has sd
+    (pi / 2) sigma / gap, and E ||sin Theta||_F^2 = k (p - k) ((pi / 2) sigma)^2 / gap^2: the
+    noise spreads over the k (p - k) directions that leave the subspace, not over one
+    spectral norm (the Davis-Kahan ||E|| / gap, about 2 sqrt(p) (pi / 2) sigma, overstated it by
+    2 sqrt(p) / sqrt(k (p - k)), 1.7x at p = 6, k = 2). The gaps are the unknown: real
+    spectra make this a typical value, not a bound (the released gaps decide the
+    post-release row, :func:`rank_accuracy`).
 
     Examples
     --------
@@ -479,11 +594,59 @@ def rank_direction_accuracy(n, p, k, eps, delta, calibration="analytic") -> Step
 
 
 def _direction_step(p, k, sigma_matrix) -> StepAccuracy:
-    predicted = min(1.0, math.sqrt(2.0 * p) * sigma_matrix)
+    """First-order sine block with unit gaps; ``sigma_matrix`` in g-DPPCA's convention (diagonal
+    sd, off-diagonal sd sigma_matrix / sqrt 2), see :func:`rank_direction_accuracy`."""
+    predicted = min(1.0, math.sqrt(k * (p - k) / 2.0) * sigma_matrix)
     return StepAccuracy("directions", "sin-theta of the top-k subspace", predicted, "sin-theta",
-                        DIRECTION_THRESHOLD, f"latent correlation eigengap lambda_{k} - "
-                        f"lambda_{k + 1} >= 1 (its trace p / p)",
+                        DIRECTION_THRESHOLD, f"latent correlation eigengaps lambda_i - lambda_l "
+                        f"(i <= {k} < l) >= 1 (its trace p / p)",
                         "more eps, more rows or fewer columns")
+
+
+def repelled_spectrum(spectrum, noise_sd) -> np.ndarray:
+    """The released eigenvalues with the noise's repulsion taken out of each adjacent gap.
+
+    Parameters
+    ----------
+    spectrum : array_like, shape (p,)
+        Released eigenvalues, decreasing.
+    noise_sd : float
+        The noise in g-DPPCA's convention (diagonal sd s, off-diagonal s / sqrt 2), e.g.
+        :func:`sine_block_noise_sd`.
+
+    Returns
+    -------
+    ndarray, shape (p,)
+        Same first value; adjacent gaps sqrt(max(g^2 - 2 s^2, 0)), g the released ones.
+
+    Notes
+    -----
+    Noise pushes neighbouring eigenvalues apart: in the 2 x 2 block of two eigenvalues with gap
+    g the released gap is sqrt((g + d_1 - d_2)^2 + 4 e^2), d_i = v_i' E v_i the noise on the
+    diagonal of the eigenbasis and e = v_1' E v_2 the off-diagonal one (sd s / sqrt 2), so
+    E g^2_released = g^2 + Var(d_1 - d_2) + 4 (s^2 / 2) >= g^2 + 2 s^2 (Stewart & Sun 1990,
+    Ch. IV, the 2 x 2 case). Var(d_1 - d_2) is 2 s^2 for noise of g-DPPCA's law but smaller for
+    the rank path's, whose diagonal is exactly 0 before the rotation (it depends on how spread
+    out the eigenvectors are), so only the part every law has, 2 s^2, is taken out: the
+    correction never removes more than the noise adds on average. Read as gaps, the released
+    values overstate small gaps most, which hides random-level directions (e.g. a released gap
+    0.47 with s = 0.33 where the true one is 0.22); a gap within the noise becomes
+    0 (random level). Post-processing of released values.
+
+    References
+    ----------
+    Stewart, G. W. and Sun, J.-G. (1990), Matrix Perturbation Theory, Academic Press, Ch. IV.
+
+    Examples
+    --------
+    >>> from dppca.methods.latent_correlation import repelled_spectrum
+    >>> repelled_spectrum([3.0, 1.0, 0.9], 0.1).round(3).tolist()
+    [3.0, 1.005, 1.005]
+    """
+    spectrum = np.asarray(spectrum, dtype=float)
+    gaps = -np.diff(spectrum)
+    gaps = np.sqrt(np.maximum(gaps ** 2 - 2.0 * float(noise_sd) ** 2, 0.0))
+    return np.concatenate([spectrum[:1], spectrum[0] - np.cumsum(gaps)])
 
 
 def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyReport:
@@ -507,7 +670,10 @@ def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyR
     AccuracyReport
         Step "directions (pre-release)" (:func:`rank_direction_accuracy`'s model) and, with a
         spectrum, "directions (post-release)":
-        :func:`dppca.methods.gdppca.released_direction_accuracy` with ``matrix_noise_sd``.
+        :func:`dppca.methods.gdppca.released_direction_accuracy` with ``matrix_noise_sd`` (for
+        continuous columns :func:`sine_block_noise_sd`: each entry's noise through the bridge's
+        slope at its released value, in the released eigenbasis) on the
+        :func:`repelled_spectrum` (the released gaps less the noise's repulsion).
 
     Examples
     --------
@@ -522,7 +688,7 @@ def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyR
                      + ", from public n, p, eps, delta and an assumed gap")]
     if spectrum is not None:
         noise = untied if matrix_noise_sd is None else matrix_noise_sd
-        after = released_direction_accuracy(spectrum, k, noise)
+        after = released_direction_accuracy(repelled_spectrum(spectrum, noise), k, noise)
         steps.append(replace(after, quantity=after.quantity.replace(
             "Kendall directions", "non-private latent correlation directions")))
     return AccuracyReport(steps)
