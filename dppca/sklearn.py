@@ -392,6 +392,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                                rng=rng, **options)
             self._spent(result.ledger)
             return result
+        if self._rank():
+            return self._rank_directions_and_values(frame, k, eps, delta, rng, options)
         calibration = "classic" if self.noise == "r_dppca" else self.calibration
         own = GaussianGroup(eps, delta, calibration).standalone(DIRECTION_SHARE)
         result = dp_pc_dir(frame, k, standardize=self.standardize, eps=own[0], delta=own[1],
@@ -406,6 +408,20 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _rank(self) -> bool:
         """Whether ``standardize`` selects the rank path (the string "rank")."""
         return isinstance(self.standardize, str) and self.standardize == RANK
+
+    def _rank_directions_and_values(self, frame, k, eps, delta, rng, options):
+        """The rank path with ``explained_variance``: its directions (``DIRECTION_SHARE`` of the
+        budget) and its scree values (the rest), two releases of the tau matrix composed by
+        basic composition (dp_scree's rank path releases its own directions and takes none)."""
+        parts = split_budget(eps, delta, {"directions": DIRECTION_SHARE,
+                                          "scree": 1.0 - DIRECTION_SHARE})
+        result = dp_pc_dir(frame, k, standardize=RANK, eps=parts["directions"][0],
+                           delta=parts["directions"][1], rng=rng, **options)
+        self._spent(result.ledger)
+        self.scree_ = dp_scree(frame, k, eps=parts["scree"][0], delta=parts["scree"][1],
+                               standardize=RANK, calibration=self.calibration, rng=rng)
+        self._spent(self.scree_.ledger[self._scree_method()])
+        return result
 
     def _spent(self, ledger) -> None:
         """The priced releases of a sub-call on ``ledger_`` (its declared rows are there once)."""

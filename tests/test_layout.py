@@ -31,8 +31,6 @@ EXCEPTIONS: dict[str, str] = {
                         "estimand hook added a few lines",
     "results/scree_rank.py": "one idea, the rank scree's result with its proven interval bound "
                              "(RankBound), whose proof in the docstring is most of the lines",
-    "methods/latent_correlation.py": "two ideas for now (the release and its accuracy model): split "
-                                     "the accuracy model into its own module next",
     "app/inputs.py": "one idea, what a client may send: a checker per input kind and the table of "
                      "every input id, kept together so that no id escapes the check",
 }
