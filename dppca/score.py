@@ -162,7 +162,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     and 2p/n. The map x_ij -> z_ij reads only x_ij and released numbers, so replacing a row
     changes one row of Z and one score pair, and the histograms keep their sensitivities.
     Every z_ij lies in [-z_max, z_max], z_max = Phi^{-1}(1 - 1/(2m)), so for the unit
-    directions v, |z . v| <= ||z||_2 <= sqrt(p) z_max: the frame [-sqrt(p) z_max,
+    directions v, ``|z . v| <= ||z||_2 <= sqrt(p) z_max``: the frame [-sqrt(p) z_max,
     sqrt(p) z_max]^2 holds every score and depends only on p and m (m from public n, p and the
     budget, :func:`dppca.preprocessing.normal_scores.quantile_levels`), so it costs nothing.
 

@@ -48,7 +48,7 @@ def rank_frame(p: int, m: int) -> Frame:
 
     Notes
     -----
-    For a unit vector v and z in [-z_max, z_max]^p, |z . v| <= ||z||_2 ||v||_2 <= sqrt(p) z_max
+    For a unit vector v and z in [-z_max, z_max]^p, ``|z . v| <= ||z||_2 ||v||_2 <= sqrt(p) z_max``
     (Cauchy-Schwarz), so every score lies in the frame; the frame depends on p and m only.
 
     Examples

@@ -13,7 +13,7 @@ from dppca._validation import DPPCAValueError
 from dppca.app.runs import standardize_value
 from dppca.cli import _parser as build_parser
 from dppca.cli.plan import run_plan
-from dppca.methods.estimands import ESTIMANDS, direction_estimand, estimand
+from dppca.results.estimands import ESTIMANDS, direction_estimand, estimand
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
 from .._validation import float_arg
-from ..methods.estimands import estimand
+from .estimands import estimand
 from ..privacy import Ledger
 from ..privacy.budget import DECLARED
 
@@ -279,7 +279,7 @@ class DPResult:
     def estimand(self) -> str:
         """What this result estimates: which matrix's eigenvectors (and which variances), and
         when that equals covariance or correlation PCA (sentences of
-        :data:`dppca.methods.estimands.ESTIMANDS`; shown in the summary's notes)."""
+        :data:`dppca.results.estimands.ESTIMANDS`; shown in the summary's notes)."""
         return " ".join(f"{part}: {estimand(key)}" for part, key in self._estimand_keys())
 
     def _estimand_keys(self) -> list:

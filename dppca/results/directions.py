@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..methods.estimands import direction_estimand
+from .estimands import direction_estimand
 from .base import NONPRIVATE, DPResult, frame_table, release_count, scaling_label
 
 

@@ -3,7 +3,7 @@
 A private PCA result estimates the eigenvectors (and, for the scree, a variance along each
 of them) of one population matrix; that matrix differs between paths, and equals the
 covariance or the correlation matrix only under stated conditions. :data:`ESTIMANDS` says
-which matrix and when, once, for the summaries (:mod:`dppca.results`), the ledgers and the
+which matrix and when, once, for the summaries (:mod:`dppca.results`, which own what a summary says), the ledgers and the
 docs ("What each path estimates").
 """
 from __future__ import annotations
