@@ -170,10 +170,10 @@ def test_app_shows_the_plan_before_a_run():
 
     from dppca.app.server import _plan_table
 
-    settings = dict(k=lambda: 3, eps=lambda: 1.0, delta=lambda: 1e-5,
-                    scree_method=lambda: ("clipped",), standardize=lambda: False,
-                    g_dppca=lambda: True)
-    html = str(_plan_table(SimpleNamespace(n=150, p=4), SimpleNamespace(**settings)))
+    # what the page sends, read through the app's checks (dppca.app.inputs.run_request)
+    sent = dict(k=3, eps=1.0, delta=1e-5, scree_method=["clipped"], standardize="none",
+                g_dppca=True)
+    html = str(_plan_table(SimpleNamespace(n=150, p=4), sent.get, False))
     assert "Expected accuracy" in html and "UNRELIABLE" in html
-    settings["k"] = lambda: None  # an empty field: nothing shown (the run explains)
-    assert _plan_table(SimpleNamespace(n=150, p=4), SimpleNamespace(**settings)) is None
+    sent["k"] = None  # an empty field: nothing shown (the run explains)
+    assert _plan_table(SimpleNamespace(n=150, p=4), sent.get, False) is None

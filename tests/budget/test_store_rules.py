@@ -206,7 +206,7 @@ def read_only_mount(tmp_path):
     try:
         yield source, mount
     finally:
-        subprocess.run(["umount", str(mount)], capture_output=True)
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_a_read_only_mount_is_read_not_charged(read_only_mount, capsys):
