@@ -61,8 +61,10 @@ def test_a_forged_upload_path_shows_a_message_and_reads_nothing(app_url, new_pag
     forge(page, {"data_source": "upload",
                  "csv_file": [{"name": "x.csv", "datapath": "/etc/passwd", "size": 1, "type": ""}]})
     page.check("input[name='data_source'][value='upload']")
-    page.wait_for_selector("#data-message")
-    assert "reads only files uploaded through this page" in page.inner_text("#data-message")
+    # the server's answer replaces the page's own prompt: wait for it (not just for the element)
+    page.wait_for_function("(document.querySelector('#data-message') || {innerText: ''})"
+                           ".innerText.includes('reads only files uploaded through this page')",
+                           timeout=30_000)
     assert PASSWD not in page.inner_text("body")
     page.check("input[name='data_source'][value='example']")
     assert_connected(page)
