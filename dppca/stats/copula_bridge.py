@@ -97,7 +97,6 @@ def latent_correlation(tau, floor: float = DIAGONAL_FLOOR, thresholds=None) -> n
         raise DPPCAValueError(f"`floor` must be in (0, 1]; got {floor}")
     bridged = bridged_matrix(tau, floor)
     if thresholds is not None:
-        tau = np.asarray(tau, dtype=float)
         _bridge_binary_pairs(bridged, (tau + tau.T) / 2.0, np.asarray(thresholds, dtype=float))
         np.fill_diagonal(bridged, 1.0)
     if bridged.shape[0] == 1:
