@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_rgb
 
-from dppca import dp_pc_dir, dp_score_group, dp_score_plot, load_gau, load_gau_g
+from dppca import dp_pc_dir, dp_score_group, dp_score_plot, dp_scree_plot, load_gau, load_gau_g
 from dppca.plotting import labels
 from dppca.plotting.score import BELOW_FLOOR_COLOUR
 
@@ -131,3 +131,34 @@ def test_non_latin_names_use_an_installed_fallback_font_or_warn(monkeypatch):
     monkeypatch.setattr(labels, "FALLBACK_FONTS", ("No Such Font CJK",))
     with pytest.warns(UserWarning, match=r"\['收入', '年龄'\].*fonts-noto-cjk"):
         result.plot()
+
+
+@pytest.mark.parametrize("standardize", [False, "rank"])
+def test_scree_legend_leaves_the_interval_caps_uncovered(standardize):
+    """The legend in its R default corner (top right) covered the caps of the last intervals
+    (four entries: the NON-PRIVATE line and three methods); the axes keep a band above every
+    line and cap for it."""
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((3000, 3))
+    X = pd.DataFrame(np.c_[z[:, 0] + z[:, 1], z[:, 0] - z[:, 1] / 2, z[:, 1] + z[:, 2] / 5,
+                           np.exp(z[:, 0]), z[:, 2]])
+    methods = {} if standardize == "rank" else {"method": ["clipped", "pmwm", "huber"]}
+    fig = dp_scree_plot(X, 4, eps=1.0, delta=1e-5, rng=1, type="scree", nonprivate=True,
+                        standardize=standardize, **methods).figure
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    assert not [a for a in [*ax.lines, *ax.collections] if _points_inside(a, legend)]
+
+
+def _points_inside(artist, box) -> bool:
+    """Whether any vertex of a line or a bar segment lies inside ``box`` (display units)."""
+    if hasattr(artist, "get_segments"):
+        points = [p for seg in artist.get_segments() for p in seg]
+    else:
+        points = artist.get_xydata()
+    if len(points) == 0:
+        return False
+    display = artist.get_transform().transform(np.asarray(points, dtype=float))
+    return bool(((display[:, 0] >= box.x0) & (display[:, 0] <= box.x1)
+                 & (display[:, 1] >= box.y0) & (display[:, 1] <= box.y1)).any())

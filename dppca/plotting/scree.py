@@ -127,10 +127,25 @@ def _decorate(ax, result, type, control, x, frame, alpha):
     ax.set_title(control.title or _title(result, type, alpha),
                  fontsize=base * control.cex_main * (1.0 if control.title else 0.8))
     top = float(np.nanmax(frame.to_numpy())) if frame.size else 1.0
-    ax.set_ylim(bottom=0.0, top=max(ax.get_ylim()[1], top * 1.08, 1e-12))
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc=R_LEGEND_POSITIONS.get(control.legend_position, control.legend_position),
-                  fontsize=base * control.cex_legend, frameon=control.legend_bty != "n")
+    top = max(ax.get_ylim()[1], top * 1.08, 1e-12)
+    entries = len(ax.get_legend_handles_labels()[0])
+    loc = R_LEGEND_POSITIONS.get(control.legend_position, control.legend_position)
+    ax.set_ylim(bottom=0.0, top=top / (1.0 - _legend_band(entries, loc, control.cex_legend)))
+    if entries:
+        ax.legend(loc=loc, fontsize=base * control.cex_legend, frameon=control.legend_bty != "n")
+
+
+#: Height of one legend row as a share of the axes (a 10 pt row on a 4.2 in figure's axes, with
+#: the legend's padding), for the band kept free above the lines and interval caps.
+LEGEND_ROW = 0.075
+
+
+def _legend_band(entries: int, loc, cex: float) -> float:
+    """The share of the axes height kept empty at the top so that a legend placed there does
+    not cover a line or an interval's cap (0 when the legend sits elsewhere or is empty)."""
+    if not entries or not str(loc).startswith("upper"):
+        return 0.0
+    return min(0.5, LEGEND_ROW * cex * entries + 0.03)
 
 
 def _title(result, type, alpha) -> str:
