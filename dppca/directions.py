@@ -346,7 +346,8 @@ def _gdppca_accuracy(result, fit) -> AccuracyReport:
     steps = [replace(before, step="directions (pre-release)",
                      quantity=before.quantity + ", from public n, p, eps, delta and an assumed gap")]
     if fit.spectrum is not None:
-        steps.append(released_direction_accuracy(fit.spectrum, result.k, fit.noise_sd))
+        steps.append(released_direction_accuracy(fit.spectrum, result.k, fit.noise_sd,
+                                                 debias_gaps=True))
     return AccuracyReport(steps)
 
 

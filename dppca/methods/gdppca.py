@@ -277,7 +277,7 @@ RANDOM_LEVEL = 0.9
 BOUND_LEVEL = 0.95
 
 
-def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
+def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False) -> StepAccuracy:
     """Post-release predicted sin-theta of g-DPPCA's top-k directions, from the released eigenvalues.
 
     After the release the noisy Kendall matrix's eigenvalues are public (post-processing), so the
@@ -294,6 +294,11 @@ def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
     sigma : float
         The noise sd of the release (diagonal sd sigma, off-diagonal sigma / sqrt 2; the
         ledger's noise sd).
+    debias_gaps : bool
+        Read each released gap g through its noise inflation: the squared gap of the underlying
+        matrix is estimated by g^2 - :data:`GAP_INFLATION` sigma^2 (Notes), and a gap within
+        that inflation counts as no gap (prediction 1). :func:`dppca.dp_pc_dir` sets it for
+        g-DPPCA. Default False (the plain released gaps).
 
     Returns
     -------
@@ -323,6 +328,17 @@ def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
     agreement with the measured median on simulated data; ``benchmarks/bench_direction_accuracy.py``
     measures it on real sets. Not a bound: see :func:`released_direction_bound`.
 
+    Noise inflates released gaps: two eigenvalues lambda_i > lambda_j of K become, to first
+    order, the eigenvalues of the 2 x 2 block [[lambda_i + a, b], [b, lambda_j + c]] of K + E
+    in K's eigenbasis (a, c ~ N(0, sigma^2), b ~ N(0, sigma^2 / 2)), whose gap g has
+    E g^2 = (lambda_i - lambda_j)^2 + Var(a - c) + Var(2 b) = (lambda_i - lambda_j)^2 +
+    4 sigma^2. A true tie therefore reads as a gap of about 2 sigma (g^2 ~ 2 sigma^2 chi2_2)
+    at every eps, and the plain first-order prediction then reads 0.3-0.6 whatever sigma is,
+    while the released directions are at random level (a direction whose eigenvalue is tied
+    with, or below the noise of, the next one is not determined). With ``debias_gaps`` each
+    squared gap is g^2 - 4 sigma^2 (the moment estimate of the underlying squared gap) and
+    the prediction is 1 where that is <= 0.
+
     Privacy: a function of the released eigenvalues and the public sigma only, so it is
     post-processing of the (eps, delta)-DP release; its verdict, and the
     :class:`dppca.DPAccuracyWarning` :func:`dppca.dp_pc_dir` issues when it reaches
@@ -341,6 +357,8 @@ def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
     (0.0221, True)
     >>> released_direction_accuracy([0.6, 0.3, 0.1], k=3, sigma=0.01).predicted
     0.0
+    >>> released_direction_accuracy([0.6, 0.015, 0.0], k=2, sigma=0.01, debias_gaps=True).predicted
+    1.0
     """
     spectrum = np.asarray(spectrum, dtype=float)
     sigma = float(sigma)
@@ -348,11 +366,14 @@ def released_direction_accuracy(spectrum, k, sigma) -> StepAccuracy:
     return StepAccuracy("directions (post-release)",
                         "typical sin-theta of the top-k subspace to the Kendall directions, from "
                         f"the released eigenvalues ({BOUND_LEVEL:.0%} Davis-Kahan bound "
-                        f"{bound:.3g})", _first_order_sin_theta(spectrum, k, sigma), "sin-theta",
+                        f"{bound:.3g})", _first_order_sin_theta(spectrum, k, sigma, debias_gaps),
+                        "sin-theta",
                         # unreliable from RANDOM_LEVEL on (reliable means <= threshold)
                         math.nextafter(RANDOM_LEVEL, 0.0),
-                        "first-order perturbation, the released gaps in place of "
-                        "the Kendall ones", "more eps, more rows, fewer columns or a smaller k "
+                        "first-order perturbation, the released gaps in place of the Kendall ones"
+                        + (" (each squared gap less its noise inflation 4 sigma^2)"
+                           if debias_gaps else ""),
+                        "more eps, more rows, fewer columns or a smaller k "
                         "(the released gaps say where they end)")
 
 
@@ -409,16 +430,23 @@ def released_direction_bound(spectrum, k, sigma, level=BOUND_LEVEL) -> float:
     return 1.0 if margin <= 0 else min(1.0, e / margin)
 
 
-def _first_order_sin_theta(spectrum, k, sigma) -> float:
+#: E g^2 = (lambda_i - lambda_j)^2 + GAP_INFLATION sigma^2 for a released gap g (first order,
+#: the 2 x 2 block of the noise in K's eigenbasis: Var(a - c) + Var(2 b) = 2 sigma^2 + 2 sigma^2).
+GAP_INFLATION = 4.0
+
+
+def _first_order_sin_theta(spectrum, k, sigma, debias_gaps=False) -> float:
     """min(1, median of sqrt(sum_{i <= k < j} w_ij chi2_1)), w_ij = sigma^2 / (2 (lambda_i -
     lambda_j)^2), by Satterthwaite's degrees of freedom and Wilson-Hilferty; 1 when the spectrum
-    is spread by noise alone (:func:`_noise_spread_only`); 0 when k = p."""
+    is spread by noise alone (:func:`_noise_spread_only`); 0 when k = p. ``debias_gaps``: the
+    squared gaps less ``GAP_INFLATION`` sigma^2, 1 where that leaves none."""
     gaps = spectrum[:k, None] - spectrum[None, k:]
     if gaps.size == 0:
         return 0.0
-    if np.min(gaps) <= 0 or _noise_spread_only(spectrum, sigma):  # not determined
-        return 1.0
-    weights = 0.5 * (sigma / gaps) ** 2
+    squared = gaps ** 2 - (GAP_INFLATION * sigma ** 2 if debias_gaps else 0.0)
+    if np.min(gaps) <= 0 or np.min(squared) <= 0 or _noise_spread_only(spectrum, sigma):
+        return 1.0  # not determined
+    weights = 0.5 * sigma ** 2 / squared
     dof = np.sum(weights) ** 2 / np.sum(weights ** 2)
     return float(min(1.0, math.sqrt(np.sum(weights) * (1.0 - 2.0 / (9.0 * dof)) ** 3)))
 
@@ -443,6 +471,6 @@ def _noise_spread_only(spectrum, sigma) -> bool:
     return spread <= sigma ** 2 * chi2.ppf(1.0 - SPREAD_TEST_LEVEL, p * (p + 1) / 2.0 - 1.0)
 
 
-__all__ = ["BOUND_LEVEL", "RANDOM_LEVEL", "bounded_xi", "direction_accuracy",
+__all__ = ["BOUND_LEVEL", "GAP_INFLATION", "RANDOM_LEVEL", "bounded_xi", "direction_accuracy",
            "direction_noise_accuracy", "gdppca_directions", "nonprivate_directions",
            "released_direction_accuracy", "released_direction_bound", "states_gdppca_sensitivity"]
