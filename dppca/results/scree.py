@@ -27,6 +27,15 @@ REFERENCE = "nonprivate"
 RELIABLE_MIN_SD, CLIP_BINDING = 10.0 / 3.0, 1.0 / 3.0
 #: ... and the monotone fit moved it by at most this factor.
 MONO_MOVE = 2.0
+#: ... and its clipping-bias bound is small: at most this x the value, so that the bound puts
+#: the target within 2x of the value (a noise-free value 10x off its target passed the former
+#: 9x limit whenever the released tail counts under-read a heavy tail: the bound is an estimate
+#: from noisy counts, not a certainty, so only a small bound is evidence of a small bias).
+SMALL_BIAS = 1.0
+#: ... and the private trace's own clipping-bias bound is at most this x the trace: beyond it
+#: the clipped trace may miss most of tr S, i.e. a tail heavier than every clip carries variance
+#: the values' histograms cannot see (a handful of rows), so no value's bias is bounded.
+TRACE_BIAS_LIMIT = 1.0
 
 
 class ScreeResult(DPResult):
@@ -257,10 +266,12 @@ class ScreeResult(DPResult):
             fitted = self.scree[m].to_numpy()
             with np.errstate(divide="ignore", invalid="ignore"):
                 value_ok &= (fitted <= MONO_MOVE * raw) & (raw <= MONO_MOVE * fitted)
-            # Post-release: the bias bound says the target may be > 10x the value, or the clip
-            # binds and the private trace bounds nothing (the interval has no finite upper end).
+            # Post-release: the bias bound is not small (the target may be > 2x the value), the
+            # clip binds and the private trace bounds nothing (the interval has no finite upper
+            # end), or the trace's own bias bound says a tail beyond every clip holds variance.
             bias = self.bias[m]
-            value_ok &= (bias.bound <= BIAS_LIMIT * np.maximum(raw, 0.0)) & np.isfinite(bias.interval)
+            value_ok &= (bias.bound <= SMALL_BIAS * np.maximum(raw, 0.0)) & np.isfinite(bias.interval)
+            value_ok &= not self._trace_tail_unbounded()
             marks[m] = ok & value_ok
         if "clipped" in self.fits:  # robust values must agree with the clipped v'Sv
             z = float(norm.ppf(0.975))
@@ -270,6 +281,12 @@ class ScreeResult(DPResult):
                     self.raw[m], self.std_err[m], ci[("clipped", "lower")],
                     ci[("clipped", "upper")], z)
         return pd.DataFrame(marks, index=self.raw.index)
+
+    def _trace_tail_unbounded(self) -> bool:
+        """Whether the private trace's clipping-bias bound exceeds ``TRACE_BIAS_LIMIT`` x the
+        trace (post-processing of released values; False when no trace was released)."""
+        trace, bound = self.trace, float(np.max(np.nan_to_num(self.trace_bias, nan=0.0)))
+        return bool(np.isfinite(trace) and bound > TRACE_BIAS_LIMIT * max(trace, 0.0))
 
     def clipping_bias(self, alpha=0.05) -> dict:
         """Per method, the post-release clipping bias of its values (post-processing).
@@ -447,8 +464,9 @@ class ScreeResult(DPResult):
                      "values within 1), the top of their clamp interval] "
                      "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
                      "rest on, raw < 3.3 s.e., raw > 1/3 of the clip, the monotone fit moved "
-                     "it by more than 2x, or its post-release clipping-bias bound exceeds 9x the "
-                     "value (the target may be over 10x it: declare bounds= or spend more eps)"
+                     "it by more than 2x, its post-release clipping-bias bound exceeds the value "
+                     "(the target may be over 2x it), or the private trace's bias bound exceeds "
+                     "the trace (a tail beyond every clip): declare bounds= or spend more eps"
                      + ("; pmwm/huber: the value's interval misses the clipped one of the same "
                         "direction (on heavy tails a robust method estimates a robust variance, "
                         "not v'Sv)" if "clipped" in self.methods and len(self.methods) > 1 else
