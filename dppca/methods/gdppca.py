@@ -277,7 +277,8 @@ RANDOM_LEVEL = 0.9
 BOUND_LEVEL = 0.95
 
 
-def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False) -> StepAccuracy:
+def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False, vectors=None,
+                                log_scale_sd=0.0) -> StepAccuracy:
     """Post-release predicted sin-theta of g-DPPCA's top-k directions, from the released eigenvalues.
 
     After the release the noisy Kendall matrix's eigenvalues are public (post-processing), so the
@@ -299,6 +300,13 @@ def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False) -> Ste
         matrix is estimated by g^2 - :data:`GAP_INFLATION` sigma^2 (Notes), and a gap within
         that inflation counts as no gap (prediction 1). :func:`dppca.dp_pc_dir` sets it for
         g-DPPCA. Default False (the plain released gaps).
+    vectors : array_like of shape (p, k), optional
+        The released top-k eigenvectors; with ``log_scale_sd`` they add the column scales'
+        error (Notes).
+    log_scale_sd : float, >= 0
+        The sd of each column's ln(scale / sample SD) when the data were divided by private
+        scales before the release (from their public accuracy model,
+        :func:`dppca.preprocessing.scale_accuracy.scale_accuracy`); 0 for public scales or none.
 
     Returns
     -------
@@ -339,6 +347,18 @@ def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False) -> Ste
     squared gap is g^2 - 4 sigma^2 (the moment estimate of the underlying squared gap) and
     the prediction is 1 where that is <= 0.
 
+    Private column scales move the estimand itself: the data are divided by scales s_l that
+    differ from the sample SDs by factors e^{delta_l}, and for elliptical data K becomes, to
+    first order, K + Delta K + K Delta (Delta = diag(delta)), whose (i, j) entry in K's
+    eigenbasis is (lambda_i + lambda_j) sum_l delta_l v_il v_jl. With delta_l iid N(0, s^2)
+    (s = ``log_scale_sd``) this is one more Gaussian sine component of variance
+    s^2 (lambda_i + lambda_j)^2 / (lambda_i - lambda_j)^2 sum_l v_il^2 v_jl^2 per pair. Only the
+    top-k vectors are released, so the pairs j > k are bounded by the largest weight (j = k + 1)
+    and sum_{j > k} v_jl^2 = 1 - sum_{m <= k} v_ml^2: one weight per i <= k, added to the
+    mixture whose median is taken (an upper bound of the first-order term, for light-tailed
+    columns; on heavy-tailed columns the private scale reads a winsorized SD and the error is
+    larger than the scales' model says).
+
     Privacy: a function of the released eigenvalues and the public sigma only, so it is
     post-processing of the (eps, delta)-DP release; its verdict, and the
     :class:`dppca.DPAccuracyWarning` :func:`dppca.dp_pc_dir` issues when it reaches
@@ -366,7 +386,10 @@ def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False) -> Ste
     return StepAccuracy("directions (post-release)",
                         "typical sin-theta of the top-k subspace to the Kendall directions, from "
                         f"the released eigenvalues ({BOUND_LEVEL:.0%} Davis-Kahan bound "
-                        f"{bound:.3g})", _first_order_sin_theta(spectrum, k, sigma, debias_gaps),
+                        f"{bound:.3g})",
+                        _first_order_sin_theta(spectrum, k, sigma, debias_gaps,
+                                               _scale_weights(spectrum, vectors, k, sigma,
+                                                              log_scale_sd, debias_gaps)),
                         "sin-theta",
                         # unreliable from RANDOM_LEVEL on (reliable means <= threshold)
                         math.nextafter(RANDOM_LEVEL, 0.0),
@@ -435,18 +458,38 @@ def released_direction_bound(spectrum, k, sigma, level=BOUND_LEVEL) -> float:
 GAP_INFLATION = 4.0
 
 
-def _first_order_sin_theta(spectrum, k, sigma, debias_gaps=False) -> float:
+def _scale_weights(spectrum, vectors, k, sigma, log_scale_sd, debias_gaps) -> np.ndarray:
+    """The column scales' sine variances, one per i <= k (see
+    :func:`released_direction_accuracy`): s^2 (lambda_i + lambda_{k+1})^2 / g^2 sum_l v_il^2
+    (1 - sum_{m <= k} v_ml^2), g^2 the (debiased) squared gap lambda_i - lambda_{k+1}; inf where
+    g^2 <= 0; empty without vectors, scale error or when k = p."""
+    if vectors is None or not log_scale_sd > 0 or k >= spectrum.size:
+        return np.zeros(0)
+    top = np.asarray(vectors, dtype=float)[:, :k]
+    rest = np.maximum(1.0 - np.sum(top ** 2, axis=1), 0.0)
+    squared = (spectrum[:k] - spectrum[k]) ** 2 - (GAP_INFLATION * sigma ** 2 if debias_gaps
+                                                   else 0.0)
+    with np.errstate(divide="ignore"):
+        ratio = np.where(squared > 0, (spectrum[:k] + spectrum[k]) ** 2 / squared, np.inf)
+    return float(log_scale_sd) ** 2 * ratio * (top ** 2 * rest[:, None]).sum(axis=0)
+
+
+def _first_order_sin_theta(spectrum, k, sigma, debias_gaps=False, extra=()) -> float:
     """min(1, median of sqrt(sum_{i <= k < j} w_ij chi2_1)), w_ij = sigma^2 / (2 (lambda_i -
     lambda_j)^2), by Satterthwaite's degrees of freedom and Wilson-Hilferty; 1 when the spectrum
     is spread by noise alone (:func:`_noise_spread_only`); 0 when k = p. ``debias_gaps``: the
-    squared gaps less ``GAP_INFLATION`` sigma^2, 1 where that leaves none."""
+    squared gaps less ``GAP_INFLATION`` sigma^2, 1 where that leaves none. ``extra``: more
+    variances in the mixture (the column scales')."""
     gaps = spectrum[:k, None] - spectrum[None, k:]
     if gaps.size == 0:
         return 0.0
     squared = gaps ** 2 - (GAP_INFLATION * sigma ** 2 if debias_gaps else 0.0)
     if np.min(gaps) <= 0 or np.min(squared) <= 0 or _noise_spread_only(spectrum, sigma):
         return 1.0  # not determined
-    weights = 0.5 * sigma ** 2 / squared
+    weights = np.concatenate([np.ravel(0.5 * sigma ** 2 / squared), np.asarray(extra, float)])
+    if not np.all(np.isfinite(weights)):
+        return 1.0
+    weights = weights[weights > 0]
     dof = np.sum(weights) ** 2 / np.sum(weights ** 2)
     return float(min(1.0, math.sqrt(np.sum(weights) * (1.0 - 2.0 / (9.0 * dof)) ** 3)))
 

@@ -174,4 +174,74 @@ def warn_if_unlocated(noise, m, p) -> None:
                       DPAccuracyWarning, stacklevel=caller_stacklevel())
 
 
-__all__ = ["SCALE_PILOT_MAX_NOISE", "sampling_variance", "scale_accuracy", "warn_if_unlocated"]
+
+
+
+#: A column's tail is heavy when its released octave counts hold pairs from this many octaves
+#: above the SD of the differences of its best Gaussian fit: |D| >= 8 SD_D has probability
+#: 1.2e-15 under the Gaussian, so no such pair exists for any n.
+TAIL_OCTAVES_ABOVE = 3
+#: ... summed over this many octave bins from there (a heavy tail spreads over octaves) ...
+TAIL_WINDOW = 6
+#: ... beyond this many noise sd of the window's sum (sigma sqrt(TAIL_WINDOW)): pure noise
+#: reaches it with probability 3.2e-5 per column (z = 4), 1e-3 over 30 columns.
+TAIL_Z = 4.0
+
+
+def heavy_tail_columns(readings) -> np.ndarray:
+    """Which columns the private scales' first release shows heavy-tailed (post-processing).
+
+    Parameters
+    ----------
+    readings : dict
+        The octave histogram release of :func:`dppca.preprocessing.scales.private_column_scales`
+        (:func:`dppca.preprocessing.scale_releases.octave_loglik`'s second output): ``counts``
+        (p, width) noisy counts of |x_a - x_b| per octave, ``sd`` their noise sd (public),
+        ``pairs`` m.
+
+    Returns
+    -------
+    ndarray of bool, shape (p,)
+        True where the counts from ``TAIL_OCTAVES_ABOVE`` octaves above the column's best
+        Gaussian fit (least squares over the octave bins, the amount free in [0, m]) up to
+        ``TAIL_WINDOW`` bins on exceed that fit by ``TAIL_Z`` noise sd of their sum.
+
+    Notes
+    -----
+    Under the Gaussian the window holds no pair (|D| >= 8 SD_D: probability 1.2e-15), so the
+    test is one of noise alone, level 3.2e-5 per column; a column whose differences put a share
+    q of the m pairs there is found once q m >= 4 sigma sqrt(6) (~2% of 1000 pairs at sigma = 2).
+    Such a column's SD is carried by its tail: the private scale (a winsorized SD) may read it
+    several times too small, and its share of the covariance is the tail's. Privacy: noisy
+    counts, their public sd and public constants only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing.scale_releases import octave_counts
+    >>> rng = np.random.default_rng(0)
+    >>> D = np.abs(np.c_[rng.normal(size=4000), rng.standard_t(1, size=4000)])
+    >>> heavy_tail_columns({"counts": octave_counts(D) + rng.normal(0, 2, (2, 130)), "sd": 2.0,
+    ...                     "pairs": 4000}).tolist()
+    [False, True]
+    """
+    from .scale_releases import SCALE_OCTAVES, _octave_profiles
+
+    counts = np.atleast_2d(np.asarray(readings["counts"], float))[:, 1:]  # zeros' end bin out
+    sigma, pairs = float(readings["sd"]), float(readings["pairs"])
+    low, high = SCALE_OCTAVES
+    grid = np.arange(low, high + 1e-9, 0.125)
+    profile = _octave_profiles(grid)[:, 1:]  # (G, width - 1); bin b: [2^(low + b), 2^(low+b+1))
+    dot, norm2 = counts @ profile.T, np.sum(profile ** 2, axis=1)
+    amount = np.clip(dot / np.maximum(norm2, 1e-300), 0.0, pairs)
+    best = np.argmax(amount * dot - amount ** 2 * norm2 / 2, axis=1)
+    lower_edges = low + np.arange(counts.shape[1])  # log2 of each bin's lower edge
+    heavy = np.zeros(counts.shape[0], bool)
+    for j, g in enumerate(best):
+        window = (lower_edges >= grid[g] + TAIL_OCTAVES_ABOVE) & \
+            (lower_edges < grid[g] + TAIL_OCTAVES_ABOVE + TAIL_WINDOW)
+        excess = np.sum(counts[j, window] - amount[j, g] * profile[g, window])
+        heavy[j] = window.any() and excess >= TAIL_Z * sigma * np.sqrt(window.sum())
+    return heavy
+__all__ = ["SCALE_PILOT_MAX_NOISE", "TAIL_OCTAVES_ABOVE", "TAIL_WINDOW", "TAIL_Z", "heavy_tail_columns",
+           "sampling_variance", "scale_accuracy", "warn_if_unlocated"]

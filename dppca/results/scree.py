@@ -19,6 +19,7 @@ from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_e
                            robust_comparable, total_variance_label, trace_bias_parts, trace_step,
                            unanchored_floor)
 from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
+from .directions_tails import heavy_tail_note, scree_tail_evidence
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
 REFERENCE = "nonprivate"
@@ -282,6 +283,22 @@ class ScreeResult(DPResult):
                     ci[("clipped", "upper")], z)
         return pd.DataFrame(marks, index=self.raw.index)
 
+    def tail_evidence(self) -> list:
+        """Released evidence of heavy tails or skew, as short descriptions (empty: none).
+
+        :func:`dppca.results.directions_tails.scree_tail_evidence` of the clipped method's clip
+        histograms and the Kendall-order row; the summary's notes then say what it means for
+        the estimand. Post-processing of released values.
+
+        Returns
+        -------
+        list of str
+        """
+        histogram = getattr(self.fits.get("clipped"), "histogram", None)
+        if histogram is None or histogram.counts is None:
+            return scree_tail_evidence(None, np.nan, self.accuracy.steps)
+        return scree_tail_evidence(histogram.counts, histogram.sigma, self.accuracy.steps)
+
     def _trace_tail_unbounded(self) -> bool:
         """Whether the private trace's clipping-bias bound exceeds ``TRACE_BIAS_LIMIT`` x the
         trace (post-processing of released values; False when no trace was released)."""
@@ -438,6 +455,7 @@ class ScreeResult(DPResult):
                          "sample-covariance eigenvectors (g_dppca=False, as in R), which depend on "
                          "every row without noise; the scree values are private only given them. "
                          "Use g_dppca=True for (eps, delta)-DP numbers.")
+        notes.extend(heavy_tail_note(self.tail_evidence()))
         combined = self.combined_ledger
         notes.append(f"Privacy: all numbers together spend eps={combined.spent_eps:.4g}, "
                      f"delta={combined.spent_delta:.4g} (replace-one neighbours). "
