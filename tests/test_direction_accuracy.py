@@ -216,3 +216,19 @@ def test_debiased_gaps_read_a_tie_as_no_gap():
     assert released_direction_accuracy([0.6, 0.3, 0.1], 1, 0.01, debias_gaps=True).predicted \
         == pytest.approx(released_direction_accuracy([0.6, 0.3, 0.1], 1, 0.01).predicted,
                          rel=0.01)
+
+
+def test_private_scales_error_enters_the_post_release_prediction():
+    # p = 2, k = 1, v = (0.8, 0.6): the scale perturbation's sine has variance
+    # s^2 (lambda_1 + lambda_2)^2 / (lambda_1 - lambda_2)^2 sum_l v_l^2 (1 - v_l^2)
+    # = s^2 x 25 x 0.4608; at s = 0.1 it dwarfs the noise's (sigma = 0.001: 1.25e-5), so the
+    # prediction is the median of |N(0, 0.1152)|, 0.6745 sqrt(0.1152) (Wilson-Hilferty's median
+    # of chi2_1 is 1.7% high in the square root).
+    spectrum, vectors = [0.6, 0.4], [[0.8], [0.6]]
+    with_scales = released_direction_accuracy(spectrum, 1, 0.001, vectors=vectors,
+                                              log_scale_sd=0.1).predicted
+    assert with_scales == pytest.approx(0.6745 * math.sqrt(0.1152), rel=0.03)
+    # Public scales (s = 0) or no vectors: the noise alone.
+    alone = released_direction_accuracy(spectrum, 1, 0.001).predicted
+    assert released_direction_accuracy(spectrum, 1, 0.001, vectors=vectors).predicted == alone
+    assert alone < 0.01

@@ -90,14 +90,15 @@ def released_direction_accuracy(spectrum, k, sigma, *, debias_gaps=False, vector
     Private column scales move the estimand itself: the data are divided by scales s_l that
     differ from the sample SDs by factors e^{delta_l}, and for elliptical data K becomes, to
     first order, K + Delta K + K Delta (Delta = diag(delta)), whose (i, j) entry in K's
-    eigenbasis is (lambda_i + lambda_j) sum_l delta_l v_il v_jl. With delta_l iid N(0, s^2)
+    eigenbasis is (lambda_i + lambda_j) sum_l delta_l v_il v_jl (K's eigenvalues standing in for
+    those of the shape matrix, whose eigenvectors K shares). With delta_l iid N(0, s^2)
     (s = ``log_scale_sd``) this is one more Gaussian sine component of variance
     s^2 (lambda_i + lambda_j)^2 / (lambda_i - lambda_j)^2 sum_l v_il^2 v_jl^2 per pair. Only the
-    top-k vectors are released, so the pairs j > k are bounded by the largest weight (j = k + 1)
-    and sum_{j > k} v_jl^2 = 1 - sum_{m <= k} v_ml^2: one weight per i <= k, added to the
-    mixture whose median is taken (an upper bound of the first-order term, for light-tailed
-    columns; on heavy-tailed columns the private scale reads a winsorized SD and the error is
-    larger than the scales' model says).
+    top-k vectors are released: the rest of each column's weight, sum_{j > k} v_jl^2 =
+    1 - sum_{m <= k} v_ml^2, is taken as spread evenly over the p - k released eigenvalues below
+    (an isotropic remainder, as the prediction is a typical value), one weight per i <= k,
+    added to the mixture whose median is taken. The scales' model assumes light-tailed columns:
+    on heavy-tailed ones the private scale reads a winsorized SD and the error is larger.
 
     Privacy: a function of the released eigenvalues and the public sigma only, so it is
     post-processing of the (eps, delta)-DP release; its verdict, and the
@@ -200,17 +201,18 @@ GAP_INFLATION = 4.0
 
 def _scale_weights(spectrum, vectors, k, sigma, log_scale_sd, debias_gaps) -> np.ndarray:
     """The column scales' sine variances, one per i <= k (see
-    :func:`released_direction_accuracy`): s^2 (lambda_i + lambda_{k+1})^2 / g^2 sum_l v_il^2
-    (1 - sum_{m <= k} v_ml^2), g^2 the (debiased) squared gap lambda_i - lambda_{k+1}; inf where
-    g^2 <= 0; empty without vectors, scale error or when k = p."""
+    :func:`released_direction_accuracy`): s^2 mean_{j > k} ((lambda_i + lambda_j)^2 / g_ij^2)
+    sum_l v_il^2 (1 - sum_{m <= k} v_ml^2), g_ij^2 the (debiased) squared gap; inf where a
+    g_ij^2 <= 0; empty without vectors, scale error or when k = p."""
     if vectors is None or not log_scale_sd > 0 or k >= spectrum.size:
         return np.zeros(0)
     top = np.asarray(vectors, dtype=float)[:, :k]
     rest = np.maximum(1.0 - np.sum(top ** 2, axis=1), 0.0)
-    squared = (spectrum[:k] - spectrum[k]) ** 2 - (GAP_INFLATION * sigma ** 2 if debias_gaps
-                                                   else 0.0)
-    with np.errstate(divide="ignore"):
-        ratio = np.where(squared > 0, (spectrum[:k] + spectrum[k]) ** 2 / squared, np.inf)
+    squared = (spectrum[:k, None] - spectrum[None, k:]) ** 2 - (
+        GAP_INFLATION * sigma ** 2 if debias_gaps else 0.0)
+    if np.min(squared) <= 0:
+        return np.full(k, np.inf)
+    ratio = np.mean((spectrum[:k, None] + spectrum[None, k:]) ** 2 / squared, axis=1)
     return float(log_scale_sd) ** 2 * ratio * (top ** 2 * rest[:, None]).sum(axis=0)
 
 
