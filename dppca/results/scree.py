@@ -15,7 +15,7 @@ from .estimands import ESTIMANDS, direction_estimand
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
 from .directions import pc_names
-from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_error, post_release_step,
+from .scree_checks import (method_bias, noise_floors, post_release_error, post_release_step,
                            robust_comparable, total_variance_label, trace_bias_parts, trace_step,
                            unanchored_floor)
 from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
@@ -145,8 +145,10 @@ class ScreeResult(DPResult):
         Per method and component, whether the value can be trusted to be within 10x of what
         it estimates: the model's gating steps are reliable, raw >= ``RELIABLE_MIN_SD`` s.e. and
         raw <= ``CLIP_BINDING`` x its clip, the monotone fit moved it by at most a factor
-        ``MONO_MOVE``, its clipping-bias bound is at most ``BIAS_LIMIT`` x raw, its interval has a
-        finite upper end, and (pmwm, huber, with "clipped") its interval meets the clipped one.
+        ``MONO_MOVE``, its clipping-bias bound is at most ``SMALL_BIAS`` x raw (small: the target
+        within 2x), the trace's bias bound at most ``TRACE_BIAS_LIMIT`` x the trace, its interval
+        has a finite upper end, and (pmwm, huber, with "clipped") its interval meets the clipped
+        one.
     seed : int or str
         As passed.
     figure : matplotlib Figure or None
