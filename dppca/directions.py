@@ -7,6 +7,7 @@ budget is given. ``method=`` selects any registered method (``dppca.methods.METH
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
@@ -18,6 +19,7 @@ from .methods.gdppca import (NOISES, direction_noise_accuracy, released_directio
 from .methods.latent_correlation import nonprivate_latent_directions, rank_accuracy, rank_columns
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
+from .preprocessing.scale_accuracy import scale_accuracy
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.accuracy import AccuracyReport
@@ -331,23 +333,36 @@ def _result(fit, mat, scales, **facts) -> PCDirections:
     values, label = (None, "none") if scales is None else (scales.values, scales.label)
     result = PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
     if result.method in GAUSSIAN_METHODS and fit.noise_sd < float("inf"):
-        result.accuracy = _gdppca_accuracy(result, fit) if result.method == "gdppca" else \
+        result.accuracy = _gdppca_accuracy(result, fit, scales) if result.method == "gdppca" else \
             rank_accuracy(result.n_features, result.k, fit.noise_sd, fit.spectrum,
                           fit.matrix_noise_sd)
         AccuracyReport(result.accuracy.steps[1:]).warn(basis="released values only")
     return result
 
 
-def _gdppca_accuracy(result, fit) -> AccuracyReport:
+def _gdppca_accuracy(result, fit, scales=None) -> AccuracyReport:
     """g-DPPCA's directions: the pre-release model (public n, p, eps, delta and an assumed gap)
-    and, when the fit carries the released spectrum, the post-release one (its released gaps)."""
+    and, when the fit carries the released spectrum, the post-release one (its released gaps,
+    and with private scales their public error model, :func:`_log_scale_sd`)."""
     before = direction_noise_accuracy(result.n_obs, result.n_features, result.k,
                                       fit.sensitivity, fit.noise_sd)
     steps = [replace(before, step="directions (pre-release)",
                      quantity=before.quantity + ", from public n, p, eps, delta and an assumed gap")]
     if fit.spectrum is not None:
-        steps.append(released_direction_accuracy(fit.spectrum, result.k, fit.noise_sd))
+        steps.append(released_direction_accuracy(
+            fit.spectrum, result.k, fit.noise_sd, debias_gaps=True, vectors=fit.vectors,
+            log_scale_sd=_log_scale_sd(result, scales)))
     return AccuracyReport(steps)
+
+
+def _log_scale_sd(result, scales) -> float:
+    """sd of ln(private scale / sample SD) from the scales' public accuracy model (its median
+    |log2| error over 0.674 / ln 2); 0 without private scales."""
+    if scales is None or scales.source != "private":
+        return 0.0
+    octaves = scale_accuracy(result.n_obs, result.n_features, result.eps, result.delta,
+                             share=scales.share, calibration=result.calibration).predicted
+    return octaves * math.log(2.0) / 0.674
 
 
 def _public_part(scale):

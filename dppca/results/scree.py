@@ -15,10 +15,11 @@ from .estimands import ESTIMANDS, direction_estimand
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
 from .directions import pc_names
-from .scree_checks import (BIAS_LIMIT, method_bias, noise_floors, post_release_error, post_release_step,
+from .scree_checks import (method_bias, noise_floors, post_release_error, post_release_step,
                            robust_comparable, total_variance_label, trace_bias_parts, trace_step,
                            unanchored_floor)
 from .scree_values import antitonic, gaussian_clip_bias, monotone_scree, share_of_sum
+from .directions_tails import heavy_tail_note, scree_tail_evidence
 
 #: Column / key of the NON-PRIVATE reference (the R package's list name).
 REFERENCE = "nonprivate"
@@ -27,6 +28,15 @@ REFERENCE = "nonprivate"
 RELIABLE_MIN_SD, CLIP_BINDING = 10.0 / 3.0, 1.0 / 3.0
 #: ... and the monotone fit moved it by at most this factor.
 MONO_MOVE = 2.0
+#: ... and its clipping-bias bound is small: at most this x the value, so that the bound puts
+#: the target within 2x of the value (a noise-free value 10x off its target passed the former
+#: 9x limit whenever the released tail counts under-read a heavy tail: the bound is an estimate
+#: from noisy counts, not a certainty, so only a small bound is evidence of a small bias).
+SMALL_BIAS = 1.0
+#: ... and the private trace's own clipping-bias bound is at most this x the trace: beyond it
+#: the clipped trace may miss most of tr S, i.e. a tail heavier than every clip carries variance
+#: the values' histograms cannot see (a handful of rows), so no value's bias is bounded.
+TRACE_BIAS_LIMIT = 1.0
 
 
 class ScreeResult(DPResult):
@@ -135,8 +145,10 @@ class ScreeResult(DPResult):
         Per method and component, whether the value can be trusted to be within 10x of what
         it estimates: the model's gating steps are reliable, raw >= ``RELIABLE_MIN_SD`` s.e. and
         raw <= ``CLIP_BINDING`` x its clip, the monotone fit moved it by at most a factor
-        ``MONO_MOVE``, its clipping-bias bound is at most ``BIAS_LIMIT`` x raw, its interval has a
-        finite upper end, and (pmwm, huber, with "clipped") its interval meets the clipped one.
+        ``MONO_MOVE``, its clipping-bias bound is at most ``SMALL_BIAS`` x raw (small: the target
+        within 2x), the trace's bias bound at most ``TRACE_BIAS_LIMIT`` x the trace, its interval
+        has a finite upper end, and (pmwm, huber, with "clipped") its interval meets the clipped
+        one.
     seed : int or str
         As passed.
     figure : matplotlib Figure or None
@@ -257,10 +269,12 @@ class ScreeResult(DPResult):
             fitted = self.scree[m].to_numpy()
             with np.errstate(divide="ignore", invalid="ignore"):
                 value_ok &= (fitted <= MONO_MOVE * raw) & (raw <= MONO_MOVE * fitted)
-            # Post-release: the bias bound says the target may be > 10x the value, or the clip
-            # binds and the private trace bounds nothing (the interval has no finite upper end).
+            # Post-release: the bias bound is not small (the target may be > 2x the value), the
+            # clip binds and the private trace bounds nothing (the interval has no finite upper
+            # end), or the trace's own bias bound says a tail beyond every clip holds variance.
             bias = self.bias[m]
-            value_ok &= (bias.bound <= BIAS_LIMIT * np.maximum(raw, 0.0)) & np.isfinite(bias.interval)
+            value_ok &= (bias.bound <= SMALL_BIAS * np.maximum(raw, 0.0)) & np.isfinite(bias.interval)
+            value_ok &= not self._trace_tail_unbounded()
             marks[m] = ok & value_ok
         if "clipped" in self.fits:  # robust values must agree with the clipped v'Sv
             z = float(norm.ppf(0.975))
@@ -270,6 +284,28 @@ class ScreeResult(DPResult):
                     self.raw[m], self.std_err[m], ci[("clipped", "lower")],
                     ci[("clipped", "upper")], z)
         return pd.DataFrame(marks, index=self.raw.index)
+
+    def tail_evidence(self) -> list:
+        """Released evidence of heavy tails or skew, as short descriptions (empty: none).
+
+        :func:`dppca.results.directions_tails.scree_tail_evidence` of the clipped method's clip
+        histograms and the Kendall-order row; the summary's notes then say what it means for
+        the estimand. Post-processing of released values.
+
+        Returns
+        -------
+        list of str
+        """
+        histogram = getattr(self.fits.get("clipped"), "histogram", None)
+        if histogram is None or histogram.counts is None:
+            return scree_tail_evidence(None, np.nan, self.accuracy.steps)
+        return scree_tail_evidence(histogram.counts, histogram.sigma, self.accuracy.steps)
+
+    def _trace_tail_unbounded(self) -> bool:
+        """Whether the private trace's clipping-bias bound exceeds ``TRACE_BIAS_LIMIT`` x the
+        trace (post-processing of released values; False when no trace was released)."""
+        trace, bound = self.trace, float(np.max(np.nan_to_num(self.trace_bias, nan=0.0)))
+        return bool(np.isfinite(trace) and bound > TRACE_BIAS_LIMIT * max(trace, 0.0))
 
     def clipping_bias(self, alpha=0.05) -> dict:
         """Per method, the post-release clipping bias of its values (post-processing).
@@ -421,6 +457,7 @@ class ScreeResult(DPResult):
                          "sample-covariance eigenvectors (g_dppca=False, as in R), which depend on "
                          "every row without noise; the scree values are private only given them. "
                          "Use g_dppca=True for (eps, delta)-DP numbers.")
+        notes.extend(heavy_tail_note(self.tail_evidence()))
         combined = self.combined_ledger
         notes.append(f"Privacy: all numbers together spend eps={combined.spent_eps:.4g}, "
                      f"delta={combined.spent_delta:.4g} (replace-one neighbours). "
@@ -447,8 +484,9 @@ class ScreeResult(DPResult):
                      "values within 1), the top of their clamp interval] "
                      "(post-processing). 'reliable' = NO: the accuracy model flags a step they "
                      "rest on, raw < 3.3 s.e., raw > 1/3 of the clip, the monotone fit moved "
-                     "it by more than 2x, or its post-release clipping-bias bound exceeds 9x the "
-                     "value (the target may be over 10x it: declare bounds= or spend more eps)"
+                     "it by more than 2x, its post-release clipping-bias bound exceeds the value "
+                     "(the target may be over 2x it), or the private trace's bias bound exceeds "
+                     "the trace (a tail beyond every clip): declare bounds= or spend more eps"
                      + ("; pmwm/huber: the value's interval misses the clipped one of the same "
                         "direction (on heavy tails a robust method estimates a robust variance, "
                         "not v'Sv)" if "clipped" in self.methods and len(self.methods) > 1 else
