@@ -151,6 +151,9 @@ def main(argv=None):
     parser.add_argument("--adult", action="store_true", help="add dppca.load_adult()")
     parser.add_argument("--out", type=Path, default=None, help="table file (raw rows beside it)")
     args = parser.parse_args(argv)
+    # the header names the tree that ran: taken before the first run
+    info = provenance.collect(note=f"dppca {dppca.__version__} from "
+                                   f"{Path(dppca.__file__).parent}")
     index = corpus.calibration_sets()
     names = list(index["name"])[args.skip:args.skip + args.sets]
     if args.max_p is not None:
@@ -164,8 +167,6 @@ def main(argv=None):
         rows += run_set(name, frame, args.eps, args.seeds)
         print(f"  done {name}", file=sys.stderr, flush=True)
     rows = pd.DataFrame(rows)
-    info = provenance.collect(note=f"dppca {dppca.__version__} from "
-                                   f"{Path(dppca.__file__).parent}")
     text = provenance.header(info) + tables(rows)
     print(text)
     if args.out is not None:

@@ -15,7 +15,7 @@ from dppca import DPPCAValueError, dp_pc_dir, dp_scree, dp_scree_plot, interop, 
 from dppca.results.scree_rank import RANK_SCREE_ESTIMAND, RankBound, RankScreeResult
 from dppca.stats.copula_bridge import bridged_matrix, latent_correlation
 from dppca.stats.elementwise_kendall import kendall_tau_matrix
-from dppca.stats.rank_concentration import (bernstein_radius, untied_share_interval,
+from dppca.results.rank_concentration import (bernstein_radius, untied_share_interval,
                                             weighted_chi2_bound)
 
 #: A latent correlation with distinct eigenvalues (2.32, 1.19, 0.61, 0.49, 0.40).
@@ -259,3 +259,16 @@ def test_the_bridge_refuses_bad_input():
         latent_correlation(np.ones((2, 3)))
     with pytest.raises(DPPCAValueError, match="`floor` must be in"):
         latent_correlation(np.eye(2), floor=0.0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: weighted_chi2_bound([1.0, -1.0], 0.05), "`weights`"),
+    (lambda: weighted_chi2_bound([1.0], 1.5), "`alpha`"),
+    (lambda: bernstein_radius(1.0, 1.0, 0, 0.05), "`m`"),
+    (lambda: untied_share_interval([0.5], 1, 0.1, 0.01, 0.01), "`n`"),
+    (lambda: untied_share_interval([0.5], 100, -0.1, 0.01, 0.01), "`sigma`"),
+    (lambda: untied_share_interval([0.5], 100, 0.1, 0.0, 0.01), "`alpha_sampling`"),
+])
+def test_concentration_bounds_refuse_bad_input(call, match):
+    with pytest.raises(DPPCAValueError, match=match):
+        call()

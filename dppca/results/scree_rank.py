@@ -20,7 +20,7 @@ import pandas as pd
 from scipy.stats import chi2
 
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
-from ..stats.rank_concentration import (bernstein_radius, untied_share_interval,
+from .rank_concentration import (bernstein_radius, untied_share_interval,
                                         weighted_chi2_bound)
 from .base import NONPRIVATE
 from .scree import ScreeResult
@@ -100,7 +100,7 @@ class RankBound:
     the tie shares' two events below get ``SHARE_ALPHA`` alpha together, the noise and the
     sampling (1 - ``SHARE_ALPHA``) alpha / 2 each.
 
-    Proof. (1) Tie shares (:func:`dppca.stats.rank_concentration.untied_share_interval`, events
+    Proof. (1) Tie shares (:func:`dppca.results.rank_concentration.untied_share_interval`, events
     E_T on T_jj - t_j and E_N on N_jj): with probability >= 1 - alpha / 2,
     l_j <= t_j <= u_j for every j, [l, u] computed from the released diagonal alone. On that
     event rho_jk = sqrt(t_j t_k) / s_jk lies in [sqrt(l_j l_k), sqrt(u_j u_k)] / s_jk, so
@@ -124,7 +124,7 @@ class RankBound:
     (3) Noise (event E_O, alpha' = (1 - ``SHARE_ALPHA``) alpha / 2): given the data and the diagonal noise, the N_jk, j < k,
     are independent N(0, sigma^2) and w, s are fixed, so ||w N_off / s||_F^2
     = sum_{j<k} 2 w_jk^2 sigma^2 Z_jk^2 / s_jk^2 is at most
-    :func:`dppca.stats.rank_concentration.weighted_chi2_bound` with probability
+    :func:`dppca.results.rank_concentration.weighted_chi2_bound` with probability
     >= 1 - alpha': a is its square root.
     (4) Sampling (event E_S, alpha'): E_off / S' is a U-statistic of the kernel
     (u_j u_k / S'_jk)_{j != k}, u = sign(x - x'), with S' fixed (population). Its variance
@@ -132,7 +132,7 @@ class RankBound:
     (t'_j t'_k) <= v := sum_{j != k} 1 / max(t'_j, t'_k), and its norm at most
     sqrt((sum 1 / t')^2 - sum 1 / t'^2), its mean's at most sqrt(p (p - 1)) (|tau_jk| <=
     sqrt(t_j t_k) <= S'_jk): a_S := their sum bounds the centred kernel.
-    :func:`dppca.stats.rank_concentration.bernstein_radius` (v, a_S, floor(n / 2), alpha')
+    :func:`dppca.results.rank_concentration.bernstein_radius` (v, a_S, floor(n / 2), alpha')
     bounds ||E_off / S'||_F with probability >= 1 - alpha' (so does McDiarmid's radius, see
     :meth:`sampling_radius`; b is the smaller); v, a_S and the McDiarmid radius decrease in
     every t'_j, so on the event of (1) b computed at t' = max(l, f) is at least them.
@@ -225,7 +225,7 @@ class RankBound:
         Returns
         -------
         lower, upper : ndarray, shape (p,)
-            :func:`dppca.stats.rank_concentration.untied_share_interval` with
+            :func:`dppca.results.rank_concentration.untied_share_interval` with
             ``SHARE_ALPHA`` alpha / 2 for the sampling and as much for the noise.
 
         Examples
@@ -286,7 +286,7 @@ class RankBound:
         Returns
         -------
         float
-            sqrt of :func:`dppca.stats.rank_concentration.weighted_chi2_bound` with the
+            sqrt of :func:`dppca.results.rank_concentration.weighted_chi2_bound` with the
             weights 2 w_jk^2 sigma^2 / s_jk^2, j < k; 0 when p = 1.
 
         Examples
@@ -315,7 +315,7 @@ class RankBound:
         -------
         float
             For the floor phi in :data:`SAMPLING_FLOORS` whose g b is the smaller: the smaller
-            of :func:`dppca.stats.rank_concentration.bernstein_radius` (v, a_S, m, alpha' / 2)
+            of :func:`dppca.results.rank_concentration.bernstein_radius` (v, a_S, m, alpha' / 2)
             and the McDiarmid radius sqrt(v / m) + W sqrt(log(2 / alpha') / m),
             W = sum_j 1 / t'_j, m = floor(n / 2), at t' = max(l, phi); 0 when p = 1.
 

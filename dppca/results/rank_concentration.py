@@ -80,7 +80,7 @@ def bernstein_radius(variance, bound, m, alpha):
 
     Examples
     --------
-    >>> from dppca.stats.rank_concentration import bernstein_radius
+    >>> from dppca.results.rank_concentration import bernstein_radius
     >>> round(float(bernstein_radius(0.25, 1.0, 1000, 0.05)), 4)
     0.0442
     """
@@ -139,7 +139,7 @@ def untied_share_interval(released_diagonal, n, sigma, alpha_sampling, alpha_noi
 
     Examples
     --------
-    >>> from dppca.stats.rank_concentration import untied_share_interval
+    >>> from dppca.results.rank_concentration import untied_share_interval
     >>> lower, upper = untied_share_interval([0.5], 2000, 0.0, 0.025, 0.025)
     >>> round(float(lower[0]), 3), round(float(upper[0]), 3)
     (0.452, 0.548)
@@ -201,7 +201,7 @@ def weighted_chi2_bound(weights, alpha):
 
     Examples
     --------
-    >>> from dppca.stats.rank_concentration import weighted_chi2_bound
+    >>> from dppca.results.rank_concentration import weighted_chi2_bound
     >>> round(weighted_chi2_bound([1.0] * 10, 0.05), 3)  # equal weights: the chi2_10 quantile
     18.307
     >>> round(weighted_chi2_bound([1.0] + [0.01] * 99, 0.05), 3)  # one dominant weight
