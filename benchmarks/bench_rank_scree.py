@@ -86,7 +86,8 @@ def run_set(name, frame, eps_values, seeds) -> list[dict]:
                                             rng=seed)
                 bound = result.fits["rank"].bound
                 value = result.raw["rank"].to_numpy()
-                half, old = bound.halfwidth(ALPHA), before_halfwidth(bound)
+                parts, old = bound.parts(ALPHA), before_halfwidth(bound)
+                half = parts["halfwidth"]
                 for i in range(k):
                     rows.append(dict(
                         set=name, n=n, p=p, ties=ties, eps=eps, seed=seed, pc=i + 1,
@@ -94,9 +95,8 @@ def run_set(name, frame, eps_values, seeds) -> list[dict]:
                         covered=abs(value[i] - truth[i]) <= half,  # [0, p] holds the truth
                         covered_before=abs(value[i] - truth[i]) <= old,
                         reliable=value[i] > half, reliable_before=value[i] > old,
-                        factor=bound.sampling_factor(ALPHA), sampling=bound.sampling_radius(ALPHA),
-                        noise=bound.noise_radius(ALPHA), tie=bound.tie_term(ALPHA),
-                        repair=bound.repair_move))
+                        **{key: parts[key] for key in ("factor", "sampling", "noise", "tie",
+                                                       "repair")}))
     return rows
 
 

@@ -95,8 +95,8 @@ class RankBound:
 
     Claim: with probability at least 1 - alpha, for every i simultaneously,
     |lambda_i(R_hat) - lambda_i(R)| <= :meth:`halfwidth` (alpha)
-    = r + (pi / 2) (g b + a + o), r = ``repair_move``, g = :meth:`sampling_factor`,
-    b = :meth:`sampling_radius`, a = :meth:`noise_radius`, o = :meth:`tie_term` (alpha each);
+    = r + (pi / 2) (g b + a + o), r = ``repair_move``, b = :meth:`sampling_radius`,
+    a = :meth:`noise_radius`, g and o of steps (2) and (4) (all in :meth:`parts`);
     the tie shares' two events below get ``SHARE_ALPHA`` alpha together, the noise and the
     sampling (1 - ``SHARE_ALPHA``) alpha / 2 each.
 
@@ -338,8 +338,8 @@ class RankBound:
         """
         return 0.0 if self.p == 1 else self._best_sampling(alpha)[1]
 
-    def sampling_factor(self, alpha=0.05) -> float:
-        """g = max_{j != k} w_jk rho+_jk: how the tie shares' uncertainty scales the sampling.
+    def parts(self, alpha=0.05) -> dict:
+        """The half-width's parts: r, g, b, a, o (class Notes) and the half-width itself.
 
         Parameters
         ----------
@@ -348,39 +348,28 @@ class RankBound:
 
         Returns
         -------
-        float
-            For the floor of :meth:`sampling_radius`; 1 when p = 1.
+        dict
+            ``repair`` r, ``factor`` g = max_{j != k} w_jk rho+_jk (for the floor of
+            :meth:`sampling_radius`: how the tie shares' uncertainty scales the sampling),
+            ``sampling`` b, ``noise`` a, ``tie`` o = ||o_jk||_F (what the tie shares'
+            uncertainty can move the tau-b values) and ``halfwidth``; g = 1 and the others 0
+            when p = 1.
 
         Examples
         --------
         >>> from dppca.results.scree_rank import RankBound
-        >>> RankBound(2000, 5, 0.0, 1.0, 0.0, 0.0).sampling_factor() > 1
-        True
-        """
-        return 1.0 if self.p == 1 else self._best_sampling(alpha)[0]
-
-    def tie_term(self, alpha=0.05) -> float:
-        """o = ||o_jk||_F: what the tie shares' uncertainty can move the tau-b values (step 2).
-
-        Parameters
-        ----------
-        alpha : float in (0, 1)
-            The joint miss probability of the whole bound.
-
-        Returns
-        -------
-        float
-            0 when p = 1.
-
-        Examples
-        --------
-        >>> from dppca.results.scree_rank import RankBound
-        >>> RankBound(2000, 5, 0.0, 1.0, 0.0, 0.0).tie_term()  # c = 0: nothing to move
-        0.0
+        >>> parts = RankBound(2000, 5, 0.0, 1.0, 0.0, 0.0).parts()
+        >>> parts["factor"] > 1, parts["tie"]  # c = 0: nothing for the shares to move
+        (True, 0.0)
         """
         if self.p == 1:
-            return 0.0
-        return float(np.linalg.norm(self._entries(alpha)[2]))
+            return {"repair": 0.0, "factor": 1.0, "sampling": 0.0, "noise": 0.0, "tie": 0.0,
+                    "halfwidth": 0.0}
+        factor, sampling = self._best_sampling(alpha)
+        noise, tie = self.noise_radius(alpha), float(np.linalg.norm(self._entries(alpha)[2]))
+        return {"repair": self.repair_move, "factor": factor, "sampling": sampling,
+                "noise": noise, "tie": tie, "halfwidth": self.repair_move
+                + 0.5 * math.pi * (factor * sampling + noise + tie)}
 
     def halfwidth(self, alpha=0.05) -> float:
         """The (1 - alpha) half-width, for every value at once (see the class Notes).
@@ -401,11 +390,7 @@ class RankBound:
         >>> RankBound(100, 1, 0.1, 1.0, 0.0, 0.0).halfwidth()
         0.0
         """
-        if self.p == 1:
-            return 0.0
-        spread = self.sampling_factor(alpha) * self.sampling_radius(alpha) + \
-            self.noise_radius(alpha) + self.tie_term(alpha)
-        return self.repair_move + 0.5 * math.pi * spread
+        return self.parts(alpha)["halfwidth"]
 
     def noise_sd(self) -> float:
         """First-order noise sd of one eigenvalue: sqrt 2 (pi / 2) sigma / s_min.
@@ -512,7 +497,7 @@ def rank_values_step(halfwidth, value, step="rank: scree values (post-release)",
     """
     return StepAccuracy(step, quantity, float(halfwidth) / max(float(value), np.finfo(float).tiny),
                         "relative", RANK_RELIABLE_LIMIT,
-                        "any columns (ties allowed: tau-b target); bound of RankBound",
+                        "tau-b target, ties allowed (the plan reads none); bound of RankBound",
                         "more rows (sampling part), more eps (noise part) or fewer columns")
 
 
@@ -671,7 +656,7 @@ class RankScreeResult(ScreeResult):
         return tables
 
     def _notes(self):
-        bound = self.fits[RANK_METHOD].bound
+        parts = self.fits[RANK_METHOD].bound.parts()
         spent = self.combined_ledger
         return [RANK_SCREE_ESTIMAND,
                 f"Privacy: one Gaussian release of the elementwise Kendall's tau matrix spends "
@@ -681,9 +666,9 @@ class RankScreeResult(ScreeResult):
                 "once, with probability >= 1 - alpha at any n, ties allowed: the eigenvalues of "
                 "sin(pi tau_b / 2), tau_b the population Kendall's tau-b (the latent correlation "
                 "for continuous columns). "
-                f"h = {bound.repair_move:.3g} (repair) + (pi/2) [{bound.sampling_factor():.3g} x "
-                f"sampling {bound.sampling_radius():.3g} + noise {bound.noise_radius():.3g} + "
-                f"tie shares {bound.tie_term():.3g}] = {bound.halfwidth():.3g} at alpha = 0.05 "
+                f"h = {parts['repair']:.3g} (repair) + (pi/2) [{parts['factor']:.3g} x "
+                f"sampling {parts['sampling']:.3g} + noise {parts['noise']:.3g} + "
+                f"tie shares {parts['tie']:.3g}] = {parts['halfwidth']:.3g} at alpha = 0.05 "
                 "(Weyl, Frobenius norms; the factor and the tie-share term come from the "
                 "uncertain shares of untied pairs, the released diagonal; proof: "
                 "dppca.results.scree_rank.RankBound). 'std err' is the first-order noise sd.",
