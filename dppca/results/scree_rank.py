@@ -101,16 +101,17 @@ class RankBound:
     sampling (1 - ``SHARE_ALPHA``) alpha / 2 each.
 
     Proof. (1) Tie shares (:func:`dppca.results.rank_concentration.untied_share_interval`, events
-    E_T on T_jj - t_j and E_N on N_jj): with probability >= 1 - alpha / 2,
+    E_T on T_jj - t_j and E_N on N_jj): with probability >= 1 - ``SHARE_ALPHA`` alpha,
     l_j <= t_j <= u_j for every j, [l, u] computed from the released diagonal alone. On that
     event rho_jk = sqrt(t_j t_k) / s_jk lies in [sqrt(l_j l_k), sqrt(u_j u_k)] / s_jk, so
     |rho_jk - 1| <= gamma_jk := max(sqrt(u_j u_k) / s_jk - 1, 1 - sqrt(l_j l_k) / s_jk, 0).
     (2) Entrywise, j != k: clipping to [-1, 1] is the projection onto an interval that holds
-    beta_jk, so |b_jk - beta_jk| <= Y_jk := |M_jk / s_jk - beta_jk|. With t'_j = max(t_j, f),
+    beta_jk, so |b_jk - beta_jk| <= Y_jk := |M_jk / s_jk - beta_jk|. With a public floor
+    phi >= f (one of :data:`SAMPLING_FLOORS`, raised to f), t'_j = max(t_j, phi),
     S'_jk = sqrt(t'_j t'_k) and E = T - tau,
     M_jk / s_jk - beta_jk = rho'_jk E_jk / S'_jk + N_jk / s_jk + beta_jk (rho_jk - 1),
-    rho'_jk = S'_jk / s_jk <= sqrt(max(u_j, f) max(u_k, f)) / s_jk =: rho+_jk (on the event of
-    (1)), because tau_jk / s_jk = beta_jk rho_jk. Write A_jk = rho'_jk |E_jk| / S'_jk
+    rho'_jk = S'_jk / s_jk <= sqrt(max(u_j, phi) max(u_k, phi)) / s_jk =: rho+_jk (on the event
+    of (1)), because tau_jk / s_jk = beta_jk rho_jk. Write A_jk = rho'_jk |E_jk| / S'_jk
     + |N_jk| / s_jk. With |beta_jk| <= 1: Y_jk <= A_jk + gamma_jk. If gamma_jk < 1, also
     Y_jk <= (A_jk + gamma_jk min(c_jk, 1)) / (1 - gamma_jk), c_jk = |M_jk| / s_jk: where
     c_jk + Y_jk <= 1, |beta_jk| <= c_jk + Y_jk (beta = M / s - (M / s - beta)) gives it by
@@ -121,27 +122,28 @@ class RankBound:
     the released diagonal only. By the triangle inequality over the off-diagonal entries,
     ||b - beta||_F <= g ||E_off / S'||_F + ||w N_off / s||_F + ||o||_F,
     g = max_{j != k} w_jk rho+_jk.
-    (3) Noise (event E_O, alpha' = (1 - ``SHARE_ALPHA``) alpha / 2): given the data and the diagonal noise, the N_jk, j < k,
-    are independent N(0, sigma^2) and w, s are fixed, so ||w N_off / s||_F^2
-    = sum_{j<k} 2 w_jk^2 sigma^2 Z_jk^2 / s_jk^2 is at most
+    (3) Noise (event E_O, alpha' = (1 - ``SHARE_ALPHA``) alpha / 2): given the data and the
+    diagonal noise, the N_jk, j < k, are independent N(0, sigma^2) and w, s are fixed, so
+    ||w N_off / s||_F^2 = sum_{j<k} 2 w_jk^2 sigma^2 Z_jk^2 / s_jk^2 is at most
     :func:`dppca.results.rank_concentration.weighted_chi2_bound` with probability
     >= 1 - alpha': a is its square root.
-    (4) Sampling (event E_S, alpha'): E_off / S' is a U-statistic of the kernel
-    (u_j u_k / S'_jk)_{j != k}, u = sign(x - x'), with S' fixed (population). Its variance
+    (4) Sampling (events E_S, alpha' / 2 for each floor phi): E_off / S' is a U-statistic of
+    the kernel (u_j u_k / S'_jk)_{j != k}, u = sign(x - x'), S' fixed (population). Its variance
     is at most sum_{j != k} E[u_j^2 u_k^2] / (t'_j t'_k) <= sum_{j != k} min(t_j, t_k) /
     (t'_j t'_k) <= v := sum_{j != k} 1 / max(t'_j, t'_k), and its norm at most
     sqrt((sum 1 / t')^2 - sum 1 / t'^2), its mean's at most sqrt(p (p - 1)) (|tau_jk| <=
     sqrt(t_j t_k) <= S'_jk): a_S := their sum bounds the centred kernel.
-    :func:`dppca.results.rank_concentration.bernstein_radius` (v, a_S, floor(n / 2), alpha')
-    bounds ||E_off / S'||_F with probability >= 1 - alpha' (so does McDiarmid's radius, see
-    :meth:`sampling_radius`; b is the smaller); v, a_S and the McDiarmid radius decrease in
-    every t'_j, so on the event of (1) b computed at t' = max(l, f) is at least them.
+    :func:`dppca.results.rank_concentration.bernstein_radius` (v, a_S, floor(n / 2),
+    alpha' / 2) bounds ||E_off / S'||_F with probability >= 1 - alpha' / 2 (so does McDiarmid's
+    radius, see :meth:`sampling_radius`; the smaller is taken); v, a_S and the McDiarmid radius
+    decrease in every t'_j, so on the event of (1) the radius computed at t' = max(l, phi) is at
+    least them. With both floors' events, g b is the smaller of the two floors' products.
     (5) Bridge: |sin(pi x / 2) - sin(pi y / 2)| <= (pi / 2) |x - y|, so
     ||B - R||_F <= (pi / 2) ||b - beta||_F (both diagonals are 1).
     (6) Repair: ||R_hat - R||_F <= r + ||B - R||_F (kept because the repair is iterative and
     R need not be positive semi-definite with ties). (7) Weyl:
     |lambda_i(R_hat) - lambda_i(R)| <= ||R_hat - R||_2 <= ||R_hat - R||_F. A union bound over
-    E_T, E_N, E_O and E_S gives the claim. The values lie in [0, p], so the interval is
+    E_T, E_N, E_O and the two E_S gives the claim. The values lie in [0, p], so the interval is
     clipped to it. Nothing assumes continuous margins: a heavily tied column widens the
     interval only through its own shares (small s_jk, wide [l_j, u_j]) and the entries it
     touches.
