@@ -40,6 +40,8 @@ from dppca.stats.elementwise_kendall import kendall_tau_matrix  # noqa: E402
 
 EPS = (0.5, 1.0, 2.0, 4.0)
 DELTA, K, ALPHA = 1e-5, 3, 0.05
+#: Row-count bins of the "by rows" table (the sampling radius shrinks as 1 / sqrt(n)).
+ROW_BINS = (0, 500, 1000, 3000, 30_000)
 #: A set is "tied" when its most tied column leaves fewer than 99% of the pairs untied.
 TIED = 0.99
 
@@ -115,6 +117,12 @@ def tables(rows: pd.DataFrame) -> str:
         factor=("factor", "median"), sampling=("sampling", "median"), noise=("noise", "median"),
         tie=("tie", "median"))
     per_set = per_set.join(values)
+    by_rows = rows.assign(rows=pd.cut(rows["n"], ROW_BINS)).groupby(["rows", "eps"], observed=True)
+    by_rows = by_rows.agg(**{"n sets": ("set", "nunique"),
+                             "median rel. half-width": ("rel", "median"),
+                             "before": ("rel_before", "median"),
+                             "marked reliable": ("reliable", "mean"),
+                             "reliable before": ("reliable_before", "mean")})
     summary = []
     for (tied, eps), cell in rows.groupby(["tied", "eps"]):
         sets = runs[runs["tied"] == tied].xs(eps, level="eps").groupby("set")["covered"].mean()
@@ -136,6 +144,7 @@ def tables(rows: pd.DataFrame) -> str:
                            "display.max_rows", 2000, "display.float_format", "{:.3g}".format):
         lines += ["== Summary (tied / untied sets, per eps)",
                   str(pd.DataFrame(summary).set_index(["sets", "eps"])), "",
+                  "== By rows n (every set)", str(by_rows), "",
                   "== Per set and eps", str(per_set), ""]
     return "\n".join(lines)
 
@@ -150,7 +159,19 @@ def main(argv=None):
     parser.add_argument("--eps", type=float, nargs="+", default=list(EPS))
     parser.add_argument("--adult", action="store_true", help="add dppca.load_adult()")
     parser.add_argument("--out", type=Path, default=None, help="table file (raw rows beside it)")
+    parser.add_argument("--tables-from", type=Path, default=None,
+                        help="recompute the tables from a previous --out file's raw rows")
     args = parser.parse_args(argv)
+    if args.tables_from is not None:
+        source = Path(f"{args.tables_from}.runs.csv.gz")
+        ran = provenance.read_header(source).get("commit", "unknown")
+        info = provenance.collect(note=f"tables recomputed from {source.name}, whose runs "
+                                       f"were made at commit {ran}")
+        text = provenance.header(info) + tables(provenance.read_csv(source))
+        print(text)
+        if args.out is not None:
+            args.out.write_text(text + "\n")
+        return
     # the header names the tree that ran: taken before the first run
     info = provenance.collect(note=f"dppca {dppca.__version__} from "
                                    f"{Path(dppca.__file__).parent}")
