@@ -5,8 +5,9 @@ The scree values are the top-k eigenvalues of the latent Gaussian-copula correla
 with the call's whole (eps, delta) (:func:`dppca.methods.latent_correlation.release_kendall_tau`);
 the directions come from the same release, so nothing else is spent. The total variance is the
 trace p of a correlation matrix (public), so PVE = value / p exactly. The intervals
-(:class:`dppca.results.scree_rank.RankBound`) cover the population latent eigenvalues of
-continuous columns from public numbers and released values only.
+(:class:`dppca.results.scree_rank.RankBound`) cover the population values from public numbers
+and released values only, ties allowed: the eigenvalues of sin(pi tau_b / 2), tau_b the
+population Kendall's tau-b (the latent correlation matrix for continuous columns).
 """
 from __future__ import annotations
 
@@ -198,16 +199,17 @@ def rank_values_accuracy(n, p, k, sigma):
     -------
     StepAccuracy
         Step ``"rank: scree values (half-width)"``: the 95% half-width
-        (:meth:`dppca.results.scree_rank.RankBound.halfwidth`) with no ties (s_min = 1), no
-        repair move and the diagonal term at its typical size sqrt(p (p - 1)) sigma
-        sqrt((1 + 1 / pi) / 4) (see Notes), over an assumed value p / k (the top k sharing the
-        trace p evenly); reliable below 1.
+        (:meth:`dppca.results.scree_rank.RankBound.halfwidth`) for a released diagonal of ones
+        (no ties read), no repair move and off-diagonal ratios c = sqrt((p / k - 1) / (p - 1))
+        (see Notes), over an assumed value p / k (the top k sharing the trace p evenly);
+        reliable below 1.
 
     Notes
     -----
-    Without ties the released diagonal is 1 + N_jj, clipped at 1, so
-    1 / sqrt(d_j d_k) - 1 is about (a_j + a_k) / 2 with a = max(-N, 0); E a^2 = sigma^2 / 2 and
-    E a = sigma / sqrt(2 pi) give E ((a_j + a_k) / 2)^2 = sigma^2 (1 + 1 / pi) / 4.
+    A correlation matrix whose top k eigenvalues are p / k (and the others 0) has
+    ||R_off||_F^2 = k (p / k)^2 - p; spread evenly over the p (p - 1) off-diagonal entries that
+    is c^2 = (p / k - 1) / (p - 1) each, an upper bound of the tau-b ratios |tau_b| =
+    (2 / pi) arcsin |r| <= |r| that the tie-share term multiplies.
 
     Examples
     --------
@@ -216,8 +218,9 @@ def rank_values_accuracy(n, p, k, sigma):
     >>> step.step, step.reliable
     ('rank: scree values (half-width)', True)
     """
-    diagonal = math.sqrt(p * (p - 1) * (1 + 1 / math.pi) / 4) * sigma
-    half = RankBound(n, p, sigma, 1.0, diagonal, 0.0).halfwidth()
+    ratio = math.sqrt((p / k - 1) / (p - 1)) if p > 1 else 0.0
+    ratios = np.where(np.eye(p, dtype=bool), 0.0, ratio)
+    half = RankBound(n, p, sigma, 1.0, 0.0, 0.0, np.ones(p), ratios).halfwidth()
     return rank_values_step(half, p / k, step="rank: scree values (half-width)",
                             quantity="95% interval half-width over an assumed value p / k, "
                                      "from public n, p, eps, delta (noise and sampling)")

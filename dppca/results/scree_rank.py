@@ -4,7 +4,9 @@ On the rank path (``dp_scree(X, k, standardize="rank")``) the scree values are t
 eigenvalues of the latent Gaussian-copula correlation matrix estimated from ONE private release
 of the elementwise Kendall's tau matrix (the release the directions come from). Its trace is p
 (public), so PVE = value / p exactly. The intervals bound the distance to the eigenvalues of the
-population latent correlation R = sin(pi tau / 2) from public numbers and released values only
+population R = sin(pi tau_b / 2), tau_b the population Kendall's tau-b (the latent correlation for
+continuous columns; with ties, what the rank path's tau-b normalisation estimates), from public
+numbers and released values only
 (:class:`RankBound`, proof in its docstring): they cover both the privacy noise and the sampling
 error, simultaneously for all values, with probability at least 1 - alpha at any n.
 """
@@ -18,6 +20,8 @@ import pandas as pd
 from scipy.stats import chi2
 
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
+from .rank_concentration import (bernstein_radius, untied_share_interval,
+                                        weighted_chi2_bound)
 from .base import NONPRIVATE
 from .scree import ScreeResult
 
@@ -26,12 +30,26 @@ RANK_SCREE_ESTIMAND = ("Estimand: eigenvalues of the latent Gaussian-copula corr
                        "(Han & Liu 2012); PVE over its trace p (public).")
 #: The result's only method column.
 RANK_METHOD = "rank"
+#: Share of the miss probability alpha given to the tie shares' two events (sampling and noise
+#: of the released diagonal, half each); the noise and the sampling of the off-diagonal entries
+#: get (1 - SHARE_ALPHA) / 2 each. The shares enter the half-width only through log(1 / alpha)
+#: terms of their intervals' ends, the other two through their radii: a tenth is enough.
+SHARE_ALPHA = 0.1
 #: A value whose relative interval half-width (half-width / value) reaches this is unreliable:
 #: its interval then reaches 0, so the data do not show it to be positive.
 RANK_RELIABLE_LIMIT = 1.0
 
 
-@dataclass(frozen=True)
+#: Share of alpha of each of the two off-diagonal events (noise, sampling).
+_OFF_DIAGONAL = (1.0 - SHARE_ALPHA) / 2.0
+#: Floors phi of the sampling step's normalisation S'_jk = sqrt(max(t_j, phi) max(t_k, phi))
+#: (the bridge's own floor, raised to it): phi = the bridge's floor suits heavily tied columns
+#: (their tau-a entries are small with small variance), phi = 1 (no normalisation) columns
+#: with few ties (no factor from uncertain shares). Each gets half the sampling's alpha.
+SAMPLING_FLOORS = (0.0, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
 class RankBound:
     """Public ingredients of the rank scree intervals; :meth:`halfwidth` turns them into one.
 
@@ -45,73 +63,90 @@ class RankBound:
         The smallest normaliser s_min = min_{j != k} sqrt(d_j d_k), d = the released diagonal
         clipped to [floor, 1] (post-processing); 1 when p = 1.
     diagonal_term : float
-        The diagonal noise's term D = sqrt(sum_{j != k} (1 / sqrt(d_j d_k) - 1)^2)
-        (post-processing).
+        D = sqrt(sum_{j != k} (1 / sqrt(d_j d_k) - 1)^2), how far the tau-b normalisation moves
+        the tau-a values (0 without ties and noise; post-processing). Shown in the summary as
+        a measure of the ties; not a part of the half-width.
     repair_move : float
         How far the repair moved the bridged matrix, ||R_hat - B||_F, B before the repair,
         R_hat after it (post-processing).
+    released_diagonal : ndarray, shape (p,), optional
+        The released diagonal M_jj (unclipped). Default: all ones (no ties, no noise read).
+    ratios : ndarray, shape (p, p), optional
+        c_jk = |M_jk| / s_jk off the diagonal (0 on it). Default: all 0.
+    floor : float in (0, 1]
+        The diagonal floor of the normalisation
+        (:data:`dppca.stats.copula_bridge.DIAGONAL_FLOOR`).
 
     Notes
     -----
-    Target: lambda_i(R), R_jk = sin(pi tau_jk / 2), tau the population Kendall's tau of the
-    rows' distribution (rows i.i.d.; the sampling part is about that population) with
-    continuous margins (under a Gaussian copula R is its latent correlation matrix, Han & Liu
-    2012, Lemma 2.1; the claim holds for R as defined under any copula). Released:
-    M = T + N, T the sample tau-a matrix (its diagonal is 1: no ties), N symmetric with
-    N_jk ~ N(0, sigma^2) independent for j <= k. The estimate is R_hat = P(B), P the nearest
-    correlation matrix, B_jk = sin(pi b_jk / 2) off the diagonal (B_jj = 1),
-    b_jk = clip(M_jk / s_jk, -1, 1), s_jk = sqrt(d_j d_k), d_j = clip(M_jj, floor, 1).
+    Target: lambda_i(R), R_jk = sin(pi beta_jk / 2) for j != k, R_jj = 1, with
+    beta_jk = tau_jk / sqrt(t_j t_k) the population Kendall's tau-b: tau_jk = E[sign(X_j - X'_j)
+    sign(X_k - X'_k)] the population tau-a and t_j = tau_jj = P(X_j != X'_j) the population
+    share of untied pairs (beta_jk = 0 where t_j t_k = 0), for i.i.d. rows X, X'. By
+    Cauchy-Schwarz |tau_jk| <= sqrt(t_j t_k), so beta_jk is in [-1, 1]. Without ties (continuous
+    margins) t = 1, beta = tau and, under a Gaussian copula, R is its latent correlation matrix
+    (Han & Liu 2012, Lemma 2.1); with ties R is what the rank path's tau-b normalisation and sine
+    bridge estimate (:func:`dppca.stats.copula_bridge.latent_correlation`). Released:
+    M = T + N, T the sample tau-a matrix with its diagonal T_jj (the sample share of untied
+    pairs), N symmetric with N_jk ~ N(0, sigma^2) independent for j <= k. The estimate is
+    R_hat = P(B), P the nearest correlation matrix, B_jk = sin(pi b_jk / 2) off the diagonal
+    (B_jj = 1), b_jk = clip(M_jk / s_jk, -1, 1), s_jk = sqrt(d_j d_k), d_j = clip(M_jj, f, 1),
+    f = ``floor``.
 
     Claim: with probability at least 1 - alpha, for every i simultaneously,
     |lambda_i(R_hat) - lambda_i(R)| <= :meth:`halfwidth` (alpha)
-    = r + (pi / 2) ((a + b) / s_min + D), with a = sigma sqrt(2 q_{1 - alpha / 2}),
-    q the chi2 quantile with p (p - 1) / 2 degrees of freedom,
-    b = sqrt(p (p - 1) / m) + p sqrt(log(2 / alpha) / m), m = floor(n / 2),
-    D = ``diagonal_term``, r = ``repair_move``, s_min = ``smallest_normaliser``.
+    = r + (pi / 2) (g b + a + o), r = ``repair_move``, b = :meth:`sampling_radius`,
+    a = :meth:`noise_radius`, g and o of steps (2) and (4) (all in :meth:`parts`);
+    the tie shares' two events below get ``SHARE_ALPHA`` alpha together, the noise and the
+    sampling (1 - ``SHARE_ALPHA``) alpha / 2 each.
 
-    Proof. (1) Entrywise, j != k: clip to [-1, 1] is the projection onto an interval that holds
-    tau_jk, so |b_jk - tau_jk| <= |M_jk / s_jk - tau_jk|, and
-    M_jk / s_jk - tau_jk = (T_jk - tau_jk) / s_jk + N_jk / s_jk + tau_jk (1 / s_jk - 1).
-    With |tau_jk| <= 1, 1 / s_jk >= 1 and |sin(pi x / 2) - sin(pi y / 2)| <= (pi / 2) |x - y|,
-    the triangle inequality in the Frobenius norm over the off-diagonal entries gives
-    ||B - R||_F <= (pi / 2) (||T - tau||_F / s_min + ||N_off||_F / s_min + D). The diagonal's
-    noise enters only through s, which is released: D and s_min are exact, no probability
-    is spent on them.
-    (2) Noise: ||N_off||_F^2 = 2 sum_{j<k} N_jk^2 and sum_{j<k} N_jk^2 / sigma^2 ~ chi2 with
-    p (p - 1) / 2 degrees of freedom, so ||N_off||_F <= a with probability 1 - alpha / 2.
-    (3) Sampling (Hoeffding 1963, Section 5): T = (1 / n!) sum_pi W_pi, each W_pi the mean of
-    the kernel h(x, y)_jk = sign(x_j - y_j) sign(x_k - y_k) over the m disjoint pairs
-    (pi(1), pi(2)), ..., an average of m independent kernels with mean tau. x -> exp(lam ||x||)
-    is convex, so (Jensen) E exp(lam ||T - tau||) <= E exp(lam ||W - tau||). As a function of
-    the m independent pairs, ||W - tau||_F moves by at most c = sqrt(2) p / m when one pair
-    changes: the kernel is u u^T off the diagonal, u = sign(x - y) in {-1, 0, 1}^p, and
-    ||u u^T - v v^T||_F^2 = ||u||^4 + ||v||^4 - 2 (u.v)^2 <= 2 p^2 (at most the entrywise
-    bound 2 sqrt(p (p - 1)) for p >= 2). McDiarmid's lemma gives
-    E exp(lam (||W - tau|| - E ||W - tau||)) <= exp(lam^2 m c^2 / 8), and
-    E ||W - tau||_F <= (E ||W - tau||_F^2)^(1/2) = (sum_{j != k} Var h_jk / m)^(1/2)
-    <= sqrt(p (p - 1) / m). Chernoff with the best lam:
-    P(||T - tau||_F >= sqrt(p (p - 1) / m) + t) <= exp(-2 t^2 / (m c^2)) = exp(-t^2 m / p^2),
-    which is alpha / 2 at t = p sqrt(log(2 / alpha) / m).
-    (4) Repair: ||R_hat - R||_F <= ||R_hat - B||_F + ||B - R||_F = r + ||B - R||_F. (Where R
-    is a correlation matrix, as under the Gaussian copula, the exact nearest correlation matrix
-    P(B) satisfies ||P(B) - R||_F <= ||B - R||_F, the projection onto a closed convex set
-    holding R being non-expansive, and r could be dropped; r is kept because the repair is
-    iterative (R_hat approximates P(B)) and sin(pi tau / 2) need not be positive
-    semi-definite outside that model. B is positive semi-definite in most releases and then
-    r = 0.) (5) Weyl: |lambda_i(R_hat) - lambda_i(R)| <= ||R_hat - R||_2
-    <= ||R_hat - R||_F. A union bound over (2) and (3) gives the claim. The values lie in
-    [0, p] (a correlation matrix's eigenvalues), so the interval is clipped to it.
-
-    With ties (discrete or rounded columns). Steps (1)-(5) never use T_jj = 1: the algebra of
-    (1) holds for any normaliser s and the kernel of (3) stays in [-1, 1], so the claim holds
-    with ties too, for the target sin(pi tau / 2) of the population tau-a, which ties attenuate
-    (|tau_jk| <= sqrt(t_j t_k), t the population share of untied pairs). The values estimate
-    the tau-b bridge instead (normalised by the released diagonal), and the gap between the two
-    is what D measures (1 / s_jk - 1, large when a column is mostly ties): the intervals stay
-    valid but widen, up to [0, p]. For the tau-b target sin(pi tau_jk / (2 sqrt(t_j t_k))) the
-    sampling error of T_jk / sqrt(T_jj T_kk) picks up the factor 1 / sqrt(t_j t_k) plus the
-    diagonal's own sampling error, and for discrete columns neither target is the latent
-    correlation (their bridges differ): no interval here claims that case.
+    Proof. (1) Tie shares (:func:`dppca.results.rank_concentration.untied_share_interval`, events
+    E_T on T_jj - t_j and E_N on N_jj): with probability >= 1 - ``SHARE_ALPHA`` alpha,
+    l_j <= t_j <= u_j for every j, [l, u] computed from the released diagonal alone. On that
+    event rho_jk = sqrt(t_j t_k) / s_jk lies in [sqrt(l_j l_k), sqrt(u_j u_k)] / s_jk, so
+    |rho_jk - 1| <= gamma_jk := max(sqrt(u_j u_k) / s_jk - 1, 1 - sqrt(l_j l_k) / s_jk, 0).
+    (2) Entrywise, j != k: clipping to [-1, 1] is the projection onto an interval that holds
+    beta_jk, so |b_jk - beta_jk| <= Y_jk := |M_jk / s_jk - beta_jk|. With a public floor
+    phi >= f (one of :data:`SAMPLING_FLOORS`, raised to f), t'_j = max(t_j, phi),
+    S'_jk = sqrt(t'_j t'_k) and E = T - tau,
+    M_jk / s_jk - beta_jk = rho'_jk E_jk / S'_jk + N_jk / s_jk + beta_jk (rho_jk - 1),
+    rho'_jk = S'_jk / s_jk <= sqrt(max(u_j, phi) max(u_k, phi)) / s_jk =: rho+_jk (on the event
+    of (1)), because tau_jk / s_jk = beta_jk rho_jk. Write A_jk = rho'_jk |E_jk| / S'_jk
+    + |N_jk| / s_jk. With |beta_jk| <= 1: Y_jk <= A_jk + gamma_jk. If gamma_jk < 1, also
+    Y_jk <= (A_jk + gamma_jk min(c_jk, 1)) / (1 - gamma_jk), c_jk = |M_jk| / s_jk: where
+    c_jk + Y_jk <= 1, |beta_jk| <= c_jk + Y_jk (beta = M / s - (M / s - beta)) gives it by
+    solving for Y_jk; otherwise Y_jk <= A_jk + gamma_jk, and c_jk > 1 - Y_jk
+    >= 1 - A_jk - gamma_jk makes (A_jk + gamma_jk min(c_jk, 1)) / (1 - gamma_jk) at least
+    A_jk + gamma_jk. So Y_jk <= w_jk A_jk + o_jk with (w, o) = (1 / (1 - gamma),
+    gamma min(c, 1) / (1 - gamma)) where gamma_jk < 1/2 and (1, gamma) elsewhere; w depends on
+    the released diagonal only. By the triangle inequality over the off-diagonal entries,
+    ||b - beta||_F <= g ||E_off / S'||_F + ||w N_off / s||_F + ||o||_F,
+    g = max_{j != k} w_jk rho+_jk.
+    (3) Noise (event E_O, alpha' = (1 - ``SHARE_ALPHA``) alpha / 2): given the data and the
+    diagonal noise, the N_jk, j < k, are independent N(0, sigma^2) and w, s are fixed, so
+    ||w N_off / s||_F^2 = sum_{j<k} 2 w_jk^2 sigma^2 Z_jk^2 / s_jk^2 is at most
+    :func:`dppca.results.rank_concentration.weighted_chi2_bound` with probability
+    >= 1 - alpha': a is its square root.
+    (4) Sampling (events E_S, alpha' / 2 for each floor phi): E_off / S' is a U-statistic of
+    the kernel (u_j u_k / S'_jk)_{j != k}, u = sign(x - x'), S' fixed (population). Its variance
+    is at most sum_{j != k} E[u_j^2 u_k^2] / (t'_j t'_k) <= sum_{j != k} min(t_j, t_k) /
+    (t'_j t'_k) <= v := sum_{j != k} 1 / max(t'_j, t'_k), and its norm at most
+    sqrt((sum 1 / t')^2 - sum 1 / t'^2), its mean's at most sqrt(p (p - 1)) (|tau_jk| <=
+    sqrt(t_j t_k) <= S'_jk): a_S := their sum bounds the centred kernel.
+    :func:`dppca.results.rank_concentration.bernstein_radius` (v, a_S, floor(n / 2),
+    alpha' / 2) bounds ||E_off / S'||_F with probability >= 1 - alpha' / 2 (so does McDiarmid's
+    radius, see :meth:`sampling_radius`; the smaller is taken); v, a_S and the McDiarmid radius
+    decrease in every t'_j, so on the event of (1) the radius computed at t' = max(l, phi) is at
+    least them. With both floors' events, g b is the smaller of the two floors' products.
+    (5) Bridge: |sin(pi x / 2) - sin(pi y / 2)| <= (pi / 2) |x - y|, so
+    ||B - R||_F <= (pi / 2) ||b - beta||_F (both diagonals are 1).
+    (6) Repair: ||R_hat - R||_F <= r + ||B - R||_F (kept because the repair is iterative and
+    R need not be positive semi-definite with ties). (7) Weyl:
+    |lambda_i(R_hat) - lambda_i(R)| <= ||R_hat - R||_2 <= ||R_hat - R||_F. A union bound over
+    E_T, E_N, E_O and the two E_S gives the claim. The values lie in [0, p], so the interval is
+    clipped to it. Nothing assumes continuous margins: a heavily tied column widens the
+    interval only through its own shares (small s_jk, wide [l_j, u_j]) and the entries it
+    touches.
 
     Examples
     --------
@@ -119,7 +154,7 @@ class RankBound:
     >>> bound = RankBound(n=2000, p=5, sigma=0.02, smallest_normaliser=1.0,
     ...                   diagonal_term=0.0, repair_move=0.0)
     >>> round(bound.halfwidth(0.05), 3)
-    0.9
+    1.063
     """
 
     n: int
@@ -128,6 +163,9 @@ class RankBound:
     smallest_normaliser: float
     diagonal_term: float
     repair_move: float
+    released_diagonal: np.ndarray | None = None
+    ratios: np.ndarray | None = None
+    floor: float = 0.05
 
     @classmethod
     def from_release(cls, released, bridged, repaired, sigma, n, floor) -> "RankBound":
@@ -138,20 +176,22 @@ class RankBound:
         released : ndarray, shape (p, p)
             The released noisy tau-a matrix, diagonal included.
         bridged : ndarray, shape (p, p)
-            :func:`dppca.stats.copula_bridge.bridged_matrix` of it (before the repair).
+            The bridged matrix before the repair
+            (:func:`dppca.stats.copula_bridge.bridged_matrix`).
         repaired : ndarray, shape (p, p)
-            :func:`dppca.stats.copula_bridge.latent_correlation` of it (after the repair).
+            The repaired latent correlation.
         sigma : float
             The release's noise sd.
         n : int
-            Rows (public).
+            Rows.
         floor : float
-            The diagonal floor the bridge used.
+            The diagonal floor used by the bridge.
 
         Returns
         -------
         RankBound
-            Post-processing of released values only.
+            Its released diagonal, the ratios c_jk = |M_jk| / s_jk, s_min, D and the repair
+            move.
 
         Examples
         --------
@@ -164,60 +204,174 @@ class RankBound:
         """
         p = released.shape[0]
         if p == 1:  # R = [1]: nothing is estimated
-            return cls(int(n), 1, float(sigma), 1.0, 0.0, 0.0)
+            return cls(int(n), 1, float(sigma), 1.0, 0.0, 0.0, np.ones(1), np.zeros((1, 1)),
+                       float(floor))
+        released = (released + released.T) / 2.0
         diagonal = np.clip(np.diag(released), floor, 1.0)
+        normaliser = np.sqrt(np.outer(diagonal, diagonal))
         off = ~np.eye(p, dtype=bool)
-        normaliser = np.sqrt(np.outer(diagonal, diagonal))[off]
-        return cls(int(n), p, float(sigma), float(normaliser.min()),
-                   float(np.sqrt(np.sum((1.0 / normaliser - 1.0) ** 2))),
-                   float(np.linalg.norm(repaired - bridged)))
+        ratios = np.where(off, np.abs(released) / normaliser, 0.0)
+        return cls(int(n), p, float(sigma), float(normaliser[off].min()),
+                   float(np.sqrt(np.sum((1.0 / normaliser[off] - 1.0) ** 2))),
+                   float(np.linalg.norm(repaired - bridged)), np.diag(released).copy(), ratios,
+                   float(floor))
 
-    def noise_radius(self, alpha=0.05) -> float:
-        """The noise radius a: sigma sqrt(2 chi2_q(1 - alpha / 2)), q = p (p - 1) / 2.
+    def shares(self, alpha=0.05):
+        """Simultaneous intervals [l_j, u_j] of the population untied shares t_j (step 1).
 
         Parameters
         ----------
         alpha : float in (0, 1)
-            Twice the miss probability allowed to the noise.
+            The joint miss probability of the whole bound; the shares get ``SHARE_ALPHA`` alpha.
+
+        Returns
+        -------
+        lower, upper : ndarray, shape (p,)
+            :func:`dppca.results.rank_concentration.untied_share_interval` with
+            ``SHARE_ALPHA`` alpha / 2 for the sampling and as much for the noise.
+
+        Examples
+        --------
+        >>> from dppca.results.scree_rank import RankBound
+        >>> lower, upper = RankBound(2000, 2, 0.0, 1.0, 0.0, 0.0).shares()
+        >>> float(upper[0]), bool(lower[0] > 0.98)
+        (1.0, True)
+        """
+        diagonal = np.ones(self.p) if self.released_diagonal is None else self.released_diagonal
+        return untied_share_interval(diagonal, self.n, self.sigma, SHARE_ALPHA * alpha / 2,
+                                     SHARE_ALPHA * alpha / 2)
+
+    def _entries(self, alpha):
+        """Off-diagonal s, w and o of steps (1)-(2), and the shares' ends l, u (shape (p,))."""
+        lower, upper = self.shares(alpha)
+        diagonal = np.ones(self.p) if self.released_diagonal is None else self.released_diagonal
+        ratios = np.zeros((self.p, self.p)) if self.ratios is None else self.ratios
+        clipped = np.clip(diagonal, self.floor, 1.0)
+        s = np.sqrt(np.outer(clipped, clipped))
+        gamma = np.maximum.reduce([np.sqrt(np.outer(upper, upper)) / s - 1.0,
+                                   1.0 - np.sqrt(np.outer(lower, lower)) / s,
+                                   np.zeros_like(s)])
+        small = gamma < 0.5
+        weight = np.where(small, 1.0 / (1.0 - np.minimum(gamma, 0.5)), 1.0)
+        offset = np.where(small, gamma * np.minimum(ratios, 1.0) * weight, gamma)
+        off = ~np.eye(self.p, dtype=bool)
+        return s[off], weight[off], offset[off], lower, upper
+
+    def _sampling(self, alpha, floor):
+        """(g, b) of step (4) for the normalisation floor phi = ``floor``, at level alpha' / 2."""
+        s, weight, _, lower, upper = self._entries(alpha)
+        off = ~np.eye(self.p, dtype=bool)
+        high = np.maximum(upper, floor)
+        factor = float(np.max(weight * np.sqrt(np.outer(high, high))[off] / s))
+        shares = np.maximum(lower, floor)
+        level, m = _OFF_DIAGONAL * alpha / len(SAMPLING_FLOORS), self.n // 2
+        variance = float(np.sum(1.0 / np.maximum.outer(shares, shares)[off]))
+        inverse = 1.0 / shares
+        bound = math.sqrt(inverse.sum() ** 2 - np.sum(inverse ** 2)) + \
+            math.sqrt(self.p * (self.p - 1))
+        mcdiarmid = math.sqrt(variance / m) + inverse.sum() * math.sqrt(math.log(1 / level) / m)
+        return factor, min(bernstein_radius(variance, bound, m, level), mcdiarmid)
+
+    def _best_sampling(self, alpha):
+        return min((self._sampling(alpha, max(phi, self.floor)) for phi in SAMPLING_FLOORS),
+                   key=lambda pair: pair[0] * pair[1])
+
+    def noise_radius(self, alpha=0.05) -> float:
+        """The noise radius a: a (1 - alpha') bound of ||w N_off / s||_F (step 3).
+
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            The joint miss probability of the whole bound (the noise gets
+            alpha' = (1 - ``SHARE_ALPHA``) alpha / 2).
 
         Returns
         -------
         float
-            A (1 - alpha / 2) upper bound of ||N_off||_F (exact quantile).
+            sqrt of :func:`dppca.results.rank_concentration.weighted_chi2_bound` with the
+            weights 2 w_jk^2 sigma^2 / s_jk^2, j < k; 0 when p = 1.
 
         Examples
         --------
         >>> from dppca.results.scree_rank import RankBound
         >>> round(RankBound(100, 2, 0.1, 1.0, 0.0, 0.0).noise_radius(), 4)
-        0.3170
+        0.3227
         """
-        entries = self.p * (self.p - 1) / 2
-        return 0.0 if entries == 0 else self.sigma * math.sqrt(2.0 * chi2.ppf(1 - alpha / 2,
-                                                                               entries))
+        if self.p == 1:
+            return 0.0
+        s, weight = self._entries(alpha)[:2]
+        upper = np.triu(np.ones((self.p, self.p), dtype=bool), 1)[~np.eye(self.p, dtype=bool)]
+        weights = 2.0 * (weight[upper] * self.sigma / s[upper]) ** 2
+        return math.sqrt(weighted_chi2_bound(weights, _OFF_DIAGONAL * alpha))
 
     def sampling_radius(self, alpha=0.05) -> float:
-        """The sampling radius b of the tau-a matrix (Hoeffding decomposition, McDiarmid).
+        """The sampling radius b: a (1 - alpha' / 2) bound of ||(T - tau)_off / S'||_F (step 4).
 
         Parameters
         ----------
         alpha : float in (0, 1)
-            Twice the miss probability allowed to the sampling error.
+            The joint miss probability of the whole bound (the sampling gets
+            alpha' = (1 - ``SHARE_ALPHA``) alpha / 2, half to each normalisation floor).
 
         Returns
         -------
         float
-            The radius sqrt(p (p - 1) / m) + p sqrt(log(2 / alpha) / m),
-            m = floor(n / 2): a
-            (1 - alpha / 2) upper bound of ||T - tau||_F over the off-diagonal entries.
+            For the floor phi in :data:`SAMPLING_FLOORS` whose g b is the smaller: the smaller
+            of :func:`dppca.results.rank_concentration.bernstein_radius` (v, a_S, m, alpha' / 2)
+            and the McDiarmid radius sqrt(v / m) + W sqrt(log(2 / alpha') / m),
+            W = sum_j 1 / t'_j, m = floor(n / 2), at t' = max(l, phi); 0 when p = 1.
+
+        Notes
+        -----
+        McDiarmid (step 4's alternative; Hoeffding 1963, Section 5, for the U-statistic: the
+        exponential of lam ||.|| is convex, so the mean of m disjoint pairs' kernels W bounds
+        the U-statistic's moment generating function): one pair moves ||W_off / S'||_F by at
+        most c = sqrt(2) W / m (||a a^T - b b^T||_F^2 = ||a||^4 + ||b||^4 - 2 (a.b)^2
+        <= 2 W^2 for a = u / sqrt(t'), ||a||^2 <= W), so P(||.|| >= E ||.|| + x)
+        <= exp(-2 x^2 / (m c^2)) = exp(-x^2 m / W^2), and E ||.|| <= sqrt(v / m). Both radii
+        are deterministic bounds of the same quantity at the same level, so their minimum is
+        one; each floor has its own event (alpha' / 2 each), so the smaller product is one too.
 
         Examples
         --------
         >>> from dppca.results.scree_rank import RankBound
         >>> round(RankBound(2000, 5, 0.0, 1.0, 0.0, 0.0).sampling_radius(), 4)
-        0.4451
+        0.4709
         """
-        pairs, entries = self.n // 2, self.p * (self.p - 1)
-        return math.sqrt(entries / pairs) + self.p * math.sqrt(math.log(2 / alpha) / pairs)
+        return 0.0 if self.p == 1 else self._best_sampling(alpha)[1]
+
+    def parts(self, alpha=0.05) -> dict:
+        """The half-width's parts: r, g, b, a, o (class Notes) and the half-width itself.
+
+        Parameters
+        ----------
+        alpha : float in (0, 1)
+            The joint miss probability of the whole bound.
+
+        Returns
+        -------
+        dict
+            ``repair`` r, ``factor`` g = max_{j != k} w_jk rho+_jk (for the floor of
+            :meth:`sampling_radius`: how the tie shares' uncertainty scales the sampling),
+            ``sampling`` b, ``noise`` a, ``tie`` o = ||o_jk||_F (what the tie shares'
+            uncertainty can move the tau-b values) and ``halfwidth``; g = 1 and the others 0
+            when p = 1.
+
+        Examples
+        --------
+        >>> from dppca.results.scree_rank import RankBound
+        >>> parts = RankBound(2000, 5, 0.0, 1.0, 0.0, 0.0).parts()
+        >>> parts["factor"] > 1, parts["tie"]  # c = 0: nothing for the shares to move
+        (True, 0.0)
+        """
+        if self.p == 1:
+            return {"repair": 0.0, "factor": 1.0, "sampling": 0.0, "noise": 0.0, "tie": 0.0,
+                    "halfwidth": 0.0}
+        factor, sampling = self._best_sampling(alpha)
+        noise, tie = self.noise_radius(alpha), float(np.linalg.norm(self._entries(alpha)[2]))
+        return {"repair": self.repair_move, "factor": factor, "sampling": sampling,
+                "noise": noise, "tie": tie, "halfwidth": self.repair_move
+                + 0.5 * math.pi * (factor * sampling + noise + tie)}
 
     def halfwidth(self, alpha=0.05) -> float:
         """The (1 - alpha) half-width, for every value at once (see the class Notes).
@@ -230,7 +384,7 @@ class RankBound:
         Returns
         -------
         float
-            The half-width r + (pi / 2) ((a + b) / s_min + D); 0 when p = 1.
+            r + (pi / 2) (g b + a + o); 0 when p = 1.
 
         Examples
         --------
@@ -238,10 +392,7 @@ class RankBound:
         >>> RankBound(100, 1, 0.1, 1.0, 0.0, 0.0).halfwidth()
         0.0
         """
-        if self.p == 1:
-            return 0.0
-        spread = (self.noise_radius(alpha) + self.sampling_radius(alpha)) / self.smallest_normaliser
-        return self.repair_move + 0.5 * math.pi * (spread + self.diagonal_term)
+        return self.parts(alpha)["halfwidth"]
 
     def noise_sd(self) -> float:
         """First-order noise sd of one eigenvalue: sqrt 2 (pi / 2) sigma / s_min.
@@ -348,7 +499,7 @@ def rank_values_step(halfwidth, value, step="rank: scree values (post-release)",
     """
     return StepAccuracy(step, quantity, float(halfwidth) / max(float(value), np.finfo(float).tiny),
                         "relative", RANK_RELIABLE_LIMIT,
-                        "continuous columns (no ties); bound of RankBound",
+                        "tau-b target, ties allowed (the plan reads none); bound of RankBound",
                         "more rows (sampling part), more eps (noise part) or fewer columns")
 
 
@@ -383,7 +534,8 @@ class RankScreeResult(ScreeResult):
     Notes
     -----
     ``conf_int(alpha)``: value -/+ :meth:`RankBound.halfwidth` (alpha), clipped to [0, p]; it
-    covers the population latent eigenvalues of continuous columns, all k at once, with
+    covers the population values (eigenvalues of sin(pi tau_b / 2), the latent correlation's for
+    continuous columns; ties allowed), all k at once, with
     probability at least 1 - alpha at any n (noise and sampling error; proof in
     :class:`RankBound`). ``std_err`` is the first-order noise sd (:meth:`RankBound.noise_sd`).
     ``reliable``: half-width below the value. PVE = value / p, ``total_variance`` p.
@@ -506,21 +658,22 @@ class RankScreeResult(ScreeResult):
         return tables
 
     def _notes(self):
-        bound = self.fits[RANK_METHOD].bound
+        parts = self.fits[RANK_METHOD].bound.parts()
         spent = self.combined_ledger
         return [RANK_SCREE_ESTIMAND,
                 f"Privacy: one Gaussian release of the elementwise Kendall's tau matrix spends "
                 f"eps={spent.spent_eps:.4g}, delta={spent.spent_delta:.4g} (replace-one "
                 "neighbours); the directions and the values are post-processing of it.",
-                "Intervals value -/+ h, clipped to [0, p], cover the population latent eigenvalues "
-                "of continuous columns, all k at once, with probability >= 1 - alpha at any n: "
-                f"h = {bound.repair_move:.3g} (repair) + (pi/2) [(noise {bound.noise_radius():.3g}"
-                f" + sampling {bound.sampling_radius():.3g}) / {bound.smallest_normaliser:.3g} "
-                f"+ diagonal {bound.diagonal_term:.3g}] = {bound.halfwidth():.3g} at alpha = 0.05 "
-                "(Weyl, Frobenius norms; proof: dppca.results.scree_rank.RankBound). With tied "
-                "columns they bound the bridge of the population tau-a (attenuated by the ties), "
-                "which the diagonal term separates from the tau-b values: wide, up to [0, p]. "
-                "'std err' is the first-order noise sd.",
+                "Intervals value -/+ h, clipped to [0, p], cover the population values, all k at "
+                "once, with probability >= 1 - alpha at any n, ties allowed: the eigenvalues of "
+                "sin(pi tau_b / 2), tau_b the population Kendall's tau-b (the latent correlation "
+                "for continuous columns). "
+                f"h = {parts['repair']:.3g} (repair) + (pi/2) [{parts['factor']:.3g} x "
+                f"sampling {parts['sampling']:.3g} + noise {parts['noise']:.3g} + "
+                f"tie shares {parts['tie']:.3g}] = {parts['halfwidth']:.3g} at alpha = 0.05 "
+                "(Weyl, Frobenius norms; the factor and the tie-share term come from the "
+                "uncertain shares of untied pairs, the released diagonal; proof: "
+                "dppca.results.scree_rank.RankBound). 'std err' is the first-order noise sd.",
                 "'reliable' = NO: the interval's half-width reaches the value (it may be 0)."] \
             + self._extra_notes
 

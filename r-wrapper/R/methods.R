@@ -51,17 +51,32 @@ print.dppca_directions <- function(x, ...) {
   invisible(x)
 }
 
-# One line: the guarantee of a directions result, or that it is NON-PRIVATE.
+# One line: the guarantee of a directions result, or that it is NON-PRIVATE, and the path with
+# its estimand (the rank path estimates the latent Gaussian-copula correlation's eigenvectors,
+# not the covariance's).
 .privacy_footer <- function(x) {
   ledger <- attr(x, "ledger", exact = TRUE)
+  rank <- .is_rank_path(x)
   if (is.null(ledger)) {
-    return("<NON-PRIVATE directions (sample covariance); summary() for details>")
+    what <- if (rank) "rank-path directions (sample latent Gaussian-copula correlation)" else
+      "directions (sample covariance)"
+    return(sprintf("<NON-PRIVATE %s; summary() for details>", what))
   }
   budget <- attr(ledger, "budget")
-  sprintf("<(eps = %s, delta = %s)-DP %s directions, %s noise; summary() for details, dp_ledger() for the releases>",
-          format(budget[["eps"]]), format(budget[["delta"]]),
-          if (identical(attr(x, "method"), "gdppca")) "g-DPPCA" else attr(x, "method"),
+  method <- attr(x, "method")
+  what <- if (rank) "rank-path directions (latent Gaussian-copula correlation)" else
+    if (identical(method, "gdppca")) "g-DPPCA directions" else paste(method, "directions")
+  sprintf("<(eps = %s, delta = %s)-DP %s, %s noise; summary() for details, dp_ledger() for the releases>",
+          format(budget[["eps"]]), format(budget[["delta"]]), what,
           utils::tail(ledger$mechanism, 1))
+}
+
+# Whether a directions result comes from the rank path (standardize = "rank"): its method is
+# "rank" when private; a NON-PRIVATE one names the latent copula correlation as its target.
+.is_rank_path <- function(x) {
+  if (identical(attr(x, "method"), "rank")) return(TRUE)
+  summary <- attr(x, "summary", exact = TRUE)
+  !is.null(summary) && any(grepl("Target:\\s+latent copula correlation", summary))
 }
 
 #' @rdname dppca-summary

@@ -69,7 +69,7 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                      nonprivate = getOption("dppcapy.nonprivate", FALSE),
                      design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
                      budget = NULL, bounds = NULL, scale = NULL) {
-  method <- if (missing(method) || is.null(method)) "clipped" else method
+  method <- if (missing(method) || is.null(method)) .default_scree_method(standardize) else method
   .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                      if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
                      seed, calibration, nonprivate, noise, design, pairs_per_row, budget,
@@ -77,6 +77,12 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
 }
 
 .scree_methods <- c("clipped", "pmwm", "huber")
+
+# The scree method when none is given: the rank path has one ("rank", the latent correlation's
+# eigenvalues); the other paths default to "clipped".
+.default_scree_method <- function(standardize) {
+  if (identical(standardize, "rank")) "rank" else "clipped"
+}
 
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
                       cpp.option, mono, seed, calibration, nonprivate, noise = "tight",
@@ -127,7 +133,7 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                          "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
   style <- .merge_scree_plot_control(plot_control, type)
-  method <- if (missing(method) || is.null(method)) "clipped" else method
+  method <- if (missing(method) || is.null(method)) .default_scree_method(standardize) else method
   result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
                                if (!missing(delta)) delta, center, standardize, g_dppca,
                                cpp.option, mono, seed, calibration, nonprivate, noise,

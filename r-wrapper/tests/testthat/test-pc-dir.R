@@ -46,6 +46,23 @@ test_that("private dp_pc_dir on gau: structure, ledger, summary", {
   expect_output(print(ledger), "Privacy ledger: budget eps = 1, delta = 1e-05")
 })
 
+test_that("the one-line footer of a rank-path result names the path and its estimand", {
+  skip_if_no_dppca()
+  V <- dp_pc_dir(gau_small(), k = 2, standardize = "rank", eps = 1, delta = 1e-5, seed = 7)
+  expect_identical(tail(capture.output(print(V)), 1),
+                   paste0("<(eps = 1, delta = 1e-05)-DP rank-path directions (latent ",
+                          "Gaussian-copula correlation), Gaussian (analytic) noise; summary() ",
+                          "for details, dp_ledger() for the releases>"))
+  # NON-PRIVATE: the sample latent correlation, not the sample covariance.
+  W <- dp_pc_dir(gau_small(), k = 2, standardize = "rank", g_dppca = FALSE)
+  expect_identical(tail(capture.output(print(W)), 1),
+                   paste0("<NON-PRIVATE rank-path directions (sample latent Gaussian-copula ",
+                          "correlation); summary() for details>"))
+  # The covariance path keeps its own words.
+  expect_identical(tail(capture.output(print(dp_pc_dir(gau_small(), k = 2))), 1),
+                   "<NON-PRIVATE directions (sample covariance); summary() for details>")
+})
+
 test_that("dp_pc_dir keeps R's names: matrix columns, and none for an unnamed matrix", {
   skip_if_no_dppca()
   X <- as.matrix(adult_small())

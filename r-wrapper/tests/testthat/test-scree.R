@@ -39,6 +39,18 @@ test_that("dp_scree on gau: omitted method is clipped; R's list of scree and pve
   expect_output(print(res), "Differentially Private Scree")
 })
 
+test_that("dp_scree with standardize = 'rank': omitted method is the rank path's own", {
+  skip_if_no_dppca()
+  res <- dp_scree(gau_small(600), k = 2, standardize = "rank", eps = 2, delta = 1e-5, seed = 1)
+  expect_s3_class(res, "dppca_scree")
+  expect_identical(names(res), "rank")
+  # PVE over the public trace p of a correlation matrix (here p = 20 columns).
+  expect_equal(res$rank$pve, res$rank$scree / ncol(gau), tolerance = 1e-12)
+  expect_output(print(res), "latent Gaussian-copula correlation")
+  expect_error(dp_scree(gau_small(600), k = 2, standardize = "rank", method = "clipped",
+                        eps = 2, delta = 1e-5), "do not apply")
+})
+
 test_that("dp_scree: several methods, controls as R lists, adult, standardized, private only", {
   skip_if_no_dppca()
   X <- gau_small(600)
