@@ -13,6 +13,7 @@ import numpy as np
 
 from ..privacy import gaussian_sigma
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
+from ..stats import bridge_noise
 from ..stats.copula_bridge import DIAGONAL_FLOOR
 from .gdppca import DIRECTION_THRESHOLD, released_direction_accuracy
 from .rank_sensitivity import rank_tau_sensitivity
@@ -24,9 +25,9 @@ __all__ = ["bridged_noise_sd", "rank_accuracy", "rank_direction_accuracy", "repe
 def bridged_noise_sd(released, sigma: float, floor: float = DIAGONAL_FLOOR) -> float:
     """Largest sd of the noise that the tau-b normalisation and the sine bridge pass to R_jk.
 
-    |d sin(pi t / 2) / dt| <= pi / 2 and the normalisation divides by sqrt(d_j d_k) with
-    d = clip(released diagonal, floor, 1), so noise of sd sigma on T_jk is at most
-    (pi / 2) sigma / min_{j != k} sqrt(d_j d_k) on R_jk (to first order). Post-processing.
+    :func:`dppca.stats.bridge_noise.bridged_noise_sd` at the release's
+    :func:`dppca.stats.bridge_noise.smallest_normaliser`: (pi / 2) sigma / min_{j != k}
+    sqrt(d_j d_k), d = clip(released diagonal, floor, 1) (to first order). Post-processing.
 
     Parameters
     ----------
@@ -48,9 +49,7 @@ def bridged_noise_sd(released, sigma: float, floor: float = DIAGONAL_FLOOR) -> f
     >>> round(bridged_noise_sd(np.eye(3), 0.01), 5)
     0.01571
     """
-    diagonal = np.sort(np.clip(np.diag(np.asarray(released, dtype=float)), floor, 1.0))
-    smallest = math.sqrt(diagonal[0] * diagonal[min(1, diagonal.size - 1)])
-    return 0.5 * math.pi * float(sigma) / smallest
+    return bridge_noise.bridged_noise_sd(sigma, bridge_noise.smallest_normaliser(released, floor))
 
 
 def sine_block_noise_sd(released, sigma: float, k: int, spectrum, vectors,
