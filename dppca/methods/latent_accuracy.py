@@ -234,7 +234,11 @@ def repelled_spectrum(spectrum, noise_sd) -> np.ndarray:
     correction never removes more than the noise adds on average. Read as gaps, the released
     values overstate small gaps most, which hides random-level directions (e.g. a released gap
     0.47 with s = 0.33 where the true one is 0.22); a gap within the noise becomes
-    0 (random level). Post-processing of released values.
+    0 (random level). Post-processing of released values. The post-release rule
+    (:func:`rank_accuracy`) no longer applies it: with the repair's pull the net bias of the
+    released gaps is small, and taking 2 s^2 off them flagged clear runs (see
+    :func:`released_sine_draws`); it stays as a diagnostic of how much of a gap the noise can
+    explain.
 
     References
     ----------
