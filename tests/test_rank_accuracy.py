@@ -14,7 +14,7 @@ from dppca.methods.latent_correlation import (bridged_noise_sd, rank_accuracy,
 from dppca.results.scree_rank import RankBound
 from dppca.metrics import sin_theta
 from dppca.privacy import gaussian_sigma
-from dppca.stats.bridge_noise import smallest_normaliser
+from dppca.privacy.bridge_noise import smallest_normaliser
 from dppca.stats.copula_bridge import DIAGONAL_FLOOR, latent_correlation
 
 #: Two blocks of strongly correlated columns (latent correlations 0.8 and 0.7): eigenvalues
@@ -230,4 +230,4 @@ def test_bridged_noise_sd_is_one_formula_for_the_directions_and_the_scree():
     assert bridged_noise_sd(released, sigma) == pytest.approx(expected, rel=1e-12)
     bound = RankBound.from_release(released, released, released, sigma, 500, DIAGONAL_FLOOR)
     assert bound.noise_sd() == pytest.approx(math.sqrt(2.0) * expected, rel=1e-12)
-    assert smallest_normaliser(np.diag([0.01, 0.5, 0.9])) == pytest.approx(math.sqrt(0.05 * 0.5))
+    assert smallest_normaliser(np.diag([0.01, 0.5, 0.9]), DIAGONAL_FLOOR) == pytest.approx(math.sqrt(0.05 * 0.5))

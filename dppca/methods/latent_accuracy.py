@@ -11,9 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..privacy import gaussian_sigma
+from ..privacy import bridge_noise, gaussian_sigma
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
-from ..stats import bridge_noise
 from ..stats.copula_bridge import DIAGONAL_FLOOR
 from .gdppca import DIRECTION_THRESHOLD, RANDOM_LEVEL
 from .rank_sensitivity import rank_tau_sensitivity
@@ -26,8 +25,8 @@ __all__ = ["BOOTSTRAP_DRAWS", "RANK_WARNING_LEVEL", "bridged_noise_sd", "rank_ac
 def bridged_noise_sd(released, sigma: float, floor: float = DIAGONAL_FLOOR) -> float:
     """Largest sd of the noise that the tau-b normalisation and the sine bridge pass to R_jk.
 
-    :func:`dppca.stats.bridge_noise.bridged_noise_sd` at the release's
-    :func:`dppca.stats.bridge_noise.smallest_normaliser`: (pi / 2) sigma / min_{j != k}
+    :func:`dppca.privacy.bridge_noise.bridged_noise_sd` at the release's
+    :func:`dppca.privacy.bridge_noise.smallest_normaliser`: (pi / 2) sigma / min_{j != k}
     sqrt(d_j d_k), d = clip(released diagonal, floor, 1) (to first order). Post-processing.
 
     Parameters

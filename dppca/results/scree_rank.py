@@ -18,7 +18,7 @@ import pandas as pd
 from scipy.stats import chi2
 
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
-from ..stats.bridge_noise import bridged_noise_sd
+from ..privacy.bridge_noise import bridged_noise_sd
 from .base import NONPRIVATE
 from .scree import ScreeResult
 
@@ -250,7 +250,7 @@ class RankBound:
         To first order lambda_i moves by v^T E v = 2 sum_{j<k} v_j v_k E_jk, whose variance is
         4 sum_{j<k} v_j^2 v_k^2 Var E_jk <= 2 max Var E_jk (sum_{j != k} v_j^2 v_k^2 <= 1), and
         E_jk has sd at most (pi / 2) sigma / s_min
-        (:func:`dppca.stats.bridge_noise.bridged_noise_sd`). Shown as the values' "std err".
+        (:func:`dppca.privacy.bridge_noise.bridged_noise_sd`). Shown as the values' "std err".
 
         Returns
         -------

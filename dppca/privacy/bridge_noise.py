@@ -4,7 +4,9 @@ The rank path releases the elementwise Kendall's tau-a matrix T plus Gaussian no
 on each entry, then normalises by the released diagonal (tau-b) and bridges each entry with
 R_jk = sin(pi t_jk / 2). The largest first-order noise sd that reaches a latent correlation is
 one formula, shared by the directions' accuracy model and the scree's values; it lives here.
-Everything is arithmetic on public numbers and released values.
+Everything is arithmetic on public numbers and released values (post-processing), so it sits
+with the privacy layer's other noise arithmetic, where both the methods and the results layers
+may read it.
 """
 from __future__ import annotations
 
@@ -12,12 +14,10 @@ import math
 
 import numpy as np
 
-from .copula_bridge import DIAGONAL_FLOOR
-
 __all__ = ["bridged_noise_sd", "smallest_normaliser"]
 
 
-def smallest_normaliser(released, floor: float = DIAGONAL_FLOOR) -> float:
+def smallest_normaliser(released, floor: float) -> float:
     """The smallest tau-b normaliser min_{j != k} sqrt(d_j d_k), d = clip(diagonal, floor, 1).
 
     Parameters
@@ -25,7 +25,8 @@ def smallest_normaliser(released, floor: float = DIAGONAL_FLOOR) -> float:
     released : array_like, shape (p, p)
         A released (noisy) tau-a matrix, diagonal included.
     floor : float
-        The diagonal floor of :func:`dppca.stats.copula_bridge.latent_correlation`.
+        The diagonal floor of :func:`dppca.stats.copula_bridge.latent_correlation`
+        (``DIAGONAL_FLOOR``, 0.05).
 
     Returns
     -------
@@ -36,9 +37,9 @@ def smallest_normaliser(released, floor: float = DIAGONAL_FLOOR) -> float:
     Examples
     --------
     >>> import numpy as np
-    >>> round(smallest_normaliser(np.diag([0.9, 0.4, 1.0])), 4)
+    >>> round(smallest_normaliser(np.diag([0.9, 0.4, 1.0]), 0.05), 4)
     0.6
-    >>> smallest_normaliser(np.eye(1))
+    >>> smallest_normaliser(np.eye(1), 0.05)
     1.0
     """
     diagonal = np.sort(np.clip(np.diag(np.asarray(released, dtype=float)), floor, 1.0))
