@@ -10,14 +10,19 @@ bridge, repair and accuracy code that ``dppca.dp_pc_dir(X, 2, standardize="rank"
 the NON-PRIVATE elementwise Kendall's tau-a matrix computed once per set and reused (the noise is
 drawn anew per eps and seed; only the O(p^2 n log n) count is cached). Recorded: sin-theta to the
 NON-PRIVATE latent-correlation directions (the path's own estimand), the pre-release prediction
-X, the post-release
-prediction and whether it warns (post-release prediction >= the random level 0.9, the rule
-``dp_pc_dir`` applies).
+(``dppca.plan``), the post-release prediction and whether it warns (the post-release step is
+unreliable, the rule ``dp_pc_dir`` applies: bootstrap median >= ``RANK_WARNING_LEVEL``).
 
 Table per eps: random-level runs (sin-theta >= 0.9) warned; false alarms (warned among runs
 with sin-theta < 0.5); share of cells (set x eps) where the plan is within 2x of the measured
 median sin-theta (cells where both are >= 0.9 excluded), and the same for the post-release
-prediction per run; their median ratios. Raw rows: ``<out>.runs.csv.gz``.
+prediction per run; their median ratios. Then the warning's trade-off curve (random-level runs
+warned and false alarms if the post-release prediction were compared with other thresholds),
+and how far ANY function of the public numbers (n, p, eps) can take the plan: the residual
+log-sd of the measured median sin-theta after the best log-linear fit in log n, log p, log eps
+(in-sample, so optimistic), its share within 2x, and the log-sd within bins of similar n, p at
+one eps (90% within 2x needs a log-sd of at most log 2 / 1.645 = 0.42 for normal residuals).
+Raw rows: ``<out>.runs.csv.gz``.
 """
 from __future__ import annotations
 
@@ -101,6 +106,44 @@ def table(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("eps")
 
 
+def tradeoff(runs: pd.DataFrame, thresholds=(0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)) -> pd.DataFrame:
+    """Random-level runs warned / false alarms per eps (and pooled) at other warning levels."""
+    rows = []
+    for threshold in thresholds:
+        warned = runs["post"] >= threshold
+        row = {"warn from": threshold}
+        for eps, cell in runs.groupby("eps"):
+            row[f"eps {eps:g} warned/false"] = (
+                f"{warned[cell.index][cell['st'] >= RANDOM].mean():.2f}/"
+                f"{warned[cell.index][cell['st'] < CLEAR].mean():.3f}")
+        row["pooled warned"] = warned[runs["st"] >= RANDOM].mean()
+        row["pooled false"] = warned[runs["st"] < CLEAR].mean()
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("warn from").round(3)
+
+
+def plan_limits(runs: pd.DataFrame) -> str:
+    """How close a function of public (n, p, eps) can get to the measured median sin-theta."""
+    import statsmodels.api as sm
+
+    cells = runs.groupby(["data", "eps"]).agg(n=("n", "first"), p=("p", "first"),
+                                               st=("st", "median")).reset_index()
+    cells = cells[cells["st"] < RANDOM]  # capped cells say nothing about the shape
+    y = np.log(cells["st"].to_numpy())
+    X = sm.add_constant(np.log(cells[["n", "p", "eps"]].to_numpy(float)))
+    fit = sm.OLS(y, X).fit()
+    within = np.mean(np.abs(fit.resid) <= np.log(2.0))
+    bins = cells.assign(nb=np.floor(2 * np.log10(cells["n"])), pb=pd.cut(cells["p"],
+                                                                         [3, 5, 7, 10, 15, 31]))
+    spread = bins.groupby(["nb", "pb", "eps"], observed=True)["st"].agg(
+        lambda v: np.std(np.log(v)) if len(v) >= 3 else np.nan).dropna()
+    return (f"plan limits ({len(cells)} cells with median sin-theta < {RANDOM}): best log-linear "
+            f"fit log st = {fit.params[0]:.2f} + {fit.params[1]:.2f} log n + {fit.params[2]:.2f} "
+            f"log p + {fit.params[3]:.2f} log eps, residual log-sd {np.std(fit.resid):.2f}, "
+            f"within 2x {within:.2f} (in-sample); log-sd within (n half-decade, p, eps) bins: "
+            f"median {spread.median():.2f} over {len(spread)} bins of >= 3 sets\n")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0, 4.0])
@@ -121,7 +164,8 @@ def main(argv=None) -> None:
     runs = pd.DataFrame(runs)
     text = (f"rank path accuracy model: {len(names)} calibration sets, eps {args.eps}, "
             f"{args.seeds} seeds, max p {args.max_p}, k = {K}, delta = {DELTA:g}\n"
-            + table(runs).to_string() + "\n")
+            + table(runs).to_string() + "\n\nwarning trade-off (post-release prediction >= level)\n"
+            + tradeoff(runs).to_string() + "\n\n" + plan_limits(runs))
     info = provenance.collect()
     print(provenance.header(info) + text)
     if args.out is not None:

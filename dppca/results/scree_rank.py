@@ -20,8 +20,8 @@ import pandas as pd
 from scipy.stats import chi2
 
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
-from .rank_concentration import (bernstein_radius, untied_share_interval,
-                                        weighted_chi2_bound)
+from ..privacy.bridge_noise import bridged_noise_sd
+from .rank_concentration import bernstein_radius, untied_share_interval, weighted_chi2_bound
 from .base import NONPRIVATE
 from .scree import ScreeResult
 
@@ -399,7 +399,8 @@ class RankBound:
 
         To first order lambda_i moves by v^T E v = 2 sum_{j<k} v_j v_k E_jk, whose variance is
         4 sum_{j<k} v_j^2 v_k^2 Var E_jk <= 2 max Var E_jk (sum_{j != k} v_j^2 v_k^2 <= 1), and
-        E_jk has sd at most (pi / 2) sigma / s_min. Shown as the values' "std err".
+        E_jk has sd at most (pi / 2) sigma / s_min
+        (:func:`dppca.privacy.bridge_noise.bridged_noise_sd`). Shown as the values' "std err".
 
         Returns
         -------
@@ -412,7 +413,7 @@ class RankBound:
         >>> round(RankBound(100, 3, 0.01, 1.0, 0.0, 0.0).noise_sd(), 5)
         0.02221
         """
-        return math.sqrt(2.0) * 0.5 * math.pi * self.sigma / self.smallest_normaliser
+        return math.sqrt(2.0) * bridged_noise_sd(self.sigma, self.smallest_normaliser)
 
 
 @dataclass(frozen=True)
