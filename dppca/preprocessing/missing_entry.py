@@ -1,0 +1,175 @@
+"""The ``missing=`` policy at the entry points: one wrapper, applied once per call.
+
+:func:`applies_missing_policy` wraps a public function: it resolves the call's policy from its
+public arguments (:func:`dppca.preprocessing.missing.resolve_missing`), fills the NaN cells of
+the numeric columns when the policy imputes (private medians from
+:data:`~dppca.preprocessing.missing.MEDIAN_SHARE` of the call's (eps, delta), or declared values),
+runs the function on the rest of the budget, and puts the median release on the result's ledger
+(whose total is the call's (eps, delta)). An entry point called inside another (``dp_scree``
+calling ``dp_pc_dir``) sees the data its caller already prepared and applies nothing again.
+"""
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+
+import numpy as np
+import pandas as pd
+
+from .._validation import delta_arg, eps_arg
+from ..privacy.budget import Ledger
+from ..privacy.composition import GaussianGroup
+from ..privacy.spending import debit
+from .missing import MEDIAN_SHARE, impute, private_medians, resolve_missing, sample_medians
+
+__all__ = ["applies_missing_policy"]
+
+#: True while an entry point's call has applied its policy (nested entry points pass through).
+_APPLIED = contextvars.ContextVar("dppca_missing_applied", default=False)
+
+
+def applies_missing_policy(entry: str, pairwise=None):
+    """Decorator: apply the ``missing=`` policy of a public function's call.
+
+    Parameters
+    ----------
+    entry : str
+        The public function's name (for the policy and the budget log).
+    pairwise : callable, optional
+        ``pairwise(arguments) -> bool``: whether the call (its bound public arguments) has a
+        pairwise-present statistic; default: never.
+
+    Returns
+    -------
+    callable
+        The decorator. The wrapped function receives ``missing=`` as the resolved
+        :class:`~dppca.preprocessing.missing.MissingPolicy`.
+
+    Notes
+    -----
+    Privacy: the policy comes from the arguments only. The medians are released by
+    :func:`~dppca.preprocessing.missing.private_medians` on (MEDIAN_SHARE eps, MEDIAN_SHARE
+    delta) with the analytic Gaussian calibration; the function runs on the remaining
+    ((1 - MEDIAN_SHARE) eps, (1 - MEDIAN_SHARE) delta) on the imputed data (imputing a row is a
+    map of that row alone given the released medians, so a replaced row stays one replaced row);
+    basic composition gives (eps, delta). The medians draw from a stream spawned from ``rng``
+    (independent of the function's noise; the function's own draws are unchanged). The release
+    happens whenever the policy needs a median, whether or not a cell is missing.
+
+    Examples
+    --------
+    >>> @applies_missing_policy("demo")
+    ... def demo(X, eps=None, delta=None, *, missing="auto", rng=None):
+    ...     return X
+    >>> demo(pd.DataFrame({"a": [1.0, np.nan, 3.0]}))["a"].tolist()
+    [1.0, 2.0, 3.0]
+    """
+    def decorate(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            if _APPLIED.get():
+                return function(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            arguments = bound.arguments
+            policy = resolve_missing(arguments.get("missing", "auto"), entry=entry,
+                                     pairwise=bool(pairwise and pairwise(arguments)),
+                                     neighbouring=arguments.get("neighbouring", "replace"))
+            arguments["missing"] = policy
+            token = _APPLIED.set(True)
+            try:
+                medians = _prepare(arguments, policy, entry)
+                result = function(*bound.args, **bound.kwargs)
+            finally:
+                _APPLIED.reset(token)
+            _absorb(result, medians, policy)
+            return result
+        return wrapper
+    return decorate
+
+
+def _prepare(arguments, policy, entry):
+    """Fill the NaN cells (imputing policies) in ``arguments``; return the median ledger (or None)."""
+    X = arguments.get("X")
+    if policy.kind in ("pairwise", "drop") or not _in_memory(X):
+        if policy.kind == "drop" and _in_memory(X):
+            arguments["X"] = _frame(X).dropna()  # add/remove neighbours only (resolve_missing)
+        return None
+    frame = _frame(X)
+    if not isinstance(frame, pd.DataFrame):
+        return None
+    group = arguments.get("group")
+    columns = [c for c in frame.columns if (group is None or not _names(group, c))
+               and pd.api.types.is_float_dtype(frame[c].dtype)]
+    fill = policy.declared(columns)
+    todo = np.isnan(fill)
+    medians = None
+    if todo.any():
+        values = frame[[c for c, t in zip(columns, todo) if t]].to_numpy(dtype=float)
+        eps, delta = arguments.get("eps"), arguments.get("delta")
+        if eps is None or delta is None:
+            fill[todo] = sample_medians(values)  # a NON-PRIVATE call: its own reference
+        else:
+            eps, delta = eps_arg(eps), delta_arg(delta)
+            eps_m, delta_m = MEDIAN_SHARE * eps, MEDIAN_SHARE * delta
+            debit(arguments.get("budget"), f"{entry}: missing-value medians", eps_m, delta_m,
+                  gaussian=True)
+            medians = Ledger(eps_m, delta_m)
+            fill[todo] = private_medians(values, GaussianGroup(eps_m, delta_m).share(1.0),
+                                         _spawned(arguments.get("rng")), medians)
+            arguments["eps"], arguments["delta"] = eps - eps_m, delta - delta_m
+    arguments["X"] = impute(frame, columns, fill) if columns else frame
+    return medians
+
+
+def _absorb(result, medians, policy) -> None:
+    """Put the median release first on every ledger of ``result`` and restore the call's total."""
+    ledgers = []
+    for item in (getattr(result, "ledger", None), getattr(result, "combined_ledger", None)):
+        ledgers.extend(item.values() if isinstance(item, dict) else [item])
+    seen = set()
+    for ledger in ledgers:
+        if not isinstance(ledger, Ledger) or id(ledger) in seen:
+            continue
+        seen.add(id(ledger))
+        ledger.missing = policy.label
+        if medians is not None:
+            ledger.releases[:0] = medians.releases
+            ledger.eps, ledger.delta = ledger.eps + medians.eps, ledger.delta + medians.delta
+    if medians is not None and getattr(result, "eps", None) is not None:
+        result.eps, result.delta = result.eps + medians.eps, result.delta + medians.delta
+    try:
+        result.missing = policy.label
+    except AttributeError:  # a result without attributes (a tuple): nothing to label
+        pass
+
+
+def _in_memory(X) -> bool:
+    return isinstance(X, (pd.DataFrame, pd.Series, np.ndarray, list, tuple))
+
+
+def _frame(X) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, pd.Series):
+        return X.to_frame()
+    values = np.asarray(X)
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2 or not np.issubdtype(values.dtype, np.number) or \
+            np.iscomplexobj(values) or values.dtype == bool:
+        return X  # the function's own check names the problem
+    return pd.DataFrame(values.astype(float), columns=[f"V{j + 1}" for j in range(values.shape[1])])
+
+
+def _names(group, column) -> bool:
+    return isinstance(group, (str, int)) and str(group) == str(column)
+
+
+def _spawned(rng) -> np.random.Generator:
+    """An independent stream for the medians: spawned from the seed or the Generator."""
+    if isinstance(rng, np.random.Generator):
+        return rng.spawn(1)[0]
+    return np.random.default_rng(np.random.SeedSequence(rng).spawn(1)[0])
