@@ -9,8 +9,8 @@ import numpy as np
 
 from ..preprocessing import VALUE_BOUND
 from ..stats.kendall import sign_bound
-from ..stats.pair_design import block_sum_slack, kendall_statistic, resolve_design
-from ..stats.present_spatial_kendall import present_spatial_kendall
+from ..stats.pair_design import block_sum_slack, resolve_design
+from ..stats.present_spatial_kendall import present_statistic
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.accuracy import StepAccuracy
@@ -167,9 +167,7 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         and the R package's 4 ||g||_inf^2 / n (a valid, looser bound: more noise), to
         reproduce the R package's numbers; ``dp_pc_dir`` pairs it with the classic calibration.
     missing : {None, "pairwise"}
-        "pairwise": NaN cells are missing, and a pair's difference is taken over the coordinates
-        both rows observe (:func:`dppca.stats.present_spatial_kendall.present_spatial_kendall`;
-        its bias is stated there); complete data give the same statistic as None.
+        "pairwise": NaN cells are skipped pairwise (:mod:`dppca.stats.present_spatial_kendall`).
 
     Returns
     -------
@@ -208,16 +206,8 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         xi = bounded_xi(xi, xi_bound)
-    holes = missing == "pairwise" and bool(np.isnan(values).any())
-    # With NaN cells the design is drawn as for complete data (same rng stream, same note) and
-    # the statistic is the pairwise-present one over all pairs: the same sensitivity, since
-    # each pair term still has ||g|| <= ||g||_inf (dppca.stats.present_spatial_kendall).
-    statistic, design_note = kendall_statistic(np.nan_to_num(values) if holes else values, r,
-                                               rng, sign=sign, radius=radius, xi=xi)
-    if missing == "pairwise":
-        design_note += "; missing cells pairwise present (over all pairs)"
-    if holes:
-        statistic = present_spatial_kendall(values, sign=sign, radius=radius, xi=xi)
+    statistic, design_note = present_statistic(values, r, rng, missing, sign=sign, radius=radius,
+                                               xi=xi)
     released, sigma = add_symmetric_gaussian_noise(statistic, sigma, sensitivity, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
                   "Frobenius", sigma, eps, delta)

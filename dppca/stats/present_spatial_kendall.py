@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pair_design import kendall_statistic
 from .signs import spatial_sign
 
-__all__ = ["present_spatial_kendall"]
+__all__ = ["present_spatial_kendall", "present_statistic"]
 
 #: Rows per block of the pair loop: a block's differences are (BLOCK, n, p) floats.
 BLOCK = 64
@@ -76,3 +77,41 @@ def present_spatial_kendall(X, sign="spherical", radius=None, xi=None) -> np.nda
         total += g.T @ g
     K = total * (2.0 / (n * (n - 1.0)))
     return (K + K.T) / 2.0
+
+
+def present_statistic(values, pairs_per_row, rng, missing=None, sign="spherical", radius=None,
+                      xi=None):
+    """g-DPPCA's Kendall's tau matrix and its design note, NaN cells skipped pairwise.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p)
+    pairs_per_row, rng, sign, radius, xi
+        As in :func:`dppca.stats.pair_design.kendall_statistic`.
+    missing : {None, "pairwise"}
+        None: :func:`~dppca.stats.pair_design.kendall_statistic` as it is. "pairwise": the
+        design is drawn as for complete data (the same random stream and note, whatever the
+        cells), and with NaN cells the statistic is :func:`present_spatial_kendall` over all
+        pairs (the same sensitivity: every pair term keeps ||g|| <= ||g||_inf).
+
+    Returns
+    -------
+    (ndarray of shape (p, p), str)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(40, 2))
+    >>> x[0, 0] = np.nan
+    >>> K, note = present_statistic(x, None, np.random.default_rng(1), "pairwise")
+    >>> K.shape, note.endswith("pairwise present")
+    ((2, 2), True)
+    """
+    holes = missing == "pairwise" and bool(np.isnan(values).any())
+    statistic, note = kendall_statistic(np.nan_to_num(values) if holes else values,
+                                        pairs_per_row, rng, sign=sign, radius=radius, xi=xi)
+    if missing == "pairwise":
+        note += "; missing cells pairwise present"
+    if holes:
+        statistic = present_spatial_kendall(values, sign=sign, radius=radius, xi=xi)
+    return statistic, note
