@@ -46,7 +46,20 @@ def _pairwise_directions(arguments) -> bool:
     g_dppca = arguments.get("g_dppca")
     if g_dppca is None:
         g_dppca = arguments.get("eps") is not None or arguments.get("delta") is not None
-    return (method or ("gdppca" if g_dppca is True else None)) == "gdppca" and standardize is False
+    if (method or ("gdppca" if g_dppca is True else None)) != "gdppca":
+        return False
+    scale = arguments.get("scale")
+    return standardize is False or (scale is not None and not isinstance(scale, ColumnScales)
+                                    and fully_declared(scale, _header(arguments.get("X"))))
+
+
+def _header(X) -> list:
+    """Column names from the header (public) as as_matrix names them."""
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        return [str(c) for c in columns]
+    shape = getattr(X, "shape", None) or (len(X), len(X[0]))
+    return [f"V{j + 1}" for j in range(shape[1] if len(shape) > 1 else 1)]
 
 
 @applies_missing_policy("dp_pc_dir", _pairwise_directions)

@@ -10,20 +10,22 @@ calling ``dp_pc_dir``) sees the data its caller already prepared and applies not
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import inspect
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._validation import delta_arg, eps_arg
+from .._validation import delta_arg, eps_arg, rng_arg
 from ..privacy.budget import Ledger
 from ..privacy.composition import GaussianGroup
 from ..privacy.spending import debit
 from .missing import MEDIAN_SHARE, impute, private_medians, resolve_missing, sample_medians
 
-__all__ = ["applies_missing_policy"]
+__all__ = ["Filled", "absorb_medians", "applies_missing_policy", "fill_missing", "policy_applied"]
 
 #: True while an entry point's call has applied its policy (nested entry points pass through).
 _APPLIED = contextvars.ContextVar("dppca_missing_applied", default=False)
@@ -78,12 +80,9 @@ def applies_missing_policy(entry: str, pairwise=None):
                                      pairwise=bool(pairwise and pairwise(arguments)),
                                      neighbouring=arguments.get("neighbouring", "replace"))
             arguments["missing"] = policy
-            token = _APPLIED.set(True)
-            try:
+            with policy_applied():
                 medians = _prepare(arguments, policy, entry)
                 result = function(*bound.args, **bound.kwargs)
-            finally:
-                _APPLIED.reset(token)
             _absorb(result, medians, policy)
             return result
         return wrapper
@@ -92,15 +91,81 @@ def applies_missing_policy(entry: str, pairwise=None):
 
 def _prepare(arguments, policy, entry):
     """Fill the NaN cells (imputing policies) in ``arguments``; return the median ledger (or None)."""
-    X = arguments.get("X")
+    filled = fill_missing(arguments.get("X"), policy, eps=arguments.get("eps"),
+                          delta=arguments.get("delta"), rng=arguments.get("rng"),
+                          budget=arguments.get("budget"), entry=entry,
+                          group=arguments.get("group"))
+    arguments["X"] = filled.X
+    if filled.medians is not None:
+        arguments["eps"], arguments["delta"] = filled.eps, filled.delta
+    return filled.medians
+
+
+@dataclass(frozen=True)
+class Filled:
+    """What :func:`fill_missing` returns.
+
+    Attributes
+    ----------
+    X : object
+        The data to hand on (a DataFrame with its NaN cells filled, or the input).
+    medians : Ledger or None
+        The median release, or None when none was needed.
+    eps, delta : float or None
+        The budget left for the call's own releases.
+    fill : dict
+        Column -> fill value (released, declared or NON-PRIVATE sample medians).
+    """
+
+    X: object
+    medians: Ledger | None
+    eps: float | None
+    delta: float | None
+    fill: dict
+
+
+def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=None) -> Filled:
+    """Apply an imputing policy to the float columns of ``X`` (``group`` excluded).
+
+    Parameters
+    ----------
+    X : DataFrame, array_like or other input
+        The caller's data (dask collections and files are handed on as they are).
+    policy : dppca.preprocessing.missing.MissingPolicy
+    eps, delta : float or None
+        The call's budget; None: NON-PRIVATE sample medians.
+    rng : None, int or numpy.random.Generator
+        The call's randomness (the medians draw from a spawned, independent stream).
+    budget : Budget, str or None
+        Where the median share is debited.
+    entry : str
+        The public function, for the budget log.
+    group : column label, optional
+        A group column of ``X`` that is not imputed.
+
+    Returns
+    -------
+    Filled
+
+    Notes
+    -----
+    Privacy: as :func:`applies_missing_policy` (MEDIAN_SHARE of (eps, delta) for the medians).
+
+    Examples
+    --------
+    >>> from dppca.preprocessing.missing import resolve_missing
+    >>> policy = resolve_missing(0.5, entry="demo")
+    >>> fill_missing(pd.DataFrame({"a": [np.nan, 1.0]}), policy, eps=None, delta=None,
+    ...              rng=0).fill
+    {'a': 0.5}
+    """
     if policy.kind in ("pairwise", "drop") or not _in_memory(X):
         if policy.kind == "drop" and _in_memory(X):
-            arguments["X"] = _frame(X).dropna()  # add/remove neighbours only (resolve_missing)
-        return None
+            X = _frame(X).dropna()  # add/remove neighbours only (resolve_missing)
+        return Filled(X, None, eps, delta, {})
     frame = _frame(X)
     if not isinstance(frame, pd.DataFrame):
-        return None
-    group = arguments.get("group")
+        return Filled(X, None, eps, delta, {})
     columns = [c for c in frame.columns if (group is None or not _names(group, c))
                and pd.api.types.is_float_dtype(frame[c].dtype)]
     fill = policy.declared(columns)
@@ -108,26 +173,56 @@ def _prepare(arguments, policy, entry):
     medians = None
     if todo.any():
         values = frame[[c for c, t in zip(columns, todo) if t]].to_numpy(dtype=float)
-        eps, delta = arguments.get("eps"), arguments.get("delta")
         if eps is None or delta is None:
             fill[todo] = sample_medians(values)  # a NON-PRIVATE call: its own reference
         else:
             eps, delta = eps_arg(eps), delta_arg(delta)
             eps_m, delta_m = MEDIAN_SHARE * eps, MEDIAN_SHARE * delta
-            debit(arguments.get("budget"), f"{entry}: missing-value medians", eps_m, delta_m,
-                  gaussian=True)
+            debit(budget, f"{entry}: missing-value medians", eps_m, delta_m, gaussian=True)
             medians = Ledger(eps_m, delta_m)
             fill[todo] = private_medians(values, GaussianGroup(eps_m, delta_m).share(1.0),
-                                         _spawned(arguments.get("rng")), medians)
-            arguments["eps"], arguments["delta"] = eps - eps_m, delta - delta_m
-    arguments["X"] = impute(frame, columns, fill) if columns else frame
-    return medians
+                                         _spawned(rng), medians)
+            eps, delta = eps - eps_m, delta - delta_m
+    frame = impute(frame, columns, fill) if columns else frame
+    return Filled(frame, medians, eps, delta, dict(zip(columns, fill.tolist())))
+
+
+@contextlib.contextmanager
+def policy_applied():
+    """Within it, entry points called by an entry point that applied its policy pass through."""
+    token = _APPLIED.set(True)
+    try:
+        yield
+    finally:
+        _APPLIED.reset(token)
 
 
 def _absorb(result, medians, policy) -> None:
     """Put the median release first on every ledger of ``result`` and restore the call's total."""
+    absorb_medians([getattr(result, "ledger", None), getattr(result, "combined_ledger", None)],
+                   medians, policy)
+    if medians is not None and getattr(result, "eps", None) is not None:
+        result.eps, result.delta = result.eps + medians.eps, result.delta + medians.delta
+    try:
+        result.missing = policy.label
+    except AttributeError:  # a result without attributes (a tuple): nothing to label
+        pass
+
+
+def absorb_medians(items, medians, policy) -> None:
+    """Put the median release first on each ledger in ``items`` (ledgers, dicts of ledgers or
+    None) and add its budget to theirs; label each with the policy (``ledger.missing``).
+
+    Examples
+    --------
+    >>> from dppca.preprocessing.missing import resolve_missing
+    >>> ledger = Ledger(0.9, 9e-6)
+    >>> absorb_medians([ledger], Ledger(0.1, 1e-6), resolve_missing("median", entry="demo"))
+    >>> ledger.eps, ledger.missing
+    (1.0, 'median imputation')
+    """
     ledgers = []
-    for item in (getattr(result, "ledger", None), getattr(result, "combined_ledger", None)):
+    for item in items:
         ledgers.extend(item.values() if isinstance(item, dict) else [item])
     seen = set()
     for ledger in ledgers:
@@ -138,12 +233,6 @@ def _absorb(result, medians, policy) -> None:
         if medians is not None:
             ledger.releases[:0] = medians.releases
             ledger.eps, ledger.delta = ledger.eps + medians.eps, ledger.delta + medians.delta
-    if medians is not None and getattr(result, "eps", None) is not None:
-        result.eps, result.delta = result.eps + medians.eps, result.delta + medians.delta
-    try:
-        result.missing = policy.label
-    except AttributeError:  # a result without attributes (a tuple): nothing to label
-        pass
 
 
 def _in_memory(X) -> bool:
@@ -170,6 +259,7 @@ def _names(group, column) -> bool:
 
 def _spawned(rng) -> np.random.Generator:
     """An independent stream for the medians: spawned from the seed or the Generator."""
+    generator = rng_arg(rng)  # checks the argument (its error names `rng`)
     if isinstance(rng, np.random.Generator):
-        return rng.spawn(1)[0]
+        return generator.spawn(1)[0]
     return np.random.default_rng(np.random.SeedSequence(rng).spawn(1)[0])
