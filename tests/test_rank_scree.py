@@ -108,7 +108,7 @@ def test_one_release_shared_with_the_directions():
     assert result.combined_ledger.spent_eps == pytest.approx(1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        directions = dp_pc_dir(x, 2, standardize="rank", eps=1.0, delta=1e-5, rng=5)
+        directions = dp_pc_dir(x, 2, standardize="rank", eps=1.0, delta=1e-5, rng=5, missing=0.0)
     np.testing.assert_allclose(np.abs(result.directions.to_numpy()),
                                np.abs(directions.directions.to_numpy()), atol=1e-12)
 
