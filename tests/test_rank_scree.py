@@ -103,7 +103,7 @@ def test_values_pve_and_total_are_the_latent_correlation_over_p():
 
 def test_one_release_shared_with_the_directions():
     x = gaussian(1000, 2)
-    result = rank_scree(x, 2, seed=5)
+    result = rank_scree(x, 2, seed=5, missing=0.0)  # declared fill value: no median release
     assert len(result.combined_ledger.releases) == 1
     assert result.combined_ledger.spent_eps == pytest.approx(1.0)
     with warnings.catch_warnings():
