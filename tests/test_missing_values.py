@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import dp_pc_dir, dp_score, dp_score_group, dp_scree
+from dppca import DPPCA, dp_pc_dir, dp_score, dp_score_group, dp_scree
 from dppca._validation import DPPCAValueError
 from dppca.metrics import sin_theta
 from dppca.methods.pairwise_present import present_count_sensitivity
@@ -42,7 +42,14 @@ ENTRY_POINTS = {
     "score": lambda X: dp_score(X, 2, 1e-5, rng=3),
     "score_group": lambda X: dp_score_group(X.assign(g=["x", "y"] * 300), "g", 3, 1e-5,
                                             levels=["x", "y"], rng=3),
+    "DPPCA": lambda X: _fitted(DPPCA(2, eps=2, delta=1e-5, random_state=3).fit(X)),
 }
+
+
+def _fitted(model):
+    """The fitted model, its ledger where the surface test reads it."""
+    model.ledger, model.missing = model.ledger_, model.ledger_.missing
+    return model
 
 
 def _ledger(result):
@@ -137,3 +144,29 @@ def test_rank_path_at_15_percent_mcar_is_accurate():
         values.append(np.asarray(fit.eigenvalues)[0])
     assert np.mean(errors) < 0.05
     assert math.isclose(np.mean(values), np.asarray(truth.eigenvalues)[0], rel_tol=0.05)
+
+
+def test_dppca_transform_fills_with_the_released_medians(frames):
+    _, holes, _ = frames
+    model = DPPCA(2, eps=2, delta=1e-5, random_state=0).fit(holes)
+    assert list(model.fill_) == list(holes.columns)
+    scores = model.transform(holes.iloc[:20])
+    assert scores.shape == (20, 2) and np.isfinite(scores[[0, 1, 2, 3, 5, 8]]).all()
+
+
+def test_report_applies_the_policy_once(tmp_path, frames):
+    import json
+
+    from dppca.cli import main
+
+    _, holes, _ = frames
+    holes.to_csv(tmp_path / "holes.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        main(["report", "--data", str(tmp_path / "holes.csv"), "--eps", "2", "--delta", "1e-5",
+              "--seed", "1", "--sections", "directions,scree", "--out", str(tmp_path / "out")])
+    ledger = json.loads((tmp_path / "out" / "ledger.json").read_text())["sections"]
+    assert list(ledger) == ["missing", "directions", "scree"]
+    spent = sum(r["eps"] for section in ledger.values() for r in section["releases"])
+    assert spent == pytest.approx(2.0)  # medians (10%) + two sections of the rest
+    assert not any(r["step"].startswith("missing") for r in ledger["scree"]["releases"])
