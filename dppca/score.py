@@ -120,11 +120,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
-        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values, never refused). "auto" (default) is "median": each column's private
-        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
-        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
-        neighbours.
+        {missing_doc}
 
     Returns
     -------
@@ -261,11 +257,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
-        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values, never refused). "auto" (default) is "median": each column's private
-        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
-        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
-        neighbours.
+        {missing_doc}
 
     Returns
     -------

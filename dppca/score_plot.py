@@ -64,11 +64,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
-        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values, never refused). "auto" (default) is "median": each column's private
-        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
-        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
-        neighbours.
+        {missing_doc}
 
     Returns
     -------
@@ -170,11 +166,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
-        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values, never refused). "auto" (default) is "median": each column's private
-        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
-        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
-        neighbours.
+        {missing_doc}
 
     Returns
     -------

@@ -144,11 +144,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
-        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values, never refused). "auto" (default) is "median": each column's private
-        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
-        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
-        neighbours.
+        {missing_doc}
 
     Returns
     -------
@@ -354,11 +350,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
-        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values, never refused). "auto" (default) is "median": each column's private
-        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
-        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
-        neighbours.
+        {missing_doc}
 
     Returns
     -------

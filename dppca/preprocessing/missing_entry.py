@@ -27,6 +27,14 @@ from .missing import MEDIAN_SHARE, impute, private_medians, resolve_missing, sam
 
 __all__ = ["Filled", "absorb_medians", "applies_missing_policy", "fill_missing", "policy_applied"]
 
+#: The ``missing`` parameter's description in the entry points that need every cell (their
+#: docstrings say ``{missing_doc}``, replaced by the decorator).
+MISSING_DOC = """What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
+        extreme values, never refused). "auto" (default) is "median": each column's private
+        median (a tenth of eps and delta, on the ledger) fills its NaN cells; a number or
+        ``{column: value}`` declares public fill values (free); "drop" needs add/remove
+        neighbours."""
+
 #: True while an entry point's call has applied its policy (nested entry points pass through).
 _APPLIED = contextvars.ContextVar("dppca_missing_applied", default=False)
 
@@ -46,7 +54,8 @@ def applies_missing_policy(entry: str, pairwise=None):
     -------
     callable
         The decorator. The wrapped function receives ``missing=`` as the resolved
-        :class:`~dppca.preprocessing.missing.MissingPolicy`.
+        :class:`~dppca.preprocessing.missing.MissingPolicy`, and ``{missing_doc}`` in its
+        docstring becomes :data:`MISSING_DOC`.
 
     Notes
     -----
@@ -85,6 +94,8 @@ def applies_missing_policy(entry: str, pairwise=None):
                 result = function(*bound.args, **bound.kwargs)
             _absorb(result, medians, policy)
             return result
+        if wrapper.__doc__:
+            wrapper.__doc__ = wrapper.__doc__.replace("{missing_doc}", MISSING_DOC)
         return wrapper
     return decorate
 
