@@ -10,10 +10,10 @@ from ._validation import control_arg, options_arg
 from .controls import SamplingControl, ScorePlotControl
 from .directions import SCALE_SHARE
 from .results.score import ScoreResult
-from .preprocessing.missing_entry import applies_missing_policy
+from .preprocessing.missing_entry import documents_missing
 from .score import PARTITION_SHARE, PRIVATE_PLOTS, dp_score, dp_score_group
 
-@applies_missing_policy("dp_score_plot")
+@documents_missing
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
@@ -102,7 +102,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
 
 
 
-@applies_missing_policy("dp_score_plot_group")
+@documents_missing
 def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,

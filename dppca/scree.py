@@ -47,7 +47,7 @@ from .privacy.composition import GaussianGroup
 from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
-from .preprocessing.missing_entry import applies_missing_policy
+from .preprocessing.missing_entry import applies_missing_policy, documents_missing
 
 
 
@@ -296,7 +296,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     return result
 
 
-@applies_missing_policy("dp_scree_plot")
+@documents_missing
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,

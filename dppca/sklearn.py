@@ -263,6 +263,12 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.budget = budget
         self.missing = missing
 
+    def __sklearn_tags__(self):
+        """NaN cells are missing values (``missing=``), +-inf extreme values: both accepted."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
     @records_outcome
     def fit(self, X, y=None):
         """Release the private centre, directions (and scree values) of ``X``.
@@ -283,9 +289,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
         rng = _generator(self.random_state)
         policy = resolve_missing(self.missing, entry="DPPCA")
-        filled = fill_missing(X, policy, eps=self.eps, delta=self.delta, rng=rng,
-                              budget=self.budget, entry="DPPCA.fit")
-        X = filled.X if isinstance(X, pd.DataFrame) else np.asarray(filled.X)
+        # 1-D, sparse and other non-tables go on as they are, to scikit-learn's own errors
+        filled = fill_missing(X if _table(X) else None, policy, eps=self.eps,
+                              delta=self.delta, rng=rng, budget=self.budget, entry="DPPCA.fit")
+        if isinstance(filled.X, pd.DataFrame):
+            X = filled.X if isinstance(X, pd.DataFrame) else filled.X.to_numpy()
         values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
                                ensure_all_finite=False)  # +-inf: clamped by as_matrix
         k, eps, delta, share = self._checked_params(values.shape[1])
@@ -327,7 +335,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             Scores (a DataFrame with columns dppca0.. after ``set_output(transform="pandas")``).
         """
         check_is_fitted(self)
-        if self.fill_:  # the fit's released or declared fill values (post-processing)
+        if self.fill_ and _table(X):  # the fit's released or declared fill values
             filled = fill_missing(X, MissingPolicy("value", values=self.fill_), eps=None,
                                   delta=None, rng=None).X
             X = filled if isinstance(X, pd.DataFrame) else np.asarray(filled)
@@ -465,6 +473,14 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """The scree method whose values are ``explained_variance_``: "clipped" (g-DPPCA), or
         the rank path's one method (the latent correlation's eigenvalues)."""
         return next(iter(self.scree_.ledger)) if self._rank() else "clipped"
+
+
+def _table(X) -> bool:
+    """A 2-D DataFrame, ndarray or nested list (what ``missing=`` fills); other input goes on
+    to scikit-learn's own checks and errors."""
+    if isinstance(X, (pd.DataFrame, np.ndarray)):
+        return X.ndim == 2
+    return isinstance(X, (list, tuple)) and np.ndim(X) == 2
 
 
 def _generator(random_state) -> np.random.Generator:

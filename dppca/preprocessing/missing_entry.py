@@ -25,7 +25,8 @@ from ..privacy.composition import GaussianGroup
 from ..privacy.spending import debit
 from .missing import MEDIAN_SHARE, impute, private_medians, resolve_missing, sample_medians
 
-__all__ = ["Filled", "absorb_medians", "applies_missing_policy", "fill_missing", "policy_applied"]
+__all__ = ["Filled", "absorb_medians", "applies_missing_policy", "documents_missing", "fill_missing",
+           "policy_applied"]
 
 #: The ``missing`` parameter's description in the entry points that need every cell (their
 #: docstrings say ``{missing_doc}``, replaced by the decorator).
@@ -94,10 +95,24 @@ def applies_missing_policy(entry: str, pairwise=None):
                 result = function(*bound.args, **bound.kwargs)
             _absorb(result, medians, policy)
             return result
-        if wrapper.__doc__:
-            wrapper.__doc__ = wrapper.__doc__.replace("{missing_doc}", MISSING_DOC)
-        return wrapper
+        return documents_missing(wrapper)
     return decorate
+
+
+def documents_missing(function):
+    """Put :data:`MISSING_DOC` where ``function``'s docstring says ``{missing_doc}`` (for entry
+    points that hand ``missing=`` on to a decorated one); returns ``function``.
+
+    Examples
+    --------
+    >>> def f():
+    ...     "missing : {missing_doc}"
+    >>> documents_missing(f).__doc__.startswith("missing : What a NaN cell")
+    True
+    """
+    if function.__doc__:
+        function.__doc__ = function.__doc__.replace("{missing_doc}", MISSING_DOC)
+    return function
 
 
 def _prepare(arguments, policy, entry):
