@@ -305,7 +305,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         names = X.columns if isinstance(X, pd.DataFrame) else None
         source = values if names is None else pd.DataFrame(values, columns=names)
         given = declared_input(as_matrix(source), self.bounds, self.scale)
-        debit(self.budget, "DPPCA.fit", eps, delta, n_components=k, method=self.method)
+        debit(None if filled.charged else self.budget, "DPPCA.fit", eps, delta, n_components=k,
+              method=self.method)
         share = _affordable_share(values.shape[0], eps, share)
         self.ledger_ = Ledger(eps, delta)
         given.record(self.ledger_)

@@ -22,7 +22,7 @@ import pandas as pd
 from .._validation import delta_arg, eps_arg, rng_arg
 from ..privacy.budget import Ledger
 from ..privacy.composition import GaussianGroup
-from ..privacy.spending import debit
+from ..privacy.spending import debit, records_outcome
 from .missing import MEDIAN_SHARE, impute, private_medians, resolve_missing, sample_medians
 
 __all__ = ["Filled", "absorb_medians", "applies_missing_policy", "documents_missing", "fill_missing",
@@ -95,7 +95,8 @@ def applies_missing_policy(entry: str, pairwise=None):
                 result = function(*bound.args, **bound.kwargs)
             _absorb(result, medians, policy)
             return result
-        return documents_missing(wrapper)
+        # The outcome of the call's charge (made here when medians are released) is recorded.
+        return documents_missing(records_outcome(wrapper))
     return decorate
 
 
@@ -124,6 +125,8 @@ def _prepare(arguments, policy, entry):
     arguments["X"] = filled.X
     if filled.medians is not None:
         arguments["eps"], arguments["delta"] = filled.eps, filled.delta
+    if filled.charged:  # the call's whole (eps, delta) is charged once, here
+        arguments["budget"] = None
     return filled.medians
 
 
@@ -141,6 +144,9 @@ class Filled:
         The budget left for the call's own releases.
     fill : dict
         Column -> fill value (released, declared or NON-PRIVATE sample medians).
+    charged : bool
+        Whether the call's whole (eps, delta) was debited from ``budget`` (before the medians):
+        the rest of the call must then debit nothing.
     """
 
     X: object
@@ -148,6 +154,7 @@ class Filled:
     eps: float | None
     delta: float | None
     fill: dict
+    charged: bool = False
 
 
 def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=None) -> Filled:
@@ -163,7 +170,7 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
     rng : None, int or numpy.random.Generator
         The call's randomness (the medians draw from a spawned, independent stream).
     budget : Budget, str or None
-        Where the median share is debited.
+        Where the call's whole (eps, delta) is debited, once, when medians are released.
     entry : str
         The public function, for the budget log.
     group : column label, optional
@@ -196,7 +203,7 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
                and pd.api.types.is_float_dtype(frame[c].dtype)]
     fill = policy.declared(columns)
     todo = np.isnan(fill)
-    medians = None
+    medians, charged = None, False
     if todo.any():
         values = frame[[c for c, t in zip(columns, todo) if t]].to_numpy(dtype=float)
         if eps is None or delta is None:
@@ -204,13 +211,13 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
         else:
             eps, delta = eps_arg(eps), delta_arg(delta)
             eps_m, delta_m = MEDIAN_SHARE * eps, MEDIAN_SHARE * delta
-            debit(budget, f"{entry}: missing-value medians", eps_m, delta_m, gaussian=True)
+            charged = debit(budget, entry, eps, delta, missing=policy.label) is not None
             medians = Ledger(eps_m, delta_m)
             fill[todo] = private_medians(values, GaussianGroup(eps_m, delta_m).share(1.0),
                                          _spawned(rng), medians)
             eps, delta = eps - eps_m, delta - delta_m
     frame = impute(frame, columns, fill) if columns else frame
-    return Filled(frame, medians, eps, delta, dict(zip(columns, fill.tolist())))
+    return Filled(frame, medians, eps, delta, dict(zip(columns, fill.tolist())), charged)
 
 
 @contextlib.contextmanager
