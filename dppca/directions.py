@@ -19,6 +19,8 @@ from .methods.gdppca import (NOISES, direction_noise_accuracy, released_directio
 from .methods.latent_correlation import nonprivate_latent_directions, rank_accuracy, rank_columns
 from .preprocessing import ColumnScales, as_matrix, column_scales
 from .preprocessing.matrix import fully_declared
+from .preprocessing.missing import sample_filled
+from .preprocessing.missing_entry import applies_missing_policy
 from .preprocessing.scale_accuracy import scale_accuracy
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
@@ -38,13 +40,38 @@ GAUSSIAN_METHODS = ("gdppca", "rank")
 RANK = "rank"
 
 
+def _pairwise_directions(arguments) -> bool:
+    """Whether the call's directions are a Kendall's tau that can skip a cell (public arguments)."""
+    standardize, method = arguments.get("standardize", False), arguments.get("method")
+    if (isinstance(standardize, str) and standardize == RANK) or method == RANK:
+        return True
+    g_dppca = arguments.get("g_dppca")
+    if g_dppca is None:
+        g_dppca = arguments.get("eps") is not None or arguments.get("delta") is not None
+    if (method or ("gdppca" if g_dppca is True else None)) != "gdppca":
+        return False
+    scale = arguments.get("scale")
+    return standardize is False or (scale is not None and not isinstance(scale, ColumnScales)
+                                    and fully_declared(scale, _header(arguments.get("X"))))
+
+
+def _header(X) -> list:
+    """Column names from the header (public) as as_matrix names them."""
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        return [str(c) for c in columns]
+    shape = getattr(X, "shape", None) or (len(X), len(X[0]))
+    return [f"V{j + 1}" for j in range(shape[1] if len(shape) > 1 else 1)]
+
+
+@applies_missing_policy("dp_pc_dir", _pairwise_directions)
 @records_outcome
 @states_gdppca_sensitivity
 def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delta=None, *,
               method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
               design="auto", pairs_per_row=None, scale=None, scale_share=SCALE_SHARE,
               calibration="analytic", noise="tight", rng=None, nonprivate=False, bounds=None,
-              budget=None, **method_options) -> PCDirections:
+              budget=None, missing="auto", **method_options) -> PCDirections:
     """Top-k principal component directions, private (g-DPPCA) or not.
 
     Parameters
@@ -133,6 +160,14 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation
         (g-DPPCA is charged as one Gaussian-DP run: all its releases are Gaussian).
+    missing : {"auto", "pairwise", "median", "drop"}, float or dict
+        What a NaN cell means (a public policy; :mod:`dppca.preprocessing.missing`); +-inf
+        cells are extreme values, never refused. "auto" (default): "pairwise" for g-DPPCA
+        without private scales and for the rank path (a pair of rows uses the coordinates both
+        observe; complete data give the same statistic; the rank path also releases its
+        present-row counts, always), "median" otherwise (private column medians from a tenth of
+        the budget, then imputation). A number or ``{column: value}`` declares public fill
+        values (free). "drop" needs add/remove neighbours (it changes n).
     **method_options
         Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS`` and each
         method's docstring in ``dppca.methods``), e.g. ``norm_bound=`` (a public clipping
@@ -212,6 +247,9 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
                               method_options)
     if binary is not None:
         options["binary"] = tuple(binary)
+    if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS \
+            and not is_dask_input(X):
+        options["missing"] = "pairwise"
     if is_dask_input(X):
         _check_dask_call(method, standardize, scale, nonprivate)
     calibration = _parity_noise(noise, method, calibration, options)
@@ -225,8 +263,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     given.record(ledger)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
                                generator, calibration, ledger, options)
-    reference = _reference_directions(mat, k, standardize, scale, rank, binary) \
-        if nonprivate else None
+    reference = _reference_directions(sample_filled(mat, rank), k, standardize, scale, rank,
+                                      binary) if nonprivate else None
     return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
                    calibration=calibration, seed=seed_of(rng), nonprivate_directions=reference,
                    options=options)

@@ -32,6 +32,7 @@ from .estimators.sampling import sample_released
 from .estimators.frame import cut_to_box, private_frame
 from .preprocessing import as_matrix, column_scales
 from .preprocessing.schema import declared_input
+from .preprocessing.missing_entry import applies_missing_policy
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
@@ -47,11 +48,12 @@ PRIVATE_PLOTS = ("histogram", "sample")
 PARTITION_SHARE = 0.1
 
 
+@applies_missing_policy("dp_score")
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
              nonprivate=False, scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
-             budget=None) -> ScoreResult:
+             budget=None, missing="auto") -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -117,6 +119,8 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        {missing_doc}
 
     Returns
     -------
@@ -192,11 +196,12 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
                   bounds=bounds, scale=scale, budget=budget)
 
 
+@applies_missing_policy("dp_score_group")
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
                    nonprivate=False, scale_share=SCALE_SHARE, noise="tight", bounds=None,
-                   scale=None, budget=None) -> ScoreResult:
+                   scale=None, budget=None, missing="auto") -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -251,6 +256,8 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        {missing_doc}
 
     Returns
     -------

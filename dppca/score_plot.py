@@ -10,13 +10,15 @@ from ._validation import control_arg, options_arg
 from .controls import SamplingControl, ScorePlotControl
 from .directions import SCALE_SHARE
 from .results.score import ScoreResult
+from .preprocessing.missing_entry import documents_missing
 from .score import PARTITION_SHARE, PRIVATE_PLOTS, dp_score, dp_score_group
 
+@documents_missing
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight",
-                  bounds=None, scale=None, budget=None) -> ScoreResult:
+                  bounds=None, scale=None, budget=None, missing="auto") -> ScoreResult:
     """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
 
     Parameters
@@ -61,6 +63,8 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        {missing_doc}
 
     Returns
     -------
@@ -93,17 +97,19 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
                       calibration=calibration, rng=rng, nonprivate=nonprivate,
                       scale_share=scale_share, noise=noise, bounds=bounds, scale=scale,
-                      budget=budget)
+                      budget=budget, missing=missing)
     return _draw(result, plots, sampling, appearance)
 
 
 
+@documents_missing
 def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
                         levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
                         rng=None, nonprivate=False, scale_share=SCALE_SHARE,
-                        noise="tight", bounds=None, scale=None, budget=None) -> ScoreResult:
+                        noise="tight", bounds=None, scale=None, budget=None,
+                        missing="auto") -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
 
     Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
@@ -159,6 +165,8 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        {missing_doc}
 
     Returns
     -------
@@ -190,7 +198,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
                             levels=levels, partition_share=partition_share,
                             scale_share=scale_share, noise=noise, bounds=bounds, scale=scale,
                             calibration=calibration, rng=rng, nonprivate=nonprivate,
-                            budget=budget)
+                            budget=budget, missing=missing)
     return _draw(result, plots, sampling, appearance)
 
 

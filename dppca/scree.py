@@ -47,6 +47,7 @@ from .privacy.composition import GaussianGroup
 from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
+from .preprocessing.missing_entry import applies_missing_policy, documents_missing
 
 
 
@@ -59,13 +60,14 @@ _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 
 # ----------------------------------------------------------------------------- dp_scree
 
+@applies_missing_policy("dp_scree")
 @records_outcome
 @states_gdppca_sensitivity
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
              noise="tight", design="auto", pairs_per_row=None, bounds=None, scale=None,
-             budget=None) -> ScreeResult:
+             budget=None, missing="auto") -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -141,6 +143,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        {missing_doc}
 
     Returns
     -------
@@ -292,11 +296,12 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     return result
 
 
+@documents_missing
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
                   scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None,
-                  bounds=None, scale=None, budget=None):
+                  bounds=None, scale=None, budget=None, missing="auto"):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
@@ -344,6 +349,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        {missing_doc}
 
     Returns
     -------
@@ -374,7 +381,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
                       scale_share=scale_share, noise=noise, design=design,
-                      pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget)
+                      pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget,
+                      missing=missing)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 

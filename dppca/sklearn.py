@@ -19,6 +19,8 @@ from .preprocessing import as_matrix
 from .preprocessing.schema import declared_input, priced
 from .estimators.centre import MIN_N_EPS, dp_centre
 from .preprocessing.matrix import check_frame_columns
+from .preprocessing.missing import MissingPolicy, resolve_missing
+from .preprocessing.missing_entry import absorb_medians, fill_missing, policy_applied
 from .privacy import Ledger, split_budget
 from .privacy.composition import GaussianGroup
 from .privacy.spending import debit, records_outcome
@@ -118,6 +120,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`): each ``fit`` debits its
         whole (eps, delta) there before any private computation.
+    missing : {"auto", "median", "drop"}, float or dict
+        What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
+        extreme values). "auto" (default) is "median": private column medians from a tenth of
+        eps and delta fill the NaN cells (``fill_``; ``transform`` fills with them too); a number
+        or ``{column: value}`` declares public fill values; "drop" needs add/remove neighbours.
 
     Attributes
     ----------
@@ -234,7 +241,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_components=2, eps=1.0, delta=1e-5, method="gdppca", standardize=False,
                  random_state=None, *, center=True, center_share=CENTER_SHARE, explained_variance=False,
                  calibration="analytic", noise="tight", scale_share=SCALE_SHARE, design="auto",
-                 pairs_per_row=None, method_options=None, bounds=None, scale=None, budget=None):
+                 pairs_per_row=None, method_options=None, bounds=None, scale=None, budget=None,
+                 missing="auto"):
         self.n_components = n_components
         self.eps = eps
         self.delta = delta
@@ -253,6 +261,13 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.bounds = bounds
         self.scale = scale
         self.budget = budget
+        self.missing = missing
+
+    def __sklearn_tags__(self):
+        """NaN cells are missing values (``missing=``), +-inf extreme values: both accepted."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
     @records_outcome
     def fit(self, X, y=None):
@@ -272,24 +287,37 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         if isinstance(X, pd.DataFrame):
             check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
-        values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        rng = _generator(self.random_state)
+        policy = resolve_missing(self.missing, entry="DPPCA")
+        # 1-D, sparse and other non-tables go on as they are, to scikit-learn's own errors
+        filled = fill_missing(X if _table(X) else None, policy, eps=self.eps,
+                              delta=self.delta, rng=rng, budget=self.budget, entry="DPPCA.fit")
+        if isinstance(filled.X, pd.DataFrame):
+            X = filled.X if isinstance(X, pd.DataFrame) else filled.X.to_numpy()
+        values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
+                               ensure_all_finite=False)  # +-inf: clamped by as_matrix
         k, eps, delta, share = self._checked_params(values.shape[1])
+        if filled.medians is not None:
+            eps, delta = filled.eps, filled.delta
         # the one path of every entry point for declared metadata: bounds clip the data (the
         # centre's too), a bad codebook fails before any budget is debited. A frame keeps its
         # column names (non-string ones too); a bare array's are V1, V2, ... as in dp_pc_dir.
         names = X.columns if isinstance(X, pd.DataFrame) else None
         source = values if names is None else pd.DataFrame(values, columns=names)
         given = declared_input(as_matrix(source), self.bounds, self.scale)
-        debit(self.budget, "DPPCA.fit", eps, delta, n_components=k, method=self.method)
+        debit(None if filled.charged else self.budget, "DPPCA.fit", eps, delta, n_components=k,
+              method=self.method)
         share = _affordable_share(values.shape[0], eps, share)
-        rng = _generator(self.random_state)
         self.ledger_ = Ledger(eps, delta)
         given.record(self.ledger_)
         parts = split_budget(eps, delta, {"centre": share, "directions": 1 - share})
         values = given.matrix.values
         frame = pd.DataFrame(values, columns=given.matrix.columns)
         self.mean_ = self._centre(values, parts["centre"], rng)
-        self.result_ = self._directions(frame, k, *parts["directions"], rng)
+        with policy_applied():  # dp_pc_dir sees the filled data and applies nothing again
+            self.result_ = self._directions(frame, k, *parts["directions"], rng)
+        absorb_medians([self.ledger_], filled.medians, policy)
+        self.fill_ = filled.fill
         self.components_ = self.result_.directions.to_numpy().T.copy()
         self.scale_ = None if self.result_.scale is None else self.result_.scale.to_numpy()
         self.n_components_ = k
@@ -308,7 +336,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             Scores (a DataFrame with columns dppca0.. after ``set_output(transform="pandas")``).
         """
         check_is_fitted(self)
-        values = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.fill_ and _table(X):  # the fit's released or declared fill values
+            filled = fill_missing(X, MissingPolicy("value", values=self.fill_), eps=None,
+                                  delta=None, rng=None).X
+            X = filled if isinstance(X, pd.DataFrame) else np.asarray(filled)
+        values = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=False)
         return self._standardized(values - self.mean_) @ self.components_.T
 
     def inverse_transform(self, X):
@@ -442,6 +474,14 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """The scree method whose values are ``explained_variance_``: "clipped" (g-DPPCA), or
         the rank path's one method (the latent correlation's eigenvalues)."""
         return next(iter(self.scree_.ledger)) if self._rank() else "clipped"
+
+
+def _table(X) -> bool:
+    """A 2-D DataFrame, ndarray or nested list (what ``missing=`` fills); other input goes on
+    to scikit-learn's own checks and errors."""
+    if isinstance(X, (pd.DataFrame, np.ndarray)):
+        return X.ndim == 2
+    return isinstance(X, (list, tuple)) and np.ndim(X) == 2
 
 
 def _generator(random_state) -> np.random.Generator:

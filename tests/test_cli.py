@@ -15,7 +15,8 @@ def test_report_on_csv_writes_outputs(tmp_path, capsys, gaussian_frame, saved_fi
     gaussian_frame.to_csv(csv, index=False)
     out = tmp_path / "report"
     code = main(["report", "--data", str(csv), "--k", "2", "--eps", "2", "--delta", "1e-5",
-                 "--seed", "1", "--sections", "directions,scree", "--out", str(out)])
+                 "--seed", "1", "--sections", "directions,scree", "--out", str(out),
+                 "--missing", "0"])  # a declared fill value: the complete-data budget split
     assert code == 0
     directions = pd.read_csv(out / "directions.csv", index_col=0)
     assert list(directions.index) == ["a", "b", "c", "d"] and list(directions.columns) == ["PC1", "PC2"]
@@ -212,7 +213,8 @@ def test_groups_without_levels_come_from_partition_selection(tmp_path, capsys, l
     # eps 3 for one section: the selection gets 0.3 and delta 1e-6, threshold
     # 1 + (2/0.3) ln(1e6) = 93 rows, so p and q (about 200 rows) pass with probability
     # 1 - e^-15/2 and the lonely label with probability < 1e-6.
-    code, out = _run(tmp_path, labelled, "--group", "kind", "--sections", "score")
+    code, out = _run(tmp_path, labelled, "--group", "kind", "--sections", "score",
+                     "--missing", "0")  # declared fill value: the selection keeps its 0.3
     assert code == 0
     assert set(pd.read_csv(out / "score_histograms.csv")["group"]) == {"p", "q"}
     printed = " ".join(capsys.readouterr().out.split())  # summaries wrap at 100 characters

@@ -167,11 +167,11 @@ def test_kendall_order_check_is_quiet_on_elliptical_data():
     for seed in range(5):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DPAccuracyWarning)
-            res = dp_scree(X, 3, eps=1, delta=1e-5, rng=seed)
+            res = dp_scree(X, 3, eps=1, delta=1e-5, rng=seed, missing=0.0)
         step = {s.step: s for s in res.accuracy.steps}["directions vs covariance (post-release)"]
         assert step.reliable and step.predicted < 2
-    directions = dp_pc_dir(X, 2, eps=1, delta=1e-5, rng=0)
-    given = dp_scree(X, 2, eps=1, delta=1e-5, rng=0, directions=directions)
+    directions = dp_pc_dir(X, 2, eps=1, delta=1e-5, rng=0, missing=0.0)
+    given = dp_scree(X, 2, eps=1, delta=1e-5, rng=0, directions=directions, missing=0.0)
     assert not any(s.step.startswith("directions vs") for s in given.accuracy.steps)
 
 

@@ -236,31 +236,31 @@ def test_cai_xia_zha_summary_says_privacy_is_model_conditional(gaussian_frame):
 
 def test_ledgers_list_each_release(gaussian_frame):
     ag = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
-                   calibration="classic", bound_quantile=0.5).ledger.to_frame()
+                   calibration="classic", bound_quantile=0.5, missing=0.0).ledger.to_frame()
     assert list(ag["eps"]) == pytest.approx([0.1, 0.9]) and list(ag["delta"]) == pytest.approx([0, 1e-5])
     # The default at n = 400, p = 4 (noise dominates): the spatial signs, one release, all eps.
     signs = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5,
-                      rng=0).ledger.to_frame()
+                      rng=0, missing=0.0).ledger.to_frame()
     assert list(signs["eps"]) == [1.0] and signs["sensitivity"].iloc[0] == pytest.approx(
         math.sqrt(2) / 200)
     assert ag["noise_scale"].iloc[1] == pytest.approx(
         ag["sensitivity"].iloc[1] * math.sqrt(2 * math.log(1.25e5)) / 0.9)
     # The private centre: bound, reach quantile, two clipped means, matrix; all n rows.
     centred = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
-                        centring="private").ledger.to_frame()
+                        centring="private", missing=0.0).ledger.to_frame()
     assert len(centred) == 5 and centred["eps"].sum() == pytest.approx(1)
     assert centred["delta"].sum() == pytest.approx(1e-5)
     # Centred rows: m = n = 400 terms, so sqrt(2) C^2 / 400 with C = the released bound.
     assert centred["sensitivity"].iloc[-1] == pytest.approx(
         math.sqrt(2) * (centred["sensitivity"].iloc[-2] * 400 / 2) ** 2 / 400)
     public = dp_pc_dir(gaussian_frame, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=0,
-                       norm_bound=3.0).ledger.to_frame()
+                       norm_bound=3.0, missing=0.0).ledger.to_frame()
     assert len(public) == 1 and public["sensitivity"].iloc[0] == pytest.approx(math.sqrt(2) * 9 / 200)
     power = dp_pc_dir(gaussian_frame, 2, method="noisy_power", eps=1, delta=1e-5, rng=0,
-                      norm_bound=3.0, iterations=4).ledger.to_frame()
+                      norm_bound=3.0, iterations=4, missing=0.0).ledger.to_frame()
     assert power["sensitivity"].iloc[0] == pytest.approx(2 * math.sqrt(2) * 9 / 200)  # sqrt(L)
     sggd = dp_pc_dir(gaussian_frame, 2, method="dp_sggd", eps=1, delta=1e-5, rng=0,
-                     iterations=9).ledger.to_frame()
+                     iterations=9, missing=0.0).ledger.to_frame()
     assert list(sggd["sensitivity"]) == pytest.approx([math.sqrt(2) / 200, 2 * 3 / 200])
     assert sggd["eps"].sum() == pytest.approx(1.0) and sggd["delta"].sum() == pytest.approx(1e-5)
 
@@ -268,7 +268,7 @@ def test_ledgers_list_each_release(gaussian_frame):
 def test_minibatch_sggd_counts_epochs(gaussian_frame):
     # 200 pairs in batches of 50: 4 steps per epoch, 10 steps -> each pair in at most 3 steps.
     frame = dp_pc_dir(gaussian_frame, 2, method="dp_sggd", eps=1, delta=1e-5, rng=0, iterations=10,
-                      batch_size=50).ledger.to_frame()
+                      batch_size=50, missing=0.0).ledger.to_frame()
     assert frame["sensitivity"].iloc[1] == pytest.approx(2 * math.sqrt(3) / 50)
 
 
@@ -290,7 +290,7 @@ def test_minibatch_sggd_counts_epochs(gaussian_frame):
 ])
 def test_bad_options_raise_clear_errors(gaussian_frame, method, options, error, match):
     with pytest.raises(error, match=match):
-        dp_pc_dir(gaussian_frame, 2, method=method, eps=1, delta=1e-5, rng=0, **options)
+        dp_pc_dir(gaussian_frame, 2, method=method, eps=1, delta=1e-5, rng=0, **options, missing=0.0)
 
 
 def test_cai_xia_zha_estimates_its_model_parameters_privately():
@@ -300,7 +300,7 @@ def test_cai_xia_zha_estimates_its_model_parameters_privately():
     # of the unclipped one; sigma^2-hat >= the mean of the bottom eigenvalues, here 0.05^2 with
     # a few clipped rows (the bound is 2 x the median norm).
     X, V = _spiked(4000, seed=3)
-    res = dp_pc_dir(X, 2, method="cai_xia_zha", eps=20, delta=1e-5, rng=0)
+    res = dp_pc_dir(X, 2, method="cai_xia_zha", eps=20, delta=1e-5, rng=0, missing=0.0)
     assert res.ledger.spent_eps == pytest.approx(20) and res.ledger.spent_delta == pytest.approx(1e-5)
     assert len(res.ledger) == 3  # norm bound, second moment, projector
     # At eps = 20 the estimated ratio sigma^2/lambda is <= 0.05, so the projector noise is small.
@@ -325,7 +325,7 @@ def test_k_dp_pca_refusal_depends_only_on_public_facts():
     # n_min = 2 k B_min: with exactly n_min rows the method runs.
     n_min = 2 * 2 * k_dp_pca_minimum_batch(1.0, 1e-5)
     X, _ = _spiked(n_min, seed=1)
-    dp_pc_dir(X, 2, method="k_dp_pca", eps=1, delta=1e-5, rng=0)
+    dp_pc_dir(X, 2, method="k_dp_pca", eps=1, delta=1e-5, rng=0, missing=0.0)
 
 
 def test_k_dp_ojas_does_not_depend_on_the_data_units():

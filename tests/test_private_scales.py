@@ -72,14 +72,14 @@ def test_readme_scales_within_2x_at_eps_4_on_the_real_sets_with_n_over_400():
 
 def test_dp_pc_dir_scales_take_their_share_in_gaussian_dp_terms():
     res = dp_pc_dir(load_gau().iloc[:500], 2, standardize=True, g_dppca=True, eps=1, delta=1e-5,
-                    rng=0, scale_share=0.3)
+                    rng=0, scale_share=0.3, missing=0.0)
     assert _scale_eps(res.ledger) == pytest.approx(0.3)
     assert res.ledger.spent_eps == pytest.approx(1.0) and res.scale_source == "private (30% of eps)"
 
 
 def test_dp_scree_releases_the_scales_once_with_scale_share_of_the_call():
     res = dp_scree(load_gau().iloc[:600], 2, standardize=True, g_dppca=True, eps=1, delta=1e-5, rng=0,
-                   scale_share=0.2)
+                   scale_share=0.2, missing=0.0)
     steps = [r.step for r in res.ledger["clipped"] if r.step.startswith("scale")]
     assert len(steps) == 3  # one scale release (three parts) for the whole call
     assert _scale_eps(res.ledger["clipped"]) == pytest.approx(0.2)
@@ -87,7 +87,7 @@ def test_dp_scree_releases_the_scales_once_with_scale_share_of_the_call():
 
 
 def test_dp_score_releases_the_scales_once_with_their_share():
-    res = dp_score(load_gau().iloc[:600], eps=1, delta=1e-5, standardize=True, g_dppca=True, rng=0)
+    res = dp_score(load_gau().iloc[:600], eps=1, delta=1e-5, standardize=True, g_dppca=True, rng=0, missing=0.0)
     assert len([r for r in res.ledger if r.step.startswith("scale")]) == 3
     assert _scale_eps(res.ledger) == pytest.approx(SCALE_SHARE)  # basic composition in dp_score
     assert res.ledger.spent_eps == pytest.approx(1.0)
@@ -139,7 +139,7 @@ def test_dp_score_group_uses_the_same_scale_path_and_share():
     from dppca import dp_score_group
 
     res = dp_score_group(X, labels, eps=1, delta=1e-5, standardize=True, g_dppca=True, rng=0,
-                         scale_share=0.25)
+                         scale_share=0.25, missing=0.0)
     assert _scale_eps(res.ledger) == pytest.approx(0.25)
     assert res.directions.scale_source == "private (25% of eps)"
 

@@ -148,10 +148,12 @@ def test_nonprivate_reference_is_the_latent_correlation_pca(gaussian):
                                   plain.directions.to_numpy())
 
 
+# missing=0.0 below: a declared fill value, a no-op on complete data, pins the complete-data
+# release (the default "pairwise" also releases the present-row counts).
 def test_same_seed_same_output_and_ledger_sums_to_the_budget(gaussian):
-    first = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=11)
-    second = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=11)
-    other = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=12)
+    first = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=11, missing=0.0)
+    second = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=11, missing=0.0)
+    other = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=12, missing=0.0)
     np.testing.assert_array_equal(first.directions.to_numpy(), second.directions.to_numpy())
     assert not np.array_equal(first.directions.to_numpy(), other.directions.to_numpy())
     assert first.ledger.spent_eps == pytest.approx(1.5, rel=1e-12)
@@ -178,7 +180,7 @@ def test_random_level_release_warns():
 def test_accurate_release_does_not_warn(gaussian):
     with warnings.catch_warnings():
         warnings.simplefilter("error", DPAccuracyWarning)
-        result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0)
+        result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0, missing=0.0)
     assert [s.step for s in result.accuracy.steps] == ["directions (pre-release)",
                                                        "directions (post-release)"]
 
@@ -210,7 +212,7 @@ def test_plan_predicts_the_rank_directions_as_the_result_does(gaussian):
     from dppca import plan
 
     planned = plan(2000, 5, 2, 4.0, 1e-5, standardize="rank")
-    result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0)
+    result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0, missing=0.0)
     # the plan covers dp_scree's rank path too: its directions row, then the values' half-width
     assert [s.step for s in planned.accuracy.steps] == ["directions (pre-release)",
                                                         "rank: scree values (half-width)"]
@@ -249,7 +251,7 @@ def test_binary_bridges_recover_the_latent_correlation():
 
 def test_binary_dtypes_release_their_shares_in_one_gaussian_group():
     frame = _mixed_frame(3000, 2)
-    result = dp_pc_dir(frame, 2, standardize="rank", eps=2, delta=1e-5, rng=0, nonprivate=True)
+    result = dp_pc_dir(frame, 2, standardize="rank", eps=2, delta=1e-5, rng=0, nonprivate=True, missing=0.0)
     steps = list(result.ledger.to_frame()["step"])
     assert steps == ["directions: elementwise Kendall's tau (j <= k)",
                      "directions: binary columns' shares of ones"]

@@ -30,7 +30,7 @@ def skewed():
 @pytest.mark.parametrize("g_dppca", [True, False])
 @pytest.mark.parametrize("method", [("add", "sparse"), "add"])
 def test_ledger_sums_to_the_budget(skewed, g_dppca, method):
-    res = dp_score(skewed, 2.0, 1e-5, standardize="rank", g_dppca=g_dppca, method=method, rng=1)
+    res = dp_score(skewed, 2.0, 1e-5, standardize="rank", g_dppca=g_dppca, method=method, rng=1, missing=0.0)
     # GDP shares are recorded from each release's sensitivity / sigma; the snapping of the
     # Gaussian noise only raises sigma, so the rows sum to the budget up to float rounding.
     assert res.ledger.spent_eps == pytest.approx(2.0, rel=1e-6)

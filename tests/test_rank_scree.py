@@ -149,12 +149,12 @@ def test_values_pve_and_total_are_the_latent_correlation_over_p():
 
 def test_one_release_shared_with_the_directions():
     x = gaussian(1000, 2)
-    result = rank_scree(x, 2, seed=5)
+    result = rank_scree(x, 2, seed=5, missing=0.0)  # declared fill value: no median release
     assert len(result.combined_ledger.releases) == 1
     assert result.combined_ledger.spent_eps == pytest.approx(1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        directions = dp_pc_dir(x, 2, standardize="rank", eps=1.0, delta=1e-5, rng=5)
+        directions = dp_pc_dir(x, 2, standardize="rank", eps=1.0, delta=1e-5, rng=5, missing=0.0)
     np.testing.assert_allclose(np.abs(result.directions.to_numpy()),
                                np.abs(directions.directions.to_numpy()), atol=1e-12)
 

@@ -127,7 +127,7 @@ def test_partition_selection_is_on_the_ledger_and_drops_rare_labels():
     rng = np.random.default_rng(12)
     X = rng.normal(size=(603, 3))
     labels = np.array(["b"] * 300 + ["a"] * 300 + ["rare"] * 3, dtype=object)
-    res = dp_score_group(X, labels, 4.0, 1e-5, bins=4, g_dppca=True, rng=2)
+    res = dp_score_group(X, labels, 4.0, 1e-5, bins=4, g_dppca=True, rng=2, missing=0.0)
     assert res.groups == ["a", "b"] and res.group_selection == "partition selection"
     step = next(r for r in res.ledger if r.step == "groups: partition selection")
     assert (step.eps, step.delta, step.sensitivity) == pytest.approx((0.4, 1e-6, 2.0))

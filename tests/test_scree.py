@@ -42,7 +42,7 @@ def test_default_method_is_clipped_as_in_r(wide):
 
 
 def test_single_method_ledger_totals_the_budget(wide):
-    res = dp_scree(wide, 2, g_dppca=True, rng=0, **BUDGET)
+    res = dp_scree(wide, 2, g_dppca=True, rng=0, missing=0.0, **BUDGET)  # declared: no medians
     ledger = res.ledger["clipped"]
     assert ledger.spent_eps == pytest.approx(2.0) and ledger.spent_delta == pytest.approx(1e-5)
     steps = list(ledger.to_frame()["step"])
@@ -250,7 +250,8 @@ def test_private_standardization_is_on_the_ledger(wide):
 
 def test_directions_can_be_reused(wide):
     dirs = dp_pc_dir(wide, 3, g_dppca=True, eps=0.5, delta=5e-6, rng=4)
-    a = dp_scree(wide, 2, method="clipped", g_dppca=True, directions=dirs, rng=5, **BUDGET)
+    a = dp_scree(wide, 2, method="clipped", g_dppca=True, directions=dirs, rng=5, missing=0.0,
+                 **BUDGET)
     b = dp_scree(wide, 2, method="pmwm", g_dppca=True, directions=dirs, rng=5, **BUDGET)
     pd.testing.assert_frame_equal(a.directions, b.directions)
     assert np.allclose(a.directions, dirs.directions.iloc[:, :2])

@@ -20,6 +20,7 @@ from dppca.results.scree_checks import (BIAS_LIMIT, UNMEASURED_SD, post_release_
 
 
 def _quiet(*args, **kwargs):
+    kwargs.setdefault("missing", 0.0)  # declared fill value: the complete-data budget split
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dppca.DPAccuracyWarning)
         return dppca.dp_scree(*args, **kwargs)

@@ -47,7 +47,7 @@ def test_import_dppca_does_not_import_sklearn():
 
 def test_ledger_totals_the_budget_with_the_documented_split(frame):
     for kwargs in ({}, {"standardize": True, "explained_variance": True}):
-        pca = DPPCA(3, eps=2.0, delta=1e-6, random_state=1, **kwargs).fit(frame)
+        pca = DPPCA(3, eps=2.0, delta=1e-6, random_state=1, missing=0.0, **kwargs).fit(frame)
         spent = pca.ledger_.to_frame()
         # fp sums of shares: relative error a few ulps, far below 1e-12
         assert pca.ledger_.spent_eps == pytest.approx(2.0, rel=1e-12)
@@ -60,7 +60,7 @@ def test_ledger_totals_the_budget_with_the_documented_split(frame):
 def test_components_are_dp_pc_dirs_on_the_rest_of_the_budget(frame):
     """Same seed, same split: the centre draws first, then dp_pc_dir on (1 - share)(eps, delta)."""
     eps, delta, seed = 1.5, 1e-5, 3
-    pca = DPPCA(2, eps=eps, delta=delta, random_state=seed).fit(frame)
+    pca = DPPCA(2, eps=eps, delta=delta, random_state=seed, missing=0.0).fit(frame)
     rng = np.random.default_rng(seed)
     share = CENTER_SHARE
     centre = dp_centre(frame.to_numpy(), share * eps, share * delta, rng,
@@ -302,13 +302,13 @@ def test_centre_warning_is_its_own_class_once_per_configuration(monkeypatch):
 
     monkeypatch.setattr(dppca.sklearn, "_SHOWN", set())  # shown once per session: start afresh
     X = _located_data(500, 2)  # 400 training rows per fold: 400 x 0.3 x 0.2 = 24 < MIN_N_EPS
-    pipe = make_pipeline(DPPCA(2, eps=0.3, random_state=0),
+    pipe = make_pipeline(DPPCA(2, eps=0.3, random_state=0, missing=0.0),
                          FunctionTransformer(lambda Z: Z))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")  # even so: scikit-learn resets filters at every fit
         cross_val_score(pipe, X, np.zeros(len(X)), cv=5,
                         scoring=lambda est, X, y: 0.0)
-        cross_val_score(make_pipeline(DPPCA(2, eps=0.25, random_state=0),
+        cross_val_score(make_pipeline(DPPCA(2, eps=0.25, random_state=0, missing=0.0),
                                       FunctionTransformer(lambda Z: Z)),
                         X, np.zeros(len(X)), cv=5, scoring=lambda est, X, y: 0.0)
     centre = [w for w in caught if issubclass(w.category, DPCentreWarning)]

@@ -92,7 +92,7 @@ def test_private_scaling_header_says_private_and_its_share(results, gau):
 
 
 def test_scree_scaling_header_reads_the_share_off_its_ledger(gau):
-    res = dp_scree(gau, 2, standardize=True, g_dppca=True, rng=1, **BUDGET)
+    res = dp_scree(gau, 2, standardize=True, g_dppca=True, rng=1, **BUDGET, missing=0.0)
     ledger = res.combined_ledger
     share = sum(r.eps for r in ledger if r.step.startswith("scale")) / ledger.eps
     assert share > 0

@@ -26,6 +26,7 @@ from .distinguishing import DistinguishingResult, distinguishing_audit, eps_lowe
 from .neighbours import DATASETS, SearchResult, neighbour_search
 from .registry import REGISTRY, AuditedRelease, distance, register
 from . import releases_scree, releases_other, releases_methods, releases_rank, releases_rank_scores  # noqa: F401,E402  (fill REGISTRY)
+from . import releases_missing  # noqa: F401,E402  (fill REGISTRY)
 
 #: Largest accepted ratio of observed change to claimed sensitivity.
 RATIO_TOLERANCE = 1e-9

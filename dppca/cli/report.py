@@ -30,6 +30,9 @@ declared_input, read_schema = (deferred("preprocessing.schema", name) for name i
                                ("declared_input", "read_schema"))
 GaussianGroup = deferred("privacy.composition", "GaussianGroup")
 Ledger = deferred("privacy", "Ledger")
+fill_missing, policy_applied = (deferred("preprocessing.missing_entry", name) for name in
+                                ("fill_missing", "policy_applied"))
+resolve_missing = deferred("preprocessing.missing", "resolve_missing")
 
 #: Share of the report's budget for the private column scales when --standardize is given.
 REPORT_SCALE_SHARE = 0.1
@@ -83,6 +86,11 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--delta", type=float, required=True, help="total delta of the report")
     report.add_argument("--seed", type=int, default=None, help="random seed")
     add_standardize_option(report)
+    report.add_argument("--missing", default="auto", type=_missing_option,
+                        help="what an empty or NaN cell means (public): auto (default) or "
+                             "median = private column medians (10%% of the budget, released "
+                             "once for the report) fill them; a number = that public value; "
+                             "drop needs add/remove neighbours")
     report.add_argument("--schema", default=None, metavar="FILE",
                         help="codebook of declared public bounds/scales (CSV or JSON: column, "
                              "lower, upper, scale, units); no budget")
@@ -104,6 +112,14 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     return report
 
 
+def _missing_option(text: str):
+    """``--missing``: a policy name or a number (a declared fill value)."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def run_report(args) -> int:
     """Run the requested sections, each on an equal share of (eps, delta).
 
@@ -123,6 +139,7 @@ def run_report(args) -> int:
     if args.group_levels is not None and args.group is None:
         raise DPPCAValueError("--group-levels needs --group (the column holding the labels)")
     eps_arg(args.eps), delta_arg(args.delta)
+    args.missing_policy = resolve_missing(args.missing, entry="dppca report")
     args.levels = group_levels(args.group_levels)
     frame, bundled = load_data(args.data, args.group)
     numeric = feature_columns(frame, args, bundled)
@@ -189,10 +206,17 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     schema = None if given is None else given.schema
     if given is not None:
         ledgers["declared"] = _declared_section(given, args)
+    # The missing-value policy once for the whole report (its medians before any section).
+    filled = fill_missing(numeric, args.missing_policy, eps=args.eps, delta=args.delta,
+                          rng=np.random.default_rng(streams[-1]), entry="dppca report")
+    numeric = filled.X
+    if filled.medians is not None:
+        ledgers["missing"] = filled.medians.to_dict()
+        share -= filled.medians.eps / args.eps
     if args.standardize == "sd":
         numeric, ledgers["scales"], spent, scales = _privately_standardized(
             numeric, args, streams[-1], None if given is None else given.scale)
-        share = 1.0 - spent
+        share -= spent
     # Every section gets the declared bounds in its own units (the data divided by the
     # scales), as ``args.declared_bounds``: its ledger shows them, its frame and trace respect them.
     args.declared_bounds = None if schema is None else schema.scaled_bounds(list(numeric.columns),
@@ -201,11 +225,15 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]} "
           f"(columns {', '.join(map(str, numeric.columns))}), total eps={args.eps:g}, "
           f"delta={args.delta:g}; "
+          + f"missing values: {args.missing_policy.label}; "
           + ("private scales first, then " if args.standardize == "sd" else "")
           + f"split evenly over sections {names}\n")
     for name, stream in zip(names, streams):
-        # Independent noise per section (composition assumes independent randomness).
-        result = SECTIONS[name](frame, numeric, args, eps, delta, np.random.default_rng(stream), out)
+        # Independent noise per section (composition assumes independent randomness); the
+        # report applied its missing-value policy once, so the sections' calls apply none.
+        with policy_applied():
+            result = SECTIONS[name](frame, numeric, args, eps, delta,
+                                    np.random.default_rng(stream), out)
         result.seed = f"{args.seed} (stream {name})" if args.seed is not None else "none"
         result.total_eps, result.budget_share = args.eps, eps / args.eps
         print(result.summary(), end="\n\n")

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..preprocessing import VALUE_BOUND
 from ..stats.kendall import sign_bound
-from ..stats.pair_design import block_sum_slack, kendall_statistic, resolve_design
+from ..stats.pair_design import block_sum_slack, resolve_design
+from ..stats.present_spatial_kendall import present_statistic
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.accuracy import StepAccuracy
@@ -140,7 +141,8 @@ def bounded_xi(xi, xi_bound: float):
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                       rng: np.random.Generator, calibration: str, ledger: Ledger,
                       sign: str = "spherical", radius=None, xi=None, xi_bound=None,
-                      design: str = "auto", pairs_per_row=None, noise: str = "tight") -> DirectionFit:
+                      design: str = "auto", pairs_per_row=None, noise: str = "tight",
+                      missing=None) -> DirectionFit:
     """g-DPPCA: top-k eigenvectors of the generalized Kendall's tau matrix plus symmetric Gaussian noise.
 
     Parameters
@@ -166,6 +168,8 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         ``"tight"``: sensitivity 2 sqrt(2) ||g||_inf^2 / n (below). ``"r_dppca"``: the paper's
         and the R package's 4 ||g||_inf^2 / n (a valid, looser bound: more noise), to
         reproduce the R package's numbers; ``dp_pc_dir`` pairs it with the classic calibration.
+    missing : {None, "pairwise"}
+        "pairwise": NaN cells are skipped pairwise (:mod:`dppca.stats.present_spatial_kendall`).
 
     Returns
     -------
@@ -204,7 +208,8 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         xi = bounded_xi(xi, xi_bound)
-    statistic, design_note = kendall_statistic(values, r, rng, sign=sign, radius=radius, xi=xi)
+    statistic, design_note = present_statistic(values, r, rng, missing, sign=sign, radius=radius,
+                                               xi=xi)
     released, sigma = add_symmetric_gaussian_noise(statistic, sigma, sensitivity, rng)
     ledger.record("directions: Kendall's tau matrix", f"Gaussian ({calibration})", sensitivity,
                   "Frobenius", sigma, eps, delta)

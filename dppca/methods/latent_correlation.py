@@ -19,6 +19,7 @@ from ..privacy import Ledger, gaussian_mechanism
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
+from .pairwise_present import present_tau, release_present_tau
 from .latent_accuracy import (bridged_noise_sd, rank_accuracy, rank_direction_accuracy,
                               repelled_spectrum, sine_block_noise_sd)
 from .rank_sensitivity import UNIT_ROUNDOFF, rank_tau_sensitivity
@@ -97,7 +98,7 @@ def rank_columns(X):
 
 def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                   rng: np.random.Generator, calibration: str,
-                                  ledger: Ledger, binary=None) -> DirectionFit:
+                                  ledger: Ledger, binary=None, missing=None) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation, from a private Kendall's tau.
 
     Parameters
@@ -119,6 +120,10 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
         0.5; bool and two-level Categorical columns arrive coded 0/1), whose share of ones is
         then released too and whose pairs use the Fan, Liu, Ning & Zou (2017) bridges
         (:func:`dppca.stats.copula_bridge.binary_bridge`). Default: every column continuous.
+    missing : {None, "pairwise"}
+        "pairwise": NaN cells are missing and the tau is pairwise present, debiased by private
+        present-row counts (:func:`dppca.methods.pairwise_present.release_present_tau`; one more
+        release, whatever the data). None: the complete-data release.
 
     Returns
     -------
@@ -168,7 +173,11 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     ((3, 2), 1)
     """
     binary = _binary_mask(binary, values.shape[1])
-    if not binary.any():
+    if missing == "pairwise":
+        released, sensitivity, sigma, shares = release_present_tau(
+            values, binary, eps, delta, rng, calibration, ledger, SHARE_OF_PROPORTIONS)
+        thresholds = None if shares is None else _thresholds(shares, binary)
+    elif not binary.any():
         released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
                                                            ledger)
         thresholds = None
@@ -271,6 +280,10 @@ def nonprivate_latent_directions(values: np.ndarray, k: int, binary=None, **_) -
     True
     """
     binary = _binary_mask(binary, values.shape[1])
+    if np.isnan(values).any():  # NON-PRIVATE: the pairwise-present tau of the observed cells
+        tau, shares = present_tau(values, binary)
+        thresholds = None if shares is None else _thresholds(shares, binary)
+        return _fit(tau, k, "none", float("nan"), float("nan"), thresholds)
     thresholds = None
     if binary.any():
         thresholds = _thresholds(binary_proportions(values, binary), binary)

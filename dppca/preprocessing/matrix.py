@@ -115,11 +115,12 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
     DPPCATypeError
         If ``X`` is not numeric (names the offending columns) or not array-like.
     DPPCAValueError
-        If ``X`` has NaN or inf (names the column), fewer than ``min_rows`` rows, or no columns.
+        If ``X`` has fewer than ``min_rows`` rows or no columns.
 
     Notes
     -----
-    Finite values beyond +-VALUE_BOUND (2^400) are clamped to it (:func:`clamp_values`, a
+    NaN cells are kept (missing values: each entry point's ``missing=`` policy,
+    :mod:`dppca.preprocessing.missing`, imputes them or skips them); +-inf and finite values beyond +-VALUE_BOUND (2^400) are clamped to it (:func:`clamp_values`, a
     public map of each value alone), so extreme rows reach no data-dependent refusal or warning.
     """
     if isinstance(X, pd.Series):
@@ -212,11 +213,9 @@ def _check_shape_and_finite(values, columns, name, min_rows):
         raise DPPCAValueError(f"`{name}` must have at least one column")
     if values.shape[0] < min_rows:
         raise DPPCAValueError(f"`{name}` must have at least {min_rows} rows; got {values.shape[0]}")
-    finite = np.isfinite(values)
-    if not finite.all():
-        j = int(np.where(~finite.all(axis=0))[0][0])
-        kind = "NaN" if np.isnan(values[:, j]).any() else "inf"
-        raise DPPCAValueError(f"`{name}` must not contain NaN or inf; column {columns[j]!r} has {kind}")
+    # NaN cells are missing values (the call's public ``missing=`` policy decides what they
+    # mean) and +-inf are extreme values (clamped): neither is refused, so no refusal or
+    # message depends on a cell.
 
 
 def public_scale(scale, columns) -> np.ndarray:

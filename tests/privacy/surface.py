@@ -33,6 +33,11 @@ EXTREME_ROWS = {
     "2^1023": [2.0 ** 1023, 1.0, -1.0],
     "5e-324": [5e-324, 5e-324, 5e-324],
     "mixed": [1.7e308, -1.7e308, 5e-324],
+    # Missing and infinite cells: a NaN is data like any other (the missing= policy), +-inf an
+    # extreme value; neighbours differing by them must look the same outside the noise.
+    "one NaN": [np.nan, 0.5, -0.5],
+    "all NaN": [np.nan, np.nan, np.nan],
+    "+-inf": [np.inf, -np.inf, 1.0],
 }
 
 #: Label edge cases (issue 23, finding 2 and the brief): the first row's label replaced.

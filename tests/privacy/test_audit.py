@@ -58,7 +58,7 @@ def test_registry_covers_every_release_family():
                 "scree: Huber", "scree tuning", "scree tuning: clip-choice", "huber tuning", "quantile scans", "frame: median",
                 "histograms: additive", "histograms: sparse", "histograms: grouped", "group sizes",
                 "analyze_gauss", "cai_xia_zha", "dp_sggd", "k_dp_pca", "k_dp_ojas", "noisy_power", "centre:", "groups: partition selection",
-                "rank:"]
+                "rank:", "missing:"]
     for family in families:
         assert any(family in name for name in REGISTRY), family
 

@@ -1,0 +1,308 @@
+"""Missing values as a declared, public policy: resolution from public arguments and imputation.
+
+A NaN cell is data like any other: no refusal, warning or message may depend on where the NaN
+cells are. The ``missing=`` argument of every entry point is therefore a public choice, resolved
+from the call's public arguments only (:func:`resolve_missing`) and shown on the ledger:
+
+- ``"pairwise"``: pairwise-present estimation, for the Kendall's tau directions of ``dp_pc_dir``:
+  the rank path's elementwise tau (a missing cell is a tie, :mod:`dppca.methods.pairwise_present`)
+  and g-DPPCA's spatial-sign matrix (a pair's difference over the coordinates both rows observe,
+  :mod:`dppca.stats.present_spatial_kendall`).
+- ``"median"``: each missing cell of a column is replaced by the column's private median
+  (:func:`private_medians`, one joint Gaussian histogram release on the ledger).
+- a number, or a dict ``{column: value}``: declared public imputation values (free); the columns a
+  dict leaves out get private medians.
+- ``"drop"``: incomplete rows are removed, which changes n: valid only under add/remove
+  neighbours (a call with ``neighbouring="add_remove"``), refused otherwise from the arguments.
+- ``"auto"`` (default): ``"pairwise"`` for the Kendall's tau directions of ``dp_pc_dir`` (g-DPPCA
+  without private scales, and the rank path), ``"median"`` everywhere else (the statistics that
+  cannot skip a cell: private scales, clipped means and variances, scores, frames, the peer
+  methods).
+
++-inf cells are never missing: they are extreme values, clamped to the public bound
+(:func:`dppca.preprocessing.matrix.clamp_values`) or, on the rank path, extreme ranks.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import DPPCATypeError, DPPCAValueError
+from ..privacy.budget import DECLARED
+from ..privacy.histograms import HISTOGRAM_THRESHOLD_SD, histogram_counts, histogram_quantiles
+from .matrix import Matrix
+
+__all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MISSING_OPTIONS", "MissingPolicy", "impute",
+           "missing_arg", "private_medians", "resolve_missing", "sample_filled", "sample_medians"]
+
+#: The string values of ``missing=``.
+MISSING_OPTIONS = ("auto", "pairwise", "median", "drop")
+
+#: Share of the call's (eps, delta) spent on the private column medians when some are needed
+#: (basic composition with the rest of the call). The median is only a fill value: an error of
+#: a fraction of a column's spread in it moves a statistic by about that fraction times the share
+#: of missing cells, so a tenth of the budget, which leaves 90% to the statistic the call is
+#: for, costs the statistic about 5% more noise sd.
+MEDIAN_SHARE = 0.1
+
+#: Public bin edges of the median release, symmetric about 0: +-2^-24 .. +-2^48, ratio sqrt(2)
+#: (289 bins; values beyond fall in the end bins). Unit-free: a median anywhere in 6e-8 .. 3e14
+#: in absolute value is read within its bin of relative width 41%, interpolated linearly.
+_POSITIVE = 2.0 ** np.arange(-24.0, 48.0 + 1e-9, 0.5)
+MEDIAN_EDGES = np.concatenate((-_POSITIVE[::-1], _POSITIVE))
+
+
+@dataclass(frozen=True)
+class MissingPolicy:
+    """The resolved missing-value policy of a call (public: it comes from arguments only).
+
+    Attributes
+    ----------
+    kind : {"pairwise", "median", "value", "drop"}
+        What happens to NaN cells.
+    requested : object
+        The caller's ``missing=`` argument, as given.
+    values : dict of str to float
+        Declared imputation values (``kind == "value"``): column -> value; a column absent from
+        a dict gets a private median.
+    default : float or None
+        A declared value for every column (a number given as ``missing=``).
+    """
+
+    kind: str
+    requested: object = "auto"
+    values: dict = field(default_factory=dict)
+    default: float | None = None
+
+    @property
+    def label(self) -> str:
+        """For ledgers and summaries, e.g. ``"median imputation (auto)"``."""
+        words = {"pairwise": "pairwise present", "median": "median imputation",
+                 "value": "declared value imputation", "drop": "drop incomplete rows"}[self.kind]
+        return f"{words} (auto)" if isinstance(self.requested, str) and \
+            self.requested == "auto" else words
+
+    def declared(self, columns) -> np.ndarray:
+        """Declared fill value per column, NaN where a private (or sample) median is needed."""
+        return np.array([self.default if self.default is not None else
+                         self.values.get(str(c), np.nan) for c in columns], dtype=float)
+
+    def record(self, ledger) -> None:
+        """The zero-cost "public (declared)" row that states the policy on ``ledger``."""
+        if ledger is not None:
+            ledger.record(f"missing values: {self.label}", DECLARED, 0.0, "none", 0.0, 0.0, 0.0)
+
+
+def missing_arg(missing, name: str = "missing"):
+    """Check a ``missing=`` argument (the value, not yet resolved).
+
+    Parameters
+    ----------
+    missing : str, float or dict of str to float
+        One of :data:`MISSING_OPTIONS`, a finite number, or a dict of column -> finite number.
+    name : str
+        Argument name in error messages.
+
+    Returns
+    -------
+    str, float or dict
+        The argument, numbers as float and dict keys as str.
+
+    Raises
+    ------
+    DPPCAValueError, DPPCATypeError
+        An unknown string, a non-finite number, or a dict with a non-finite value.
+
+    Examples
+    --------
+    >>> missing_arg("auto"), missing_arg(0), missing_arg({"a": 1})
+    ('auto', 0.0, {'a': 1.0})
+    >>> missing_arg("mean")
+    Traceback (most recent call last):
+    ...
+    dppca._validation.DPPCAValueError: `missing` must be one of ('auto', 'pairwise', 'median', 'drop'), a finite number or a dict {column: finite number}; got 'mean'
+    """
+    rule = f"one of {MISSING_OPTIONS}, a finite number or a dict {{column: finite number}}"
+    if isinstance(missing, str):
+        if missing not in MISSING_OPTIONS:
+            raise DPPCAValueError(f"`{name}` must be {rule}; got {missing!r}")
+        return missing
+    if isinstance(missing, numbers.Real) and not isinstance(missing, bool):
+        if not math.isfinite(float(missing)):
+            raise DPPCAValueError(f"`{name}` must be {rule}; got {missing!r}")
+        return float(missing)
+    if isinstance(missing, (dict, pd.Series)):
+        values = {str(k): v for k, v in dict(missing).items()}
+        bad = [k for k, v in values.items() if isinstance(v, bool)
+               or not isinstance(v, numbers.Real) or not math.isfinite(float(v))]
+        if bad:
+            raise DPPCAValueError(f"`{name}` must be {rule}; columns {bad} have no finite number")
+        return {k: float(v) for k, v in values.items()}
+    raise DPPCATypeError(f"`{name}` must be {rule}; got {type(missing).__name__}")
+
+
+def resolve_missing(missing, *, entry: str, pairwise: bool = False,
+                    neighbouring: str = "replace") -> MissingPolicy:
+    """The call's policy, from its public arguments only (never from the data).
+
+    Parameters
+    ----------
+    missing : str, float or dict
+        The ``missing=`` argument (:func:`missing_arg`).
+    entry : str
+        The public function (``"dp_pc_dir"``, ``"dp_scree"``, ``"dp_score"``, ``"DPPCA"``...).
+    pairwise : bool
+        Whether the call's statistic has a pairwise-present form (from its public arguments:
+        the rank path's or g-DPPCA's directions).
+    neighbouring : str
+        The call's neighbouring relation: ``"replace"`` (n public) or ``"add_remove"``.
+
+    Returns
+    -------
+    MissingPolicy
+
+    Raises
+    ------
+    DPPCAValueError
+        ``"pairwise"`` where no pairwise-present statistic exists (anything but the rank path's
+        directions); ``"drop"`` under replace-one neighbours (dropping rows changes n, which is
+        public there); a bad ``missing``.
+
+    Examples
+    --------
+    >>> resolve_missing("auto", entry="dp_pc_dir", pairwise=True).kind
+    'pairwise'
+    >>> resolve_missing("auto", entry="dp_scree").label
+    'median imputation (auto)'
+    >>> resolve_missing({"a": 0.0}, entry="dp_score").declared(["a", "b"]).tolist()
+    [0.0, nan]
+    """
+    missing = missing_arg(missing)
+    pairwise_possible = pairwise
+    if isinstance(missing, float):
+        return MissingPolicy("value", missing, default=missing)
+    if isinstance(missing, dict):
+        return MissingPolicy("value", missing, values=missing)
+    if missing == "auto":
+        return MissingPolicy("pairwise" if pairwise_possible else "median", missing)
+    if missing == "pairwise" and not pairwise_possible:
+        raise DPPCAValueError(
+            f"missing='pairwise' is available for the Kendall's tau directions of dp_pc_dir "
+            f"(g-DPPCA and the rank path), which can skip a cell; this {entry} call needs every "
+            "cell: use missing='median' (private column medians) or a declared value")
+    if missing == "drop" and neighbouring != "add_remove":
+        raise DPPCAValueError(
+            "missing='drop' removes incomplete rows, which changes n: it needs add/remove "
+            "neighbours (neighbouring='add_remove', n private); under replace-one neighbours "
+            "(n public) use missing='median', 'pairwise' (rank path) or a declared value")
+    return MissingPolicy(missing, missing)
+
+
+def private_medians(values: np.ndarray, noise, rng, ledger=None,
+                    step: str = "missing values: private column medians") -> np.ndarray:
+    """Private median of each column's observed cells, from one joint Gaussian histogram.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, q)
+        The columns; NaN marks a missing cell (not counted), +-inf fall in the end bins.
+    noise : dppca.privacy.composition.GaussianShare
+        The release's budget.
+    rng : numpy.random.Generator
+        Source of the noise.
+    ledger : Ledger, optional
+        Where the release is recorded.
+    step : str
+        The ledger row's name.
+
+    Returns
+    -------
+    ndarray, shape (q,)
+        The medians read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
+        ``HISTOGRAM_THRESHOLD_SD`` noise sd set to 0 first); 0 (the public default) for a
+        column whose noisy counts are all below it.
+
+    Notes
+    -----
+    Privacy (replace-one, n public): a replaced row leaves at most one bin and enters at most
+    one bin of each column (a missing cell is in no bin), so the q count vectors move by at
+    most sqrt(2 q) in L2; the counts are exact integers and bin membership is a search of each
+    value alone in the public edges, so the bound holds in floating point. Gaussian mechanism;
+    the medians are post-processing. This is :func:`dppca.privacy.histograms.dp_histogram_counts`
+    on the observed cells (the noise grows like sqrt(q), not like q separate quantile searches).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy.composition import GaussianGroup
+    >>> x = np.random.default_rng(0).normal(5.0, 1.0, size=(5000, 2))
+    >>> x[::3, 0] = np.nan
+    >>> medians = private_medians(x, GaussianGroup(1.0, 1e-5).share(1.0), np.random.default_rng(1))
+    >>> bool(np.all(np.abs(medians - 5.0) < 0.5))
+    True
+    """
+    x = np.asarray(values, dtype=float)
+    counts = np.stack([histogram_counts(column[~np.isnan(column)], MEDIAN_EDGES)[0]
+                       for column in x.T])
+    noisy, sigma = noise.release(counts, math.sqrt(2.0 * x.shape[1]), rng, ledger, step)
+    kept = np.where(noisy > HISTOGRAM_THRESHOLD_SD * sigma, noisy, 0.0)
+    return np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
+                     for row in kept])
+
+
+def sample_medians(values: np.ndarray) -> np.ndarray:
+    """Median of each column's observed cells, NON-PRIVATE (0 for a column with none).
+
+    Examples
+    --------
+    >>> sample_medians(np.array([[1.0, np.nan], [3.0, np.nan], [np.nan, np.nan]])).tolist()
+    [2.0, 0.0]
+    """
+    x = np.asarray(values, dtype=float)
+    observed = ~np.isnan(x)
+    return np.array([float(np.median(x[observed[:, j], j])) if observed[:, j].any() else 0.0
+                     for j in range(x.shape[1])])
+
+
+def impute(frame: pd.DataFrame, columns, fill) -> pd.DataFrame:
+    """``frame`` with the NaN cells of ``columns`` replaced by ``fill`` (one value per column).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, shape (n, p)
+    columns : list of column labels
+        The columns to fill (numeric).
+    fill : array_like, shape (len(columns),)
+        The fill values (public or released).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy; the other columns are unchanged.
+
+    Examples
+    --------
+    >>> impute(pd.DataFrame({"a": [1.0, np.nan]}), ["a"], [0.5])["a"].tolist()
+    [1.0, 0.5]
+    """
+    return frame.fillna({c: float(v) for c, v in zip(columns, fill)})
+
+
+def sample_filled(mat: Matrix, keep: bool = False) -> Matrix:
+    """``mat`` with each NaN cell replaced by its column's sample median, NON-PRIVATE (for the
+    NON-PRIVATE reference of a call whose statistic skipped the cells); ``mat`` itself when
+    ``keep`` (a reference that skips them too, the rank path) or nothing is missing.
+
+    Examples
+    --------
+    >>> sample_filled(Matrix(np.array([[1.0], [np.nan], [3.0]]), ["a"])).values.ravel().tolist()
+    [1.0, 2.0, 3.0]
+    """
+    if keep or not np.isnan(mat.values).any():
+        return mat
+    return Matrix(np.where(np.isnan(mat.values), sample_medians(mat.values), mat.values),
+                  mat.columns)

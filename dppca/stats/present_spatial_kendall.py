@@ -1,0 +1,124 @@
+"""g-DPPCA's multivariate Kendall's tau matrix with missing cells (pairwise present).
+
+For a pair of rows (i, i') the difference d = x_i - x_i' is taken over the coordinates both rows
+observe; a coordinate missing in either row counts as 0. The generalized spatial sign g(d)
+(:func:`dppca.stats.signs.spatial_sign`) is then a sign over the observed coordinates (norm 1
+for the spherical sign), so every pair term g(d) g(d)^T keeps the norm bound ||g||_inf^2 of the
+complete-data statistic and the replace-one sensitivity 2 sqrt(2) ||g||_inf^2 / n holds as it
+is. Complete data take the fast engine (:func:`dppca.stats.kendall.kendall_tau_matrix`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .pair_design import kendall_statistic
+from .signs import spatial_sign
+
+__all__ = ["present_spatial_kendall", "present_statistic"]
+
+#: Rows per block of the pair loop: a block's differences are (BLOCK, n, p) floats.
+BLOCK = 64
+
+
+def present_spatial_kendall(X, sign="spherical", radius=None, xi=None) -> np.ndarray:
+    """(2 / (n (n - 1))) sum_{i < i'} g(d_ii') g(d_ii')^T over the observed coordinates of each pair.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+        The data; NaN marks a missing cell.
+    sign, radius, xi
+        The generalized spatial sign (:func:`dppca.stats.signs.spatial_sign`).
+
+    Returns
+    -------
+    ndarray, shape (p, p)
+        Symmetric positive semi-definite; equal to the complete-data Kendall's tau matrix (up to
+        rounding) when no cell is missing.
+
+    Notes
+    -----
+    Cost O(n^2 p^2) in BLAS products of blocks (the complete-data engine's Laplacian form does
+    not apply: the coordinates of a pair differ from pair to pair). Rounding: each block's sum
+    is one matrix product of length BLOCK n, with error below BLOCK n 2^-53 of its terms' sum
+    of norms (at most 1e-9 relative for n <= 10^6), far inside the slack the g-DPPCA
+    sensitivity carries.
+
+    Bias: a pair contributes only the coordinates both rows observe, so under missingness
+    completely at random (MCAR, rate q per cell) entry (j, k) estimates E[g_j g_k] over pairs
+    observing j and k, weighted by (1 - q)^4 off the diagonal and (1 - q)^2 on it (signs over
+    fewer coordinates are longer per coordinate). With equal rates in every column the
+    eigenvectors are unchanged when the estimand's eigenvectors are (a shrinkage of the
+    off-diagonal towards 0 plus a multiple of the identity); unequal rates bias them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.stats.kendall import kendall_tau_matrix
+    >>> x = np.random.default_rng(0).normal(size=(50, 3))
+    >>> bool(np.allclose(present_spatial_kendall(x), kendall_tau_matrix(x)))
+    True
+    >>> bool(np.allclose(present_spatial_kendall(x, "winsorized", radius=0.5),
+    ...                  kendall_tau_matrix(x, "winsorized", radius=0.5)))
+    True
+    >>> x[3, 1] = np.nan
+    >>> float(np.trace(present_spatial_kendall(x))) <= 1.0
+    True
+    """
+    # A fixed map of each value alone (so every sensitivity holds): differences stay finite.
+    # Entry points clamp input to 2^400 already; this only binds on raw calls near DBL_MAX.
+    guard = np.finfo(np.float64).max / 4
+    x = np.clip(np.asarray(X, dtype=float), -guard, guard)
+    n, p = x.shape
+    observed = ~np.isnan(x)
+    filled = np.where(observed, x, 0.0)
+    total = np.zeros((p, p))
+    for start in range(0, n - 1, BLOCK):
+        rows = np.arange(start, min(start + BLOCK, n - 1))
+        later = slice(rows[0] + 1, n)
+        d = filled[rows, None, :] - filled[None, later, :]
+        d *= observed[rows, None, :] & observed[None, later, :]
+        keep = np.arange(rows[0] + 1, n)[None, :] > rows[:, None]  # i < i' only
+        # g at r = ||d|| / sqrt(2), as the complete-data engine weighs a pair (dppca.stats.kendall)
+        g = spatial_sign(d[keep] / np.sqrt(2.0), sign=sign, radius=radius, xi=xi)
+        total += g.T @ g
+    K = total * (2.0 / (n * (n - 1.0)))
+    return (K + K.T) / 2.0
+
+
+def present_statistic(values, pairs_per_row, rng, missing=None, sign="spherical", radius=None,
+                      xi=None):
+    """g-DPPCA's Kendall's tau matrix and its design note, NaN cells skipped pairwise.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, p)
+    pairs_per_row, rng, sign, radius, xi
+        As in :func:`dppca.stats.pair_design.kendall_statistic`.
+    missing : {None, "pairwise"}
+        None: :func:`~dppca.stats.pair_design.kendall_statistic` as it is. "pairwise": the
+        design is drawn as for complete data (the same random stream and note, whatever the
+        cells), and with NaN cells the statistic is :func:`present_spatial_kendall` over all
+        pairs (the same sensitivity: every pair term keeps ||g|| <= ||g||_inf).
+
+    Returns
+    -------
+    (ndarray of shape (p, p), str)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(40, 2))
+    >>> x[0, 0] = np.nan
+    >>> K, note = present_statistic(x, None, np.random.default_rng(1), "pairwise")
+    >>> K.shape, note.endswith("pairwise present")
+    ((2, 2), True)
+    """
+    holes = missing == "pairwise" and bool(np.isnan(values).any())
+    statistic, note = kendall_statistic(np.nan_to_num(values) if holes else values,
+                                        pairs_per_row, rng, sign=sign, radius=radius, xi=xi)
+    if missing == "pairwise":
+        note += "; missing cells pairwise present"
+    if holes:
+        statistic = present_spatial_kendall(values, sign=sign, radius=radius, xi=xi)
+    return statistic, note

@@ -1,0 +1,172 @@
+"""Missing values as a declared policy: no entry point refuses or warns on NaN or inf cells, the
+ledger and messages of neighbours differing by one missing cell are the same, and the
+pairwise-present estimators equal the complete-data ones on complete data."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import DPPCA, dp_pc_dir, dp_score, dp_score_group, dp_scree
+from dppca._validation import DPPCAValueError
+from dppca.metrics import sin_theta
+from dppca.methods.pairwise_present import present_count_sensitivity
+from dppca.preprocessing.missing import resolve_missing
+from dppca.stats.elementwise_kendall import kendall_sign_counts
+from dppca.stats.kendall import kendall_tau_matrix
+from dppca.stats.pairwise_kendall import present_kendall_counts
+from dppca.stats.present_spatial_kendall import present_spatial_kendall
+
+
+@pytest.fixture(scope="module")
+def frames():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(rng.normal(size=(600, 4)) @ rng.normal(size=(4, 4)),
+                        columns=list("abcd"))
+    holes = data.copy()
+    holes.iloc[7, 1] = np.nan
+    holes.iloc[11, 2] = np.inf
+    more = holes.copy()
+    more.iloc[20, 3] = np.nan  # the neighbour: one more missing cell
+    return data, holes, more
+
+
+ENTRY_POINTS = {
+    "gdppca": lambda X: dp_pc_dir(X, 2, eps=1, delta=1e-5, rng=3),
+    "rank": lambda X: dp_pc_dir(X, 2, standardize="rank", eps=1, delta=1e-5, rng=3),
+    "analyze_gauss": lambda X: dp_pc_dir(X, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=3),
+    "standardized": lambda X: dp_pc_dir(X, 2, standardize=True, eps=1, delta=1e-5, rng=3),
+    "scree": lambda X: dp_scree(X, 2, eps=2, delta=1e-5, rng=3),
+    "scree_rank": lambda X: dp_scree(X, 2, standardize="rank", eps=2, delta=1e-5, rng=3),
+    "score": lambda X: dp_score(X, 2, 1e-5, rng=3),
+    "score_group": lambda X: dp_score_group(X.assign(g=["x", "y"] * 300), "g", 3, 1e-5,
+                                            levels=["x", "y"], rng=3),
+    "DPPCA": lambda X: _fitted(DPPCA(2, eps=2, delta=1e-5, random_state=3).fit(X)),
+}
+
+
+def _fitted(model):
+    """The fitted model, its ledger where the surface test reads it."""
+    model.ledger, model.missing = model.ledger_, model.ledger_.missing
+    return model
+
+
+def _ledger(result):
+    ledger = getattr(result, "combined_ledger", None) or result.ledger
+    return ledger.to_frame().drop(columns=["noise_scale"], errors="ignore")
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_no_refusal_no_warning_and_the_same_ledger_for_one_more_missing_cell(frames, name):
+    _, holes, more = frames
+    with warnings.catch_warnings(record=True) as first:
+        warnings.simplefilter("always")
+        a = ENTRY_POINTS[name](holes)
+    with warnings.catch_warnings(record=True) as second:
+        warnings.simplefilter("always")
+        b = ENTRY_POINTS[name](more)
+    assert [str(w.message) for w in first] == [str(w.message) for w in second]
+    pd.testing.assert_frame_equal(_ledger(a), _ledger(b))
+    assert a.missing == b.missing
+    ledger = getattr(a, "combined_ledger", None) or a.ledger
+    assert ledger.spent_eps <= ledger.eps * (1 + 1e-12)
+
+
+def test_pairwise_on_complete_data_is_the_old_gdppca(frames):
+    data, _, _ = frames
+    old = dp_pc_dir(data, 2, eps=1, delta=1e-5, rng=5, missing=0.0)  # nothing to fill: as before
+    new = dp_pc_dir(data, 2, eps=1, delta=1e-5, rng=5, missing="pairwise")
+    np.testing.assert_array_equal(old.directions.to_numpy(), new.directions.to_numpy())
+    x = data.to_numpy()
+    # Same pairs, same signs: only the order of the additions differs (relative 1e-12).
+    np.testing.assert_allclose(present_spatial_kendall(x), kendall_tau_matrix(x), atol=1e-12)
+
+
+def test_pairwise_present_sign_sums_are_the_complete_ones_on_complete_data(frames):
+    x = frames[0].to_numpy().copy()
+    x[:, 1] = np.round(x[:, 1])  # ties
+    counts, present = present_kendall_counts(x)
+    np.testing.assert_array_equal(counts, kendall_sign_counts(x)[0])
+    assert (present == x.shape[0]).all()
+    x[3, 0] = x[9, 1] = np.nan
+    counts, present = present_kendall_counts(x)
+    both = ~np.isnan(x[:, 0]) & ~np.isnan(x[:, 1])
+    assert counts[0, 1] == kendall_sign_counts(x[both][:, :2])[0][0, 1]
+    assert present[0, 1] == both.sum() == x.shape[0] - 2
+
+
+def test_policy_errors_come_from_the_arguments():
+    with pytest.raises(DPPCAValueError, match="add/remove"):
+        resolve_missing("drop", entry="dp_pc_dir")
+    with pytest.raises(DPPCAValueError, match="needs every cell"):
+        resolve_missing("pairwise", entry="dp_scree")
+    with pytest.raises(DPPCAValueError, match="`missing` must be one of"):
+        resolve_missing("zero", entry="dp_score")
+    assert resolve_missing("drop", entry="dp_pc_dir", neighbouring="add_remove").kind == "drop"
+
+
+def test_count_sensitivity_is_attained_by_a_complete_row_replaced_by_an_empty_one():
+    p = 5
+    rows, cols = np.triu_indices(p)
+    full, empty = np.ones(p), np.zeros(p)
+    change = np.outer(full, full)[rows, cols] - np.outer(empty, empty)[rows, cols]
+    assert np.linalg.norm(change) == pytest.approx(present_count_sensitivity(p))
+    rng = np.random.default_rng(1)
+    for _ in range(200):  # no pair of indicator vectors exceeds it
+        u, v = rng.integers(0, 2, p), rng.integers(0, 2, p)
+        diff = np.outer(u, u)[rows, cols] - np.outer(v, v)[rows, cols]
+        assert np.linalg.norm(diff) <= present_count_sensitivity(p) + 1e-12
+
+
+def test_rank_path_at_15_percent_mcar_is_accurate():
+    """Gaussian simulation, n = 4000, p = 6, eps = 2, 15% MCAR, 5 seeds.
+
+    The pairwise-present entry keeps the pairs whose two rows observe both columns, a share
+    (1 - 0.15)^4 = 0.52, so the tau noise (sd 2 p / (n mu sqrt(0.85)), mu = 0.5 at eps = 2) is
+    amplified 1 / 0.52: sd 0.013 per entry, about 0.02 per latent correlation (the sine's slope
+    pi / 2), ||E|| about sqrt(p) 0.02 = 0.05, and with the gap 3.2 the Davis-Kahan bound
+    sqrt(2) ||E|| / gap is 0.02; the test allows 0.05. The debias is checked on the top
+    eigenvalue (without the rescaling the counts release, it would shrink by the pair share
+    towards 1): within 5% of the complete data's.
+    """
+    rng = np.random.default_rng(7)
+    n, p = 4000, 6
+    loading = np.array([1.0, 1.0, 1.0, 0.8, 0.5, 0.2])
+    x = rng.normal(size=(n, 1)) * loading + rng.normal(size=(n, p)) * 0.6
+    truth = dp_pc_dir(x, 1, standardize="rank")
+    holes = x.copy()
+    holes[rng.random(x.shape) < 0.15] = np.nan
+    errors, values = [], []
+    for seed in range(5):
+        fit = dp_pc_dir(holes, 1, standardize="rank", eps=2, delta=1e-5, rng=seed)
+        errors.append(sin_theta(fit.directions.to_numpy(), truth.directions.to_numpy()))
+        values.append(np.asarray(fit.eigenvalues)[0])
+    assert np.mean(errors) < 0.05
+    assert math.isclose(np.mean(values), np.asarray(truth.eigenvalues)[0], rel_tol=0.05)
+
+
+def test_dppca_transform_fills_with_the_released_medians(frames):
+    _, holes, _ = frames
+    model = DPPCA(2, eps=2, delta=1e-5, random_state=0).fit(holes)
+    assert list(model.fill_) == list(holes.columns)
+    scores = model.transform(holes.iloc[:20])
+    assert scores.shape == (20, 2) and np.isfinite(scores[[0, 1, 2, 3, 5, 8]]).all()
+
+
+def test_report_applies_the_policy_once(tmp_path, frames):
+    import json
+
+    from dppca.cli import main
+
+    _, holes, _ = frames
+    holes.to_csv(tmp_path / "holes.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        main(["report", "--data", str(tmp_path / "holes.csv"), "--eps", "2", "--delta", "1e-5",
+              "--seed", "1", "--sections", "directions,scree", "--out", str(tmp_path / "out")])
+    ledger = json.loads((tmp_path / "out" / "ledger.json").read_text())["sections"]
+    assert list(ledger) == ["missing", "directions", "scree"]
+    spent = sum(r["eps"] for section in ledger.values() for r in section["releases"])
+    assert spent == pytest.approx(2.0)  # medians (10%) + two sections of the rest
+    assert not any(r["step"].startswith("missing") for r in ledger["scree"]["releases"])
