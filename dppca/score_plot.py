@@ -11,12 +11,14 @@ from .controls import SamplingControl, ScorePlotControl
 from .directions import SCALE_SHARE
 from .results.score import ScoreResult
 from .score import PARTITION_SHARE, PRIVATE_PLOTS, dp_score, dp_score_group
+from .privacy.neighbouring import add_remove_unsupported
 
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight",
-                  bounds=None, scale=None, budget=None) -> ScoreResult:
+                  bounds=None, scale=None, budget=None,
+                  neighbouring="replace") -> ScoreResult:
     """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
 
     Parameters
@@ -61,6 +63,10 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -89,6 +95,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     >>> type(result.figure).__name__
     'Figure'
     """
+    add_remove_unsupported(neighbouring, "dp_score_plot")
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
                       calibration=calibration, rng=rng, nonprivate=nonprivate,
@@ -103,7 +110,8 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
                         levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
                         rng=None, nonprivate=False, scale_share=SCALE_SHARE,
-                        noise="tight", bounds=None, scale=None, budget=None) -> ScoreResult:
+                        noise="tight", bounds=None, scale=None, budget=None,
+                        neighbouring="replace") -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
 
     Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
@@ -159,6 +167,10 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -185,6 +197,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     >>> type(result.figure).__name__
     'Figure'
     """
+    add_remove_unsupported(neighbouring, "dp_score_plot_group")
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                             levels=levels, partition_share=partition_share,

@@ -47,6 +47,7 @@ from .privacy.composition import GaussianGroup
 from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
+from .privacy.neighbouring import add_remove_unsupported
 
 
 
@@ -65,7 +66,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
              noise="tight", design="auto", pairs_per_row=None, bounds=None, scale=None,
-             budget=None) -> ScreeResult:
+             budget=None,
+             neighbouring="replace") -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -141,6 +143,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -212,6 +218,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     >>> res.scree.shape
     (5, 1)
     """
+    add_remove_unsupported(neighbouring, "dp_scree")
     if isinstance(standardize, str):  # the rank path: one Kendall's tau release
         return rank_scree(X, k, standardize=standardize, method=None if isinstance(
             method, _Omitted) else method, control=control, eps=eps, delta=delta, center=center,
@@ -296,7 +303,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
                   scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None,
-                  bounds=None, scale=None, budget=None):
+                  bounds=None, scale=None, budget=None,
+                  neighbouring="replace"):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
@@ -344,6 +352,10 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     budget : dppca.privacy.spending.Budget or str, optional
         A registered dataset's privacy budget (:func:`dppca.budget`, or its name in the default
         store): the call's whole (eps, delta) is debited there before any private computation.
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -369,6 +381,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     >>> type(result.figure).__name__
     'Figure'
     """
+    add_remove_unsupported(neighbouring, "dp_scree_plot")
     option_arg(type, "type", ("pve", "scree"))
     plot_control = control_arg(plot_control, ScreePlotControl, "plot_control")
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,

@@ -13,6 +13,7 @@ from ..stats.pair_design import block_sum_slack, kendall_statistic, resolve_desi
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.accuracy import StepAccuracy
+from ..privacy.neighbouring import row_bounds
 from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 
@@ -138,7 +139,8 @@ def bounded_xi(xi, xi_bound: float):
 def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                       rng: np.random.Generator, calibration: str, ledger: Ledger,
                       sign: str = "spherical", radius=None, xi=None, xi_bound=None,
-                      design: str = "auto", pairs_per_row=None, noise: str = "tight") -> DirectionFit:
+                      design: str = "auto", pairs_per_row=None, noise: str = "tight",
+                      rows=None) -> DirectionFit:
     """g-DPPCA: top-k eigenvectors of the generalized Kendall's tau matrix plus symmetric Gaussian noise.
 
     Parameters
@@ -164,6 +166,10 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         ``"tight"``: sensitivity 2 sqrt(2) ||g||_inf^2 / n (below). ``"r_dppca"``: the paper's
         and the R package's 4 ||g||_inf^2 / n (a valid, looser bound: more noise), to
         reproduce the R package's numbers; ``dp_pc_dir`` pairs it with the classic calibration.
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours: the sensitivity at n_lo + 1 rows, the rounding slack at n_hi
+        (:func:`dppca.methods.add_remove.kendall_add_remove_sensitivity`, complete design).
+        Default: replace-one, n public.
 
     Returns
     -------
@@ -194,11 +200,12 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     """
     n, p = values.shape
     r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
+    n_sensitivity, n_slack = row_bounds(n, rows)
     # The tight constant carries the engine's rounding slack (R's 4 has room to spare).
     constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else \
-        GDPPCA_SENSITIVITY_CONSTANT * (1 + block_sum_slack(n, r, p))
+        GDPPCA_SENSITIVITY_CONSTANT * (1 + block_sum_slack(n_slack, r, p))
     sensitivity = constant * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound,
-                                        xi=xi) ** 2 / n
+                                        xi=xi) ** 2 / n_sensitivity
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         xi = bounded_xi(xi, xi_bound)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_mechanism
+from ..privacy.neighbouring import row_bounds
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
@@ -97,7 +98,7 @@ def rank_columns(X):
 
 def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                   rng: np.random.Generator, calibration: str,
-                                  ledger: Ledger, binary=None) -> DirectionFit:
+                                  ledger: Ledger, binary=None, rows=None) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation, from a private Kendall's tau.
 
     Parameters
@@ -119,6 +120,10 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
         0.5; bool and two-level Categorical columns arrive coded 0/1), whose share of ones is
         then released too and whose pairs use the Fan, Liu, Ning & Zou (2017) bridges
         (:func:`dppca.stats.copula_bridge.binary_bridge`). Default: every column continuous.
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours: both sensitivities at n_lo + 1 rows
+        (:func:`dppca.methods.add_remove.rank_tau_add_remove_sensitivity`,
+        :func:`dppca.methods.add_remove.share_add_remove_sensitivity`). Default: replace-one.
 
     Returns
     -------
@@ -170,11 +175,11 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     binary = _binary_mask(binary, values.shape[1])
     if not binary.any():
         released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
-                                                           ledger)
+                                                           ledger, rows)
         thresholds = None
     else:
         released, sensitivity, sigma, thresholds = release_mixed(values, binary, eps, delta,
-                                                                  rng, calibration, ledger)
+                                                                  rng, calibration, ledger, rows)
     fit, basis = _fit_with_basis(released, k, f"Gaussian ({calibration})", sensitivity, sigma,
                                  thresholds)
     bridged = bridged_noise_sd(released, sigma)
@@ -189,7 +194,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
 
 
 def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.random.Generator,
-                        calibration: str = "analytic", ledger: Ledger | None = None):
+                        calibration: str = "analytic", ledger: Ledger | None = None, rows=None):
     """The private elementwise Kendall's tau-a matrix: its p (p + 1) / 2 entries j <= k plus noise.
 
     Parameters
@@ -204,6 +209,8 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
         Gaussian calibration.
     ledger : Ledger, optional
         Where the release is recorded.
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours: the sensitivity at n_lo + 1 rows. Default: replace-one.
 
     Returns
     -------
@@ -230,7 +237,7 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
     ((2, 2), 0.04)
     """
     n, p = values.shape
-    sensitivity = rank_tau_sensitivity(n, p)
+    sensitivity = rank_tau_sensitivity(row_bounds(n, rows)[0], p)
     rows, cols = np.triu_indices(p)
     tau = kendall_tau_matrix(values)
     noisy, sigma = gaussian_mechanism(tau[rows, cols], sensitivity, eps, delta, rng,
@@ -327,11 +334,12 @@ def _thresholds(shares, binary) -> np.ndarray:
     return thresholds
 
 
-def release_mixed(values, binary, eps, delta, rng, calibration, ledger):
+def release_mixed(values, binary, eps, delta, rng, calibration, ledger, rows=None):
     """The tau vector and the binary shares of ones, one Gaussian-DP group (docstring above)."""
     from ..privacy.composition import GaussianGroup
 
     n, p = values.shape
+    n = row_bounds(n, rows)[0]  # add/remove: n_lo + 1 (dppca.methods.add_remove)
     group = GaussianGroup(eps, delta, calibration)
     sensitivity = rank_tau_sensitivity(n, p)
     rows, cols = np.triu_indices(p)
