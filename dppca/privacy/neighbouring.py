@@ -279,5 +279,5 @@ def release_row_count(n: int, share, rng, ledger, failure: float) -> PrivateCoun
     count = count_bounds(float(noisy), sigma, failure)
     if ledger is not None:
         ledger.record("row count: public bounds n_lo, n_hi (failure probability)",
-                      "Gaussian tail bound", 0.0, "L2", sigma, 0.0, failure)
+                      "tail bound of the count's noise", 0.0, "L2", sigma, 0.0, failure)
     return count

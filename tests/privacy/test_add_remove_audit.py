@@ -68,3 +68,22 @@ def test_add_remove_half_noise_canary_is_rejected(name, searches):
     with scaled_noise(CANARY_FACTOR):
         canary = gaussian_shift_audit(*args, seed=2, families=families)
     assert canary.rejects, f"{name}: half noise not seen (mu_lb {canary.mu_lb:.3f})"
+
+
+@pytest.mark.parametrize("standardize", [False, "rank"])
+def test_add_remove_ledger_matches_the_noise_drawn(standardize):
+    # Balle & Wang's curve, computed in the test, on the count and the method's Gaussian-DP
+    # shares (their delta: the call's less the bounds' failure probability, its own row).
+    import warnings
+
+    from dppca import dp_pc_dir
+    from test_ledger_noise import _sample, check_ledger_against_noise
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small-n accuracy warnings: public facts
+        result = dp_pc_dir(_sample(600), 2, standardize=standardize, eps=1.0, delta=1e-5, rng=1,
+                           neighbouring="add_remove")
+    parts = check_ledger_against_noise(result.ledger)
+    assert parts["gaussian rows"] == 2  # the count and the directions, one group
+    failure = result.ledger.releases[1]
+    assert (failure.eps, failure.delta) == (0.0, 0.05 * 1e-5)
