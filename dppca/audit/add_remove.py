@@ -26,8 +26,9 @@ from ..privacy.neighbouring import RowBounds
 from ..privacy.samplers import add_gaussian_noise
 from ..stats.elementwise_kendall import kendall_tau_matrix as elementwise_tau
 from ..stats.kendall import kendall_tau_matrix
-from .neighbours import DATASETS, SearchResult, replacement_rows
-from .registry import AuditedRelease, distance
+from .neighbours import (SearchResult, _Search, _statistic_or_none, replacement_rows,
+                         search_bases)
+from .registry import AuditedRelease
 
 __all__ = ["ADD_REMOVE_CANARY_FAMILIES", "ADD_REMOVE_REGISTRY", "SIZES", "add_remove_search", "count_mechanism"]
 
@@ -81,19 +82,13 @@ _register(AuditedRelease(
     statistic=lambda X, c: np.atleast_1d(float(X.shape[0])), sensitivity=lambda m, p, c: 1.0,
     mechanism=count_mechanism, eps=EPS, delta=DELTA, p=2))
 
-_register(AuditedRelease(
-    "add/remove: g-DPPCA Kendall's tau matrix (spherical sign)",
-    claim="2 sqrt(2)/(m + 1) (Frob.)",
-    statistic=lambda X, c: kendall_tau_matrix(X, engine="blas"),
-    sensitivity=lambda m, p, c: kendall_add_remove_sensitivity(m, p),
-    mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=3))
-
-_register(AuditedRelease(
-    "add/remove: g-DPPCA Kendall's tau matrix, fused kernel (spherical sign)",
-    claim="2 sqrt(2)/(m + 1) (Frob.)",
-    statistic=lambda X, c: kendall_tau_matrix(X, engine="fused"),
-    sensitivity=lambda m, p, c: kendall_add_remove_sensitivity(m, p),
-    mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=3))
+for engine, label in (("blas", ""), ("fused", ", fused kernel")):  # both engines' arithmetic
+    _register(AuditedRelease(
+        f"add/remove: g-DPPCA Kendall's tau matrix{label} (spherical sign)",
+        claim="2 sqrt(2)/(m + 1) (Frob.)",
+        statistic=lambda X, c, engine=engine: kendall_tau_matrix(X, engine=engine),
+        sensitivity=lambda m, p, c: kendall_add_remove_sensitivity(m, p),
+        mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=3))
 
 _register(AuditedRelease(
     "add/remove: rank elementwise Kendall's tau (j <= k)", claim="2 p/(m + 1) (L2)",
@@ -117,38 +112,15 @@ _register(AuditedRelease(
     mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))
 
 
-class _Search:
-    """The worst pair so far; the claimed bound at the smaller data set's rows."""
+class _AddRemoveSearch(_Search):
+    """The neighbour search's bookkeeping, with the claim at the smaller data set's rows m
+    (also handed to the mechanisms as ``ctx["m"]``)."""
 
-    def __init__(self, release):
-        self.release = release
-        self.best = SearchResult(release.name, 0.0)
+    def bound(self, D, Dp, ctx) -> float:
+        return self.release.sensitivity(min(D.shape[0], Dp.shape[0]), D.shape[1], ctx)
 
-    def evaluate(self, D, ctx, base, Dp, where) -> float:
-        try:
-            other = self.release.statistic(Dp, ctx)
-        except Exception:  # a refusal on one neighbour only
-            other = None
-        m = min(D.shape[0], Dp.shape[0])
-        if base is None and other is None:
-            ratio = 0.0
-        elif base is None or other is None:
-            ratio = math.inf
-        else:
-            change = distance(base, other, self.release.norm)
-            ratio = change / self.release.sensitivity(m, D.shape[1], ctx) if change > 0 else 0.0
-        self.best.pairs += 1
-        if ratio > self.best.ratio or self.best.D is None:
-            self.best = SearchResult(self.release.name, ratio, D, Dp, {**ctx, "m": m}, where,
-                                     self.best.pairs)
-        return ratio
-
-
-def _statistic_or_none(release, D, ctx):
-    try:
-        return release.statistic(D, ctx)
-    except Exception:
-        return None
+    def pair_context(self, D, Dp, ctx) -> dict:
+        return {**ctx, "m": min(D.shape[0], Dp.shape[0])}
 
 
 def add_remove_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_dataset=2,
@@ -186,24 +158,20 @@ def add_remove_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # extreme inputs overflow on purpose
         rng = np.random.default_rng(seed)
-        search = _Search(release)
-        kinds = DATASETS if "all" in release.kinds else {k: DATASETS[k] for k in release.kinds}
-        for n in sizes:
-            for kind, make in kinds.items():
-                D = make(n, release.p, rng)
-                ctx = release.context(D, rng)
-                base = _statistic_or_none(release, D, ctx)
-                for r in [0, *rng.choice(n, size=rows_per_dataset - 1, replace=False)]:
-                    search.evaluate(D, ctx, base, np.delete(D, r, axis=0),
-                                    f"{kind}, n={n}, row {r} removed")
-                    for z in replacement_rows(D, r, rng, random_rows):
-                        search.evaluate(D, ctx, base, np.vstack([D, z]),
-                                        f"{kind}, n={n}, a row added")
+        search = _AddRemoveSearch(release)
+        search_bases(search, _added_or_removed, rng, sizes, rows_per_dataset, random_rows)
         _greedy(search, rng, greedy_steps)
         return search.best
 
 
-def _greedy(search: _Search, rng, steps) -> None:
+def _added_or_removed(D, r, rng, random_rows):
+    """D without row r, then D plus each candidate row for position r: (D', label)."""
+    yield np.delete(D, r, axis=0), f"row {r} removed"
+    for z in replacement_rows(D, r, rng, random_rows):
+        yield np.vstack([D, z]), "a row added"
+
+
+def _greedy(search: _AddRemoveSearch, rng, steps) -> None:
     """Move the added row of the worst addition (a removal's worst pair is kept as found)."""
     best = search.best
     if best.D is None or not np.isfinite(best.ratio) or best.D_prime.shape[0] <= best.D.shape[0]:

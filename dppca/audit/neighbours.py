@@ -139,6 +139,14 @@ class _Search:
         self.release = release
         self.best = SearchResult(release.name, 0.0)
 
+    def bound(self, D, Dp, ctx) -> float:
+        """The claimed sensitivity for the pair (replace-one: at D's public n)."""
+        return self.release.sensitivity(D.shape[0], D.shape[1], ctx)
+
+    def pair_context(self, D, Dp, ctx) -> dict:
+        """The public values a mechanism run on the pair gets (replace-one: ``ctx``)."""
+        return ctx
+
     def evaluate(self, D, ctx, base, Dp, where) -> float:
         try:
             other = self.release.statistic(Dp, ctx)
@@ -150,11 +158,11 @@ class _Search:
             ratio = float("inf")
         else:
             change = distance(base, other, self.release.norm)
-            bound = self.release.sensitivity(D.shape[0], D.shape[1], ctx)
-            ratio = change / bound if change > 0 else 0.0
+            ratio = change / self.bound(D, Dp, ctx) if change > 0 else 0.0
         self.best.pairs += 1
         if ratio > self.best.ratio or self.best.D is None:  # keep a pair even if nothing moves
-            self.best = SearchResult(self.release.name, ratio, D, Dp, ctx, where, self.best.pairs)
+            self.best = SearchResult(self.release.name, ratio, D, Dp,
+                                     self.pair_context(D, Dp, ctx), where, self.best.pairs)
         return ratio
 
 
@@ -209,6 +217,47 @@ def neighbour_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_d
 def _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greedy_steps):
     rng = np.random.default_rng(seed)
     search = _Search(release)
+    search_bases(search, _replaced, rng, sizes, rows_per_dataset, random_rows)
+    _greedy(search, rng, greedy_steps)
+    return search.best
+
+
+def _replaced(D, r, rng, random_rows):
+    """The replace-one neighbours of D at row r: (D', label)."""
+    for z in replacement_rows(D, r, rng, random_rows):
+        Dp = D.copy()
+        Dp[r] = z
+        yield Dp, f"row {r}"
+
+
+def search_bases(search, neighbours, rng, sizes, rows_per_dataset, random_rows) -> None:
+    """Evaluate the neighbours of every base data set on ``search`` (its worst pair is kept).
+
+    Parameters
+    ----------
+    search : object
+        The search's bookkeeping (``release``, ``evaluate(D, ctx, base, D', where)``).
+    neighbours : callable (D, r, rng, random_rows) -> iterable of (ndarray, str)
+        The neighbours of D around row r with a label: replace-one here, added or removed
+        rows in :mod:`dppca.audit.add_remove`.
+    rng : numpy.random.Generator
+        Source of the data sets, rows and contexts.
+    sizes : sequence of int
+        Rows of the base data sets, one per family of :data:`DATASETS` the release suits.
+    rows_per_dataset : int
+        Positions r per base data set: row 0 and random others.
+    random_rows : int
+        Random candidate rows per position (:func:`replacement_rows`).
+
+    Examples
+    --------
+    >>> from dppca.audit import REGISTRY
+    >>> search = _Search(REGISTRY["scree: clipped pair means"])
+    >>> search_bases(search, _replaced, np.random.default_rng(0), (5,), 1, 1)
+    >>> search.best.pairs > 0
+    True
+    """
+    release = search.release
     kinds = DATASETS if "all" in release.kinds else {k: DATASETS[k] for k in release.kinds}
     for n in sizes:
         for kind, make in kinds.items():
@@ -216,12 +265,8 @@ def _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greed
             ctx = release.context(D, rng)
             base = _statistic_or_none(release, D, ctx)
             for r in [0, *rng.choice(n, size=rows_per_dataset - 1, replace=False)]:
-                for z in replacement_rows(D, r, rng, random_rows):
-                    Dp = D.copy()
-                    Dp[r] = z
-                    search.evaluate(D, ctx, base, Dp, f"{kind}, n={n}, row {r}")
-    _greedy(search, rng, greedy_steps)
-    return search.best
+                for Dp, label in neighbours(D, r, rng, random_rows):
+                    search.evaluate(D, ctx, base, Dp, f"{kind}, n={n}, {label}")
 
 
 def _greedy(search: _Search, rng, steps) -> None:
@@ -255,4 +300,4 @@ def _spread(column) -> float:
     scale = float(np.max(np.abs(column))) or 1.0
     return float(np.std(column / scale)) * scale
 
-__all__ = ["SearchResult", "neighbour_search", "replacement_rows"]
+__all__ = ["SearchResult", "neighbour_search", "replacement_rows", "search_bases"]
