@@ -26,8 +26,8 @@ from ..privacy.neighbouring import RowBounds
 from ..privacy.samplers import add_gaussian_noise
 from ..stats.elementwise_kendall import kendall_tau_matrix as elementwise_tau
 from ..stats.kendall import kendall_tau_matrix
-from .neighbours import (SearchResult, _Search, _statistic_or_none, replacement_rows,
-                         search_bases)
+from .neighbours import (PairSearch, SearchResult, replacement_rows, search_bases,
+                         statistic_or_none)
 from .registry import AuditedRelease
 
 __all__ = ["ADD_REMOVE_CANARY_FAMILIES", "ADD_REMOVE_REGISTRY", "SIZES", "add_remove_search", "count_mechanism"]
@@ -112,7 +112,7 @@ _register(AuditedRelease(
     mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))
 
 
-class _AddRemoveSearch(_Search):
+class _AddRemoveSearch(PairSearch):
     """The neighbour search's bookkeeping, with the claim at the smaller data set's rows m
     (also handed to the mechanisms as ``ctx["m"]``)."""
 
@@ -177,7 +177,7 @@ def _greedy(search: _AddRemoveSearch, rng, steps) -> None:
     if best.D is None or not np.isfinite(best.ratio) or best.D_prime.shape[0] <= best.D.shape[0]:
         return
     D, ctx = best.D, {k: v for k, v in best.ctx.items() if k != "m"}
-    base = _statistic_or_none(search.release, D, ctx)
+    base = statistic_or_none(search.release, D, ctx)
     current, score = best.D_prime[-1].copy(), best.ratio
     for _ in range(steps):
         z = current.copy()
