@@ -14,6 +14,7 @@ from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, 
                           int_arg, option_arg, rng_arg, seed_of)
 from .backends.dask import is_dask_input
 from .methods import METHOD_OPTIONS, METHODS, TARGETS
+from .methods.add_remove import add_remove_fit, check_add_remove_options
 from .methods.gdppca import (NOISES, direction_noise_accuracy, released_direction_accuracy,
                              states_gdppca_sensitivity)
 from .methods.latent_correlation import nonprivate_latent_directions, rank_accuracy, rank_columns
@@ -25,6 +26,7 @@ from .preprocessing.scale_accuracy import scale_accuracy
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.accuracy import AccuracyReport
+from .privacy.neighbouring import ADD_REMOVE, add_remove_unsupported, neighbouring_arg
 from .privacy.spending import debit, records_outcome
 from .results import PCDirections
 
@@ -71,7 +73,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
               method=None, sign="spherical", radius=None, xi=None, xi_bound=None,
               design="auto", pairs_per_row=None, scale=None, scale_share=SCALE_SHARE,
               calibration="analytic", noise="tight", rng=None, nonprivate=False, bounds=None,
-              budget=None, missing="auto", **method_options) -> PCDirections:
+              budget=None, missing="auto", neighbouring="replace",
+              **method_options) -> PCDirections:
     """Top-k principal component directions, private (g-DPPCA) or not.
 
     Parameters
@@ -168,6 +171,13 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         present-row counts, always), "median" otherwise (private column medians from a tenth of
         the budget, then imputation). A number or ``{column: value}`` declares public fill
         values (free). "drop" needs add/remove neighbours (it changes n).
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public, on the ledger). ``"replace"`` (default): one row
+        replaced, n public. ``"add_remove"``: one row added or removed, n private: the call
+        first releases n (:func:`dppca.privacy.neighbouring.release_row_count`) and every later
+        sensitivity is its add/remove bound at a public lower bound of n
+        (:mod:`dppca.methods.add_remove`); outputs print the noisy n. Covered: g-DPPCA
+        (complete design, public or no scales) and the rank path.
     **method_options
         Options of other registered methods (see ``dppca.methods.METHOD_OPTIONS`` and each
         method's docstring in ``dppca.methods``), e.g. ``norm_bound=`` (a public clipping
@@ -250,8 +260,13 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS \
             and not is_dask_input(X):
         options["missing"] = "pairwise"
+    neighbouring = neighbouring_arg(neighbouring)
     if is_dask_input(X):
         _check_dask_call(method, standardize, scale, nonprivate)
+        add_remove_unsupported(neighbouring, "dask and file input")
+    if neighbouring == ADD_REMOVE and method != "nonprivate":
+        check_add_remove_options(method, standardize, fully_declared(scale, mat.columns)
+                                 if scale is not None else False, options)
     calibration = _parity_noise(noise, method, calibration, options)
     if method == "nonprivate":
         return _nonprivate_result(mat, k, standardize, scale, seed_of(rng), calibration, rank,
@@ -262,7 +277,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
     given.record(ledger)
     scales, fit = _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta,
-                               generator, calibration, ledger, options)
+                               generator, calibration, ledger, options, neighbouring)
     reference = _reference_directions(sample_filled(mat, rank), k, standardize, scale, rank,
                                       binary) if nonprivate else None
     return _result(fit, mat, scales, method=method, ledger=ledger, eps=eps, delta=delta,
@@ -369,7 +384,9 @@ def _nonprivate_result(mat, k, standardize, scale, seed, calibration, rank=False
 
 def _result(fit, mat, scales, **facts) -> PCDirections:
     values, label = (None, "none") if scales is None else (scales.values, scales.label)
-    result = PCDirections(fit, mat.columns, n_obs=mat.n, scale=values, scale_source=label, **facts)
+    count = getattr(fit, "private_count", None)  # add/remove: the noisy n, never the true one
+    result = PCDirections(fit, mat.columns, n_obs=mat.n if count is None else count.reported,
+                          scale=values, scale_source=label, **facts)
     if result.method in GAUSSIAN_METHODS and fit.noise_sd < float("inf"):
         result.accuracy = _gdppca_accuracy(result, fit, scales) if result.method == "gdppca" else \
             rank_accuracy(result.n_features, result.k, fit.noise_sd, fit.spectrum,
@@ -382,7 +399,9 @@ def _gdppca_accuracy(result, fit, scales=None) -> AccuracyReport:
     """g-DPPCA's directions: the pre-release model (public n, p, eps, delta and an assumed gap)
     and, when the fit carries the released spectrum, the post-release one (its released gaps,
     and with private scales their public error model, :func:`_log_scale_sd`)."""
-    before = direction_noise_accuracy(result.n_obs, result.n_features, result.k,
+    count = getattr(fit, "private_count", None)  # add/remove: sensitivity at n_lo + 1 rows
+    rows = result.n_obs if count is None else count.rows.sensitivity_rows
+    before = direction_noise_accuracy(rows, result.n_features, result.k,
                                       fit.sensitivity, fit.noise_sd)
     steps = [replace(before, step="directions (pre-release)",
                      quantity=before.quantity + ", from public n, p, eps, delta and an assumed gap")]
@@ -415,13 +434,18 @@ def _reference_directions(mat, k, standardize, scale, rank=False, binary=None):
 
 
 def _private_fit(mat, k, method, standardize, scale, scale_share, eps, delta, rng, calibration,
-                 ledger, options):
+                 ledger, options, neighbouring="replace"):
     """Scales (one release, or none) and the method's fit, within the call's (eps, delta)."""
     from .privacy.composition import GaussianGroup
 
     if not standardize or (scale is not None and fully_declared(scale, mat.columns)):
         scales = column_scales(mat, standardize, scale)
         values = mat.scaled(None if scales is None else scales.values)
+        if neighbouring == ADD_REMOVE:
+            fit, fit.private_count = add_remove_fit(METHODS[method], values, k, eps=eps,
+                                                    delta=delta, rng=rng, calibration=calibration,
+                                                    ledger=ledger, options=options)
+            return scales, fit
         return scales, METHODS[method](values, k, eps=eps, delta=delta, rng=rng,
                                        calibration=calibration, ledger=ledger, **options)
     share = float_arg(scale_share, "scale_share", open_unit=True)

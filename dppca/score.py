@@ -37,6 +37,7 @@ from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
 from .score_rank import rank_scores
+from .privacy.neighbouring import add_remove_unsupported
 
 #: R's budget split (score_helpers.R:730-750): without private directions half for the frame and
 #: half for the histograms, with g-DPPCA a third each.
@@ -53,7 +54,8 @@ PARTITION_SHARE = 0.1
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
              nonprivate=False, scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
-             budget=None, missing="auto") -> ScoreResult:
+             budget=None, missing="auto",
+             neighbouring="replace") -> ScoreResult:
     """Private 2-D histograms of principal component scores inside a private square frame.
 
     Parameters
@@ -121,6 +123,10 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -191,6 +197,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     >>> rank.frame == dp_score(neighbour, eps=3, delta=1e-5, standardize="rank", rng=1).frame
     True
     """
+    add_remove_unsupported(neighbouring, "dp_score")
     return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, scale_share=scale_share, noise=noise,
                   bounds=bounds, scale=scale, budget=budget)
@@ -201,7 +208,8 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
                    nonprivate=False, scale_share=SCALE_SHARE, noise="tight", bounds=None,
-                   scale=None, budget=None, missing="auto") -> ScoreResult:
+                   scale=None, budget=None, missing="auto",
+                   neighbouring="replace") -> ScoreResult:
     """Private score histograms per group, on one shared private frame and grid.
 
     Parameters
@@ -258,6 +266,10 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -324,6 +336,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     ...                rng=1).groups[-1]
     'group6'
     """
+    add_remove_unsupported(neighbouring, "dp_score_group")
     return score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, levels, partition_share, scale_share, noise,
                   bounds=bounds, scale=scale, budget=budget)

@@ -12,13 +12,15 @@ from .directions import SCALE_SHARE
 from .results.score import ScoreResult
 from .preprocessing.missing_entry import documents_missing
 from .score import PARTITION_SHARE, PRIVATE_PLOTS, dp_score, dp_score_group
+from .privacy.neighbouring import add_remove_unsupported
 
 @documents_missing
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
                   nonprivate=False, scale_share=SCALE_SHARE, noise="tight",
-                  bounds=None, scale=None, budget=None, missing="auto") -> ScoreResult:
+                  bounds=None, scale=None, budget=None, missing="auto",
+                  neighbouring="replace") -> ScoreResult:
     """:func:`dp_score` plus synthetic samples and the panel grid of the R package.
 
     Parameters
@@ -65,6 +67,10 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -93,6 +99,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     >>> type(result.figure).__name__
     'Figure'
     """
+    add_remove_unsupported(neighbouring, "dp_score_plot")
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
                       calibration=calibration, rng=rng, nonprivate=nonprivate,
@@ -109,7 +116,8 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
                         levels=None, partition_share=PARTITION_SHARE, calibration="analytic",
                         rng=None, nonprivate=False, scale_share=SCALE_SHARE,
                         noise="tight", bounds=None, scale=None, budget=None,
-                        missing="auto") -> ScoreResult:
+                        missing="auto",
+                        neighbouring="replace") -> ScoreResult:
     """:func:`dp_score_group` plus synthetic samples and the grouped panel grid.
 
     Groups are coloured with a fixed categorical palette (``plot_control.palette``, "tab10")
@@ -167,6 +175,10 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -193,6 +205,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     >>> type(result.figure).__name__
     'Figure'
     """
+    add_remove_unsupported(neighbouring, "dp_score_plot_group")
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                             levels=levels, partition_share=partition_share,

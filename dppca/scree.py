@@ -48,6 +48,7 @@ from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
 from .preprocessing.missing_entry import applies_missing_policy, documents_missing
+from .privacy.neighbouring import add_remove_unsupported
 
 
 
@@ -67,7 +68,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
              nonprivate=False, directions=None, scale_share=SCALE_SHARE,
              noise="tight", design="auto", pairs_per_row=None, bounds=None, scale=None,
-             budget=None, missing="auto") -> ScreeResult:
+             budget=None, missing="auto",
+             neighbouring="replace") -> ScreeResult:
     """Private scree values (variances along the top-k PC directions), PVE and cumulative PVE.
 
     Parameters
@@ -145,6 +147,10 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -216,6 +222,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     >>> res.scree.shape
     (5, 1)
     """
+    add_remove_unsupported(neighbouring, "dp_scree")
     if isinstance(standardize, str):  # the rank path: one Kendall's tau release
         return rank_scree(X, k, standardize=standardize, method=None if isinstance(
             method, _Omitted) else method, control=control, eps=eps, delta=delta, center=center,
@@ -301,7 +308,8 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
                   scale_share=SCALE_SHARE, noise="tight", design="auto", pairs_per_row=None,
-                  bounds=None, scale=None, budget=None, missing="auto"):
+                  bounds=None, scale=None, budget=None, missing="auto",
+                  neighbouring="replace"):
     """:func:`dp_scree`, then its scree or PVE plot (R: ``dp_scree_plot``).
 
     Parameters
@@ -351,6 +359,10 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
         store): the call's whole (eps, delta) is debited there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
 
     Returns
     -------
@@ -376,6 +388,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     >>> type(result.figure).__name__
     'Figure'
     """
+    add_remove_unsupported(neighbouring, "dp_scree_plot")
     option_arg(type, "type", ("pve", "scree"))
     plot_control = control_arg(plot_control, ScreePlotControl, "plot_control")
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,

@@ -23,6 +23,7 @@ from .preprocessing.missing import MissingPolicy, resolve_missing
 from .preprocessing.missing_entry import absorb_medians, fill_missing, policy_applied
 from .privacy import Ledger, split_budget
 from .privacy.composition import GaussianGroup
+from .privacy.neighbouring import ADD_REMOVE, LABELS, add_remove_unsupported, neighbouring_arg
 from .privacy.spending import debit, records_outcome
 from .scree import DIRECTION_SHARE, SCALE_SHARE, dp_scree
 
@@ -125,6 +126,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         extreme values). "auto" (default) is "median": private column medians from a tenth of
         eps and delta fill the NaN cells (``fill_``; ``transform`` fills with them too); a number
         or ``{column: value}`` declares public fill values; "drop" needs add/remove neighbours.
+    neighbouring : {"replace", "add_remove"}
+        The neighbouring relation (see :func:`dppca.dp_pc_dir`). ``"add_remove"`` releases n
+        privately first; it needs ``center=False`` or a public centre and
+        ``explained_variance=False`` (the private centre and scree values are replace-one only).
 
     Attributes
     ----------
@@ -242,7 +247,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                  random_state=None, *, center=True, center_share=CENTER_SHARE, explained_variance=False,
                  calibration="analytic", noise="tight", scale_share=SCALE_SHARE, design="auto",
                  pairs_per_row=None, method_options=None, bounds=None, scale=None, budget=None,
-                 missing="auto"):
+                 missing="auto", neighbouring="replace"):
         self.n_components = n_components
         self.eps = eps
         self.delta = delta
@@ -261,6 +266,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.bounds = bounds
         self.scale = scale
         self.budget = budget
+        self.neighbouring = neighbouring
         self.missing = missing
 
     def __sklearn_tags__(self):
@@ -309,6 +315,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
               method=self.method)
         share = _affordable_share(values.shape[0], eps, share)
         self.ledger_ = Ledger(eps, delta)
+        self.ledger_.neighbouring = LABELS[neighbouring_arg(self.neighbouring)]
         given.record(self.ledger_)
         parts = split_budget(eps, delta, {"centre": share, "directions": 1 - share})
         values = given.matrix.values
@@ -398,6 +405,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         k = int_arg(self.n_components, "n_components", 1, p)
         share = float_arg(self.center_share, "center_share", open_unit=True)
         private_centre = isinstance(self.center, (bool, np.bool_)) and self.center
+        if neighbouring_arg(self.neighbouring) == ADD_REMOVE and private_centre:
+            add_remove_unsupported(ADD_REMOVE, "DPPCA's private centre (use center=False or a "
+                                   "public centre)")
+        if neighbouring_arg(self.neighbouring) == ADD_REMOVE and self.explained_variance:
+            add_remove_unsupported(ADD_REMOVE, "DPPCA(explained_variance=True)")
         return k, eps_arg(self.eps), delta_arg(self.delta), share if private_centre else 0.0
 
     def _centre(self, values, budget, rng) -> np.ndarray:
@@ -418,7 +430,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         method = RANK if self._rank() else self.method
         options = dict(method=method, scale_share=self.scale_share, bounds=self.bounds,
                        scale=self.scale, calibration=self.calibration, noise=self.noise, design=self.design,
-                       pairs_per_row=self.pairs_per_row, **(self.method_options or {}))
+                       pairs_per_row=self.pairs_per_row, neighbouring=self.neighbouring,
+                       **(self.method_options or {}))
         if not self.explained_variance:
             result = dp_pc_dir(frame, k, standardize=self.standardize, eps=eps, delta=delta,
                                rng=rng, **options)

@@ -134,12 +134,52 @@ class SearchResult:
     pairs: int = 0
 
 
-class _Search:
+class PairSearch:
+    """The bookkeeping of a neighbour search: every pair's ratio, and the worst pair so far.
+
+    Parameters
+    ----------
+    release : AuditedRelease
+        The release searched.
+
+    Attributes
+    ----------
+    best : SearchResult
+        The worst pair evaluated so far.
+
+    See Also
+    --------
+    neighbour_search : Replace-one pairs.
+    dppca.audit.add_remove.add_remove_search : Added or removed rows (overrides :meth:`bound`
+        and :meth:`pair_context`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.audit import AuditedRelease
+    >>> mean = AuditedRelease("example: mean", lambda X, c: X.mean(axis=0),
+    ...                       lambda n, p, c: 1.0 / n)
+    >>> search = PairSearch(mean)
+    >>> D, Dp = np.zeros((5, 2)), np.zeros((5, 2))
+    >>> Dp[0] = [1.0, 0.0]  # the mean moves by 1/n = the claim
+    >>> search.evaluate(D, {}, mean.statistic(D, {}), Dp, "row 0")
+    1.0
+    """
+
     def __init__(self, release: AuditedRelease):
         self.release = release
         self.best = SearchResult(release.name, 0.0)
 
+    def bound(self, D, Dp, ctx) -> float:
+        """The claimed sensitivity for the pair (replace-one: at D's public n)."""
+        return self.release.sensitivity(D.shape[0], D.shape[1], ctx)
+
+    def pair_context(self, D, Dp, ctx) -> dict:
+        """The public values a mechanism run on the pair gets (replace-one: ``ctx``)."""
+        return ctx
+
     def evaluate(self, D, ctx, base, Dp, where) -> float:
+        """The pair's ratio ||f(D) - f(D')|| / claim (``base`` = f(D) or None if it raised)."""
         try:
             other = self.release.statistic(Dp, ctx)
         except Exception:  # a refusal on one neighbour only
@@ -150,15 +190,23 @@ class _Search:
             ratio = float("inf")
         else:
             change = distance(base, other, self.release.norm)
-            bound = self.release.sensitivity(D.shape[0], D.shape[1], ctx)
-            ratio = change / bound if change > 0 else 0.0
+            ratio = change / self.bound(D, Dp, ctx) if change > 0 else 0.0
         self.best.pairs += 1
         if ratio > self.best.ratio or self.best.D is None:  # keep a pair even if nothing moves
-            self.best = SearchResult(self.release.name, ratio, D, Dp, ctx, where, self.best.pairs)
+            self.best = SearchResult(self.release.name, ratio, D, Dp,
+                                     self.pair_context(D, Dp, ctx), where, self.best.pairs)
         return ratio
 
 
-def _statistic_or_none(release, D, ctx):
+def statistic_or_none(release, D, ctx):
+    """``release.statistic(D, ctx)``, or None when it raises (a refusal).
+
+    Examples
+    --------
+    >>> from dppca.audit import REGISTRY
+    >>> statistic_or_none(REGISTRY["scree: clipped pair means"], np.zeros((0, 2)), {}) is None
+    True
+    """
     try:
         return release.statistic(D, ctx)
     except Exception:
@@ -208,28 +256,65 @@ def neighbour_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_d
 
 def _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greedy_steps):
     rng = np.random.default_rng(seed)
-    search = _Search(release)
+    search = PairSearch(release)
+    search_bases(search, _replaced, rng, sizes, rows_per_dataset, random_rows)
+    _greedy(search, rng, greedy_steps)
+    return search.best
+
+
+def _replaced(D, r, rng, random_rows):
+    """The replace-one neighbours of D at row r: (D', label)."""
+    for z in replacement_rows(D, r, rng, random_rows):
+        Dp = D.copy()
+        Dp[r] = z
+        yield Dp, f"row {r}"
+
+
+def search_bases(search, neighbours, rng, sizes, rows_per_dataset, random_rows) -> None:
+    """Evaluate the neighbours of every base data set on ``search`` (its worst pair is kept).
+
+    Parameters
+    ----------
+    search : object
+        The search's bookkeeping (``release``, ``evaluate(D, ctx, base, D', where)``).
+    neighbours : callable (D, r, rng, random_rows) -> iterable of (ndarray, str)
+        The neighbours of D around row r with a label: replace-one here, added or removed
+        rows in :mod:`dppca.audit.add_remove`.
+    rng : numpy.random.Generator
+        Source of the data sets, rows and contexts.
+    sizes : sequence of int
+        Rows of the base data sets, one per family of :data:`DATASETS` the release suits.
+    rows_per_dataset : int
+        Positions r per base data set: row 0 and random others.
+    random_rows : int
+        Random candidate rows per position (:func:`replacement_rows`).
+
+    Examples
+    --------
+    >>> from dppca.audit import REGISTRY
+    >>> search = PairSearch(REGISTRY["scree: clipped pair means"])
+    >>> search_bases(search, _replaced, np.random.default_rng(0), (5,), 1, 1)
+    >>> search.best.pairs > 0
+    True
+    """
+    release = search.release
     kinds = DATASETS if "all" in release.kinds else {k: DATASETS[k] for k in release.kinds}
     for n in sizes:
         for kind, make in kinds.items():
             D = make(n, release.p, rng)
             ctx = release.context(D, rng)
-            base = _statistic_or_none(release, D, ctx)
+            base = statistic_or_none(release, D, ctx)
             for r in [0, *rng.choice(n, size=rows_per_dataset - 1, replace=False)]:
-                for z in replacement_rows(D, r, rng, random_rows):
-                    Dp = D.copy()
-                    Dp[r] = z
-                    search.evaluate(D, ctx, base, Dp, f"{kind}, n={n}, row {r}")
-    _greedy(search, rng, greedy_steps)
-    return search.best
+                for Dp, label in neighbours(D, r, rng, random_rows):
+                    search.evaluate(D, ctx, base, Dp, f"{kind}, n={n}, {label}")
 
 
-def _greedy(search: _Search, rng, steps) -> None:
+def _greedy(search: PairSearch, rng, steps) -> None:
     best = search.best
     if best.D is None or not np.isfinite(best.ratio):
         return
     D, ctx = best.D, best.ctx
-    base = _statistic_or_none(search.release, D, ctx)
+    base = statistic_or_none(search.release, D, ctx)
     r = int(np.flatnonzero(np.any(best.D_prime != D, axis=1))[0])
     current, score = best.D_prime[r].copy(), best.ratio
     for _ in range(steps):
@@ -255,4 +340,5 @@ def _spread(column) -> float:
     scale = float(np.max(np.abs(column))) or 1.0
     return float(np.std(column / scale)) * scale
 
-__all__ = ["SearchResult", "neighbour_search", "replacement_rows"]
+__all__ = ["PairSearch", "SearchResult", "neighbour_search", "replacement_rows", "search_bases",
+           "statistic_or_none"]

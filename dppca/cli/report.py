@@ -69,6 +69,11 @@ def _rank_options(args) -> dict:
     return {"standardize": "rank"} if args.standardize == "rank" else {}
 
 
+#: ``--neighbouring`` values (dppca.privacy.neighbouring.NEIGHBOURINGS, spelled here so that
+#: ``dppca --help`` loads no numpy).
+NEIGHBOURING_CHOICES = ("replace", "add_remove")
+
+
 def add_report_parser(sub) -> argparse.ArgumentParser:
     """``dppca report``: its options, and ``run_report`` as its action."""
     report = sub.add_parser("report", help="private PCA report of a dataset",
@@ -108,6 +113,10 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
                         "is charged the report's (eps, delta) before it runs (dppca budget init)")
     report.add_argument("--budget-store", default=None, dest="budget_store",
                         help="SQLAlchemy URL of the budget store (default: $DPPCA_BUDGET_URL)")
+    report.add_argument("--neighbouring", default="replace", choices=NEIGHBOURING_CHOICES,
+                        help="replace (default): one row replaced, n public; add_remove: one row "
+                             "added or removed, n private (released first; the report prints the "
+                             "noisy n); directions section only, without --standardize sd")
     report.set_defaults(func=run_report)
     return report
 
@@ -139,6 +148,7 @@ def run_report(args) -> int:
     if args.group_levels is not None and args.group is None:
         raise DPPCAValueError("--group-levels needs --group (the column holding the labels)")
     eps_arg(args.eps), delta_arg(args.delta)
+    _check_neighbouring(args, names)
     args.missing_policy = resolve_missing(args.missing, entry="dppca report")
     args.levels = group_levels(args.group_levels)
     frame, bundled = load_data(args.data, args.group)
@@ -160,6 +170,17 @@ def run_report(args) -> int:
         shutil.rmtree(staging, ignore_errors=True)
     print(f"wrote {written} to {out}/")
     return 0
+
+
+def _check_neighbouring(args, names) -> None:
+    """``--neighbouring add_remove`` covers the directions section without private scales:
+    anything else is refused from the arguments, before any release."""
+    neighbouring = getattr(args, "neighbouring", "replace")
+    args.neighbouring = neighbouring
+    if neighbouring == "add_remove" and (set(names) - {"directions"} or args.standardize == "sd"):
+        raise DPPCAValueError("--neighbouring add_remove is supported by the directions section "
+                              "only (--sections directions), without --standardize sd; got "
+                              f"sections {names} and --standardize {args.standardize}")
 
 
 #: Fewest rows each section needs (the scree's standard errors need 4).
@@ -222,7 +243,8 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     args.declared_bounds = None if schema is None else schema.scaled_bounds(list(numeric.columns),
                                                                             scales)
     eps, delta = share * args.eps / len(names), share * args.delta / len(names)
-    print(f"dppca report on {args.data}: n={len(frame)}, p={numeric.shape[1]} "
+    rows = "private (add/remove neighbours)" if args.neighbouring == "add_remove" else len(frame)
+    print(f"dppca report on {args.data}: n={rows}, p={numeric.shape[1]} "
           f"(columns {', '.join(map(str, numeric.columns))}), total eps={args.eps:g}, "
           f"delta={args.delta:g}; "
           + f"missing values: {args.missing_policy.label}; "
@@ -329,7 +351,8 @@ def directions_section(frame, numeric, args, eps, delta, rng, out):
     """Private PC directions: directions.csv and loadings.png (``args.declared_bounds``: the
     --schema bounds in the units of ``numeric``, or None)."""
     result = dp_pc_dir(numeric, args.k, g_dppca=True, eps=eps, delta=delta, rng=rng,
-                       bounds=_section_bounds(args), **_rank_options(args))
+                       bounds=_section_bounds(args), neighbouring=args.neighbouring,
+                       **_rank_options(args))
     result.directions.to_csv(out / "directions.csv", index_label="variable")
     _save_plot(result, args, out / "loadings.png", dpi=110)
     return result

@@ -14,6 +14,7 @@ from ..stats.present_spatial_kendall import present_statistic
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_sigma
 from ..privacy.accuracy import StepAccuracy
+from ..privacy.neighbouring import row_bounds
 from ..privacy.samplers import add_symmetric_gaussian_noise
 from ._base import DirectionFit, top_eigen
 from .gdppca_accuracy import (BOUND_LEVEL, GAP_INFLATION, RANDOM_LEVEL, released_direction_accuracy,
@@ -142,7 +143,7 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                       rng: np.random.Generator, calibration: str, ledger: Ledger,
                       sign: str = "spherical", radius=None, xi=None, xi_bound=None,
                       design: str = "auto", pairs_per_row=None, noise: str = "tight",
-                      missing=None) -> DirectionFit:
+                      missing=None, rows=None) -> DirectionFit:
     """g-DPPCA: top-k eigenvectors of the generalized Kendall's tau matrix plus symmetric Gaussian noise.
 
     Parameters
@@ -170,6 +171,10 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
         reproduce the R package's numbers; ``dp_pc_dir`` pairs it with the classic calibration.
     missing : {None, "pairwise"}
         "pairwise": NaN cells are skipped pairwise (:mod:`dppca.stats.present_spatial_kendall`).
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours: the sensitivity at n_lo + 1 rows, the rounding slack at n_hi
+        (:func:`dppca.methods.add_remove.kendall_add_remove_sensitivity`, complete design).
+        Default: replace-one, n public.
 
     Returns
     -------
@@ -200,11 +205,12 @@ def gdppca_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
     """
     n, p = values.shape
     r = resolve_design(design, pairs_per_row, n, p, eps, delta, calibration)
+    n_sensitivity, n_slack = row_bounds(n, rows)
     # The tight constant carries the engine's rounding slack (R's 4 has room to spare).
     constant = R_DPPCA_SENSITIVITY_CONSTANT if noise == "r_dppca" else \
-        GDPPCA_SENSITIVITY_CONSTANT * (1 + block_sum_slack(n, r, p))
+        GDPPCA_SENSITIVITY_CONSTANT * (1 + block_sum_slack(n_slack, r, p))
     sensitivity = constant * sign_bound(p, sign=sign, radius=radius, xi_bound=xi_bound,
-                                        xi=xi) ** 2 / n
+                                        xi=xi) ** 2 / n_sensitivity
     sigma = gaussian_sigma(sensitivity, eps, delta, calibration)
     if xi is not None:
         xi = bounded_xi(xi, xi_bound)

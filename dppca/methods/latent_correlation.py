@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_mechanism
+from ..privacy.neighbouring import row_bounds
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
 from ._base import DirectionFit, top_eigen
@@ -98,7 +99,8 @@ def rank_columns(X):
 
 def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                   rng: np.random.Generator, calibration: str,
-                                  ledger: Ledger, binary=None, missing=None) -> DirectionFit:
+                                  ledger: Ledger, binary=None, missing=None,
+                                  rows=None) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation, from a private Kendall's tau.
 
     Parameters
@@ -124,6 +126,10 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
         "pairwise": NaN cells are missing and the tau is pairwise present, debiased by private
         present-row counts (:func:`dppca.methods.pairwise_present.release_present_tau`; one more
         release, whatever the data). None: the complete-data release.
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours: both sensitivities at n_lo + 1 rows
+        (:func:`dppca.methods.add_remove.rank_tau_add_remove_sensitivity`,
+        :func:`dppca.methods.add_remove.share_add_remove_sensitivity`). Default: replace-one.
 
     Returns
     -------
@@ -173,17 +179,17 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     ((3, 2), 1)
     """
     binary = _binary_mask(binary, values.shape[1])
-    if missing == "pairwise":
+    if missing == "pairwise":  # replace-one only (resolve_missing refuses it with add/remove)
         released, sensitivity, sigma, shares = release_present_tau(
             values, binary, eps, delta, rng, calibration, ledger, SHARE_OF_PROPORTIONS)
         thresholds = None if shares is None else _thresholds(shares, binary)
     elif not binary.any():
         released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
-                                                           ledger)
+                                                           ledger, rows)
         thresholds = None
     else:
         released, sensitivity, sigma, thresholds = release_mixed(values, binary, eps, delta,
-                                                                  rng, calibration, ledger)
+                                                                  rng, calibration, ledger, rows)
     fit, basis = _fit_with_basis(released, k, f"Gaussian ({calibration})", sensitivity, sigma,
                                  thresholds)
     bridged = bridged_noise_sd(released, sigma)
@@ -198,7 +204,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
 
 
 def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.random.Generator,
-                        calibration: str = "analytic", ledger: Ledger | None = None):
+                        calibration: str = "analytic", ledger: Ledger | None = None, rows=None):
     """The private elementwise Kendall's tau-a matrix: its p (p + 1) / 2 entries j <= k plus noise.
 
     Parameters
@@ -213,6 +219,8 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
         Gaussian calibration.
     ledger : Ledger, optional
         Where the release is recorded.
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours: the sensitivity at n_lo + 1 rows. Default: replace-one.
 
     Returns
     -------
@@ -239,7 +247,7 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
     ((2, 2), 0.04)
     """
     n, p = values.shape
-    sensitivity = rank_tau_sensitivity(n, p)
+    sensitivity = rank_tau_sensitivity(row_bounds(n, rows)[0], p)
     rows, cols = np.triu_indices(p)
     tau = kendall_tau_matrix(values)
     noisy, sigma = gaussian_mechanism(tau[rows, cols], sensitivity, eps, delta, rng,
@@ -340,11 +348,12 @@ def _thresholds(shares, binary) -> np.ndarray:
     return thresholds
 
 
-def release_mixed(values, binary, eps, delta, rng, calibration, ledger):
+def release_mixed(values, binary, eps, delta, rng, calibration, ledger, rows=None):
     """The tau vector and the binary shares of ones, one Gaussian-DP group (docstring above)."""
     from ..privacy.composition import GaussianGroup
 
     n, p = values.shape
+    n = row_bounds(n, rows)[0]  # add/remove: n_lo + 1 (dppca.methods.add_remove)
     group = GaussianGroup(eps, delta, calibration)
     sensitivity = rank_tau_sensitivity(n, p)
     rows, cols = np.triu_indices(p)

@@ -169,7 +169,7 @@ def resolve_missing(missing, *, entry: str, pairwise: bool = False,
     ------
     DPPCAValueError
         ``"pairwise"`` where no pairwise-present statistic exists (anything but the rank path's
-        directions); ``"drop"`` under replace-one neighbours (dropping rows changes n, which is
+        directions) or under add/remove neighbours; ``"drop"`` under replace-one neighbours (dropping rows changes n, which is
         public there); a bad ``missing``.
 
     Examples
@@ -178,6 +178,8 @@ def resolve_missing(missing, *, entry: str, pairwise: bool = False,
     'pairwise'
     >>> resolve_missing("auto", entry="dp_scree").label
     'median imputation (auto)'
+    >>> resolve_missing("auto", entry="dp_pc_dir", pairwise=True, neighbouring="add_remove").kind
+    'drop'
     >>> resolve_missing({"a": 0.0}, entry="dp_score").declared(["a", "b"]).tolist()
     [0.0, nan]
     """
@@ -187,8 +189,19 @@ def resolve_missing(missing, *, entry: str, pairwise: bool = False,
         return MissingPolicy("value", missing, default=missing)
     if isinstance(missing, dict):
         return MissingPolicy("value", missing, values=missing)
+    if missing == "auto" and neighbouring == "add_remove":
+        # n is private there, so dropping incomplete rows (stable under add/remove: a
+        # neighbour maps to a neighbour or to the same set) costs nothing and keeps the
+        # complete-data estimand; the pairwise-present releases' add/remove sensitivities
+        # are not proved.
+        return MissingPolicy("drop", missing)
     if missing == "auto":
         return MissingPolicy("pairwise" if pairwise_possible else "median", missing)
+    if missing == "pairwise" and neighbouring == "add_remove":
+        raise DPPCAValueError(
+            "missing='pairwise' is proved under replace-one neighbours only (its present-row "
+            "counts and sign sums use a public n); with neighbouring='add_remove' use "
+            "missing='drop' (the default there), 'median' or a declared value")
     if missing == "pairwise" and not pairwise_possible:
         raise DPPCAValueError(
             f"missing='pairwise' is available for the Kendall's tau directions of dp_pc_dir "

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .estimands import direction_estimand
+from ..privacy.neighbouring import relation_label
 from .base import NONPRIVATE, DPResult, frame_table, release_count, scaling_label
 
 
@@ -163,7 +164,7 @@ class PCDirections(DPResult):
                 ("Epsilon", self.eps), ("Delta", self.delta),
                 ("Calibration", self.calibration if self.private else None),
                 ("Sensitivity", self.sensitivity), ("Noise sd", self.noise_sd)]
-        right = [("Neighbouring", "replace-one" if self.private else None),
+        right = [("Neighbouring", relation_label(self.ledger) if self.private else None),
                  ("No. Observations", self.n_obs), ("No. Variables", self.n_features),
                  ("No. Components", self.k), ("Scaling", scaling_label(self.scale_source, self.ledger)),
                  ("Seed", self.seed), ("Target", self.target or None)]

@@ -57,7 +57,8 @@
 #'   for `bounds`, or an unnamed numeric vector of p scales. Declared scales cost no budget;
 #'   with every column declared no scale is released.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
-#'   `radius`).
+#'   `radius`, or `neighbouring = "add_remove"`: one row added or removed, n private, released
+#'   first; the summary then prints the noisy n).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
 #'   of class `c("dppca_directions", "matrix", "array")` with attributes `ledger` (the
 #'   privacy ledger, see [dp_ledger()]; `NULL` when non-private), `eigenvalues` (of the

@@ -1,0 +1,197 @@
+"""Add/remove neighbour pairs: the audit of the releases that ``neighbouring="add_remove"`` covers.
+
+Under add/remove neighbours D' is D with one row removed or one row added, and each release
+claims a sensitivity as a function of m, the smaller data set's rows (the calls evaluate it at a
+public lower bound n_lo <= m). :func:`add_remove_search` is the neighbour search of
+:func:`dppca.audit.neighbour_search` for this relation: every base data set of
+:data:`dppca.audit.DATASETS` loses each of some rows and gains each structured or random row of
+:func:`dppca.audit.neighbours.replacement_rows`, then a greedy climb moves the added row.
+:data:`ADD_REMOVE_REGISTRY` holds one :class:`~dppca.audit.AuditedRelease` per covered release,
+its ``sensitivity(m, p, ctx)`` the claimed add/remove bound and its mechanism the package's own
+release with the bound's row numbers from ``ctx["m"]`` (set by the search for the worst pair).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..methods.add_remove import (kendall_add_remove_sensitivity, rank_tau_add_remove_sensitivity,
+                                  share_add_remove_sensitivity)
+from ..methods.gdppca import gdppca_directions
+from ..methods.latent_correlation import binary_proportions, release_kendall_tau, release_mixed
+from ..privacy import GaussianGroup, Ledger
+from ..privacy.neighbouring import RowBounds
+from ..privacy.samplers import add_gaussian_noise
+from ..stats.elementwise_kendall import kendall_tau_matrix as elementwise_tau
+from ..stats.kendall import kendall_tau_matrix
+from .neighbours import (PairSearch, SearchResult, replacement_rows, search_bases,
+                         statistic_or_none)
+from .registry import AuditedRelease
+
+__all__ = ["ADD_REMOVE_CANARY_FAMILIES", "ADD_REMOVE_REGISTRY", "SIZES", "add_remove_search", "count_mechanism"]
+
+EPS, DELTA = 1.0, 1e-5
+#: Sizes of the base data sets (removing a row leaves at least 2).
+SIZES = (5, 12, 50)
+
+#: The audited releases under add/remove neighbours (name -> release).
+ADD_REMOVE_REGISTRY: dict[str, AuditedRelease] = {}
+
+
+def _register(release: AuditedRelease) -> None:
+    ADD_REMOVE_REGISTRY[release.name] = release
+
+
+def _rows(c) -> RowBounds:
+    """The bounds a call would use on the pair: n_lo = m, n_hi = m + 1."""
+    return RowBounds(float(c["m"] + 1), int(c["m"] + 1))
+
+
+def count_mechanism(X, c, rng):
+    """The row count release of :func:`dppca.privacy.neighbouring.release_row_count` at the
+    registry's (eps, delta) (one Gaussian mechanism, sensitivity 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(count_mechanism(np.zeros((7, 2)), {}, np.random.default_rng(0))[0]) != 7.0
+    True
+    """
+    share = GaussianGroup(EPS, DELTA).share(1.0)
+    return np.atleast_1d(add_gaussian_noise(float(X.shape[0]), share.sigma(1.0), 1.0, rng)[0])
+
+
+def _kendall_mechanism(X, c, rng):
+    fit = gdppca_directions(X, X.shape[1], eps=EPS, delta=DELTA, rng=rng, calibration="analytic",
+                            ledger=Ledger(EPS, DELTA), design="complete", rows=_rows(c))
+    return (fit.vectors * fit.eigenvalues) @ fit.vectors.T
+
+
+def _binary(p) -> np.ndarray:
+    return np.arange(p) % 2 == 0
+
+
+def _upper(matrix) -> np.ndarray:
+    return matrix[np.triu_indices(matrix.shape[0])]
+
+
+_register(AuditedRelease(
+    "add/remove: row count", claim="1 (L2)",
+    statistic=lambda X, c: np.atleast_1d(float(X.shape[0])), sensitivity=lambda m, p, c: 1.0,
+    mechanism=count_mechanism, eps=EPS, delta=DELTA, p=2))
+
+for engine, label in (("blas", ""), ("fused", ", fused kernel")):  # both engines' arithmetic
+    _register(AuditedRelease(
+        f"add/remove: g-DPPCA Kendall's tau matrix{label} (spherical sign)",
+        claim="2 sqrt(2)/(m + 1) (Frob.)",
+        statistic=lambda X, c, engine=engine: kendall_tau_matrix(X, engine=engine),
+        sensitivity=lambda m, p, c: kendall_add_remove_sensitivity(m, p),
+        mechanism=_kendall_mechanism, eps=EPS, delta=DELTA, p=3))
+
+_register(AuditedRelease(
+    "add/remove: rank elementwise Kendall's tau (j <= k)", claim="2 p/(m + 1) (L2)",
+    statistic=lambda X, c: _upper(elementwise_tau(X)),
+    sensitivity=lambda m, p, c: rank_tau_add_remove_sensitivity(m, p),
+    mechanism=lambda X, c, rng: _upper(release_kendall_tau(X, EPS, DELTA, rng, rows=_rows(c))[0]),
+    eps=EPS, delta=DELTA, p=4))
+
+
+def _mixed_mechanism(X, c, rng):
+    binary = _binary(X.shape[1])
+    released, _, _, thresholds = release_mixed(X, binary, EPS, DELTA, rng, "analytic", None,
+                                                _rows(c))
+    return np.concatenate([_upper(released), thresholds[binary]])
+
+
+_register(AuditedRelease(
+    "add/remove: rank binary columns' shares of ones", claim="sqrt(b)/(m + 1) (L2)",
+    statistic=lambda X, c: binary_proportions(X, _binary(X.shape[1])),
+    sensitivity=lambda m, p, c: share_add_remove_sensitivity(m, int(_binary(p).sum())),
+    mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))
+
+
+class _AddRemoveSearch(PairSearch):
+    """The neighbour search's bookkeeping, with the claim at the smaller data set's rows m
+    (also handed to the mechanisms as ``ctx["m"]``)."""
+
+    def bound(self, D, Dp, ctx) -> float:
+        return self.release.sensitivity(min(D.shape[0], Dp.shape[0]), D.shape[1], ctx)
+
+    def pair_context(self, D, Dp, ctx) -> dict:
+        return {**ctx, "m": min(D.shape[0], Dp.shape[0])}
+
+
+def add_remove_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_dataset=2,
+                      random_rows=6, greedy_steps=40) -> SearchResult:
+    """Largest observed ||f(D) - f(D')|| / claimed sensitivity over add/remove neighbours.
+
+    Parameters
+    ----------
+    release : AuditedRelease
+        Its ``sensitivity(m, p, ctx)`` is the claim for a pair whose smaller data set has m rows.
+    seed : int
+        Seed of every random choice.
+    sizes : sequence of int
+        Rows of the base data sets (>= 3, so that a removal leaves a pair).
+    rows_per_dataset : int
+        Rows removed from each base data set (the first and random others); as many positions'
+        candidate rows (:func:`dppca.audit.neighbours.replacement_rows`) are added.
+    random_rows : int
+        Random candidate rows per position (besides the structured ones).
+    greedy_steps : int
+        Hill-climbing steps on the added row of the worst addition found.
+
+    Returns
+    -------
+    SearchResult
+        ``ratio`` <= 1 + 1e-9: no violation found; ``ctx["m"]`` the smaller data set's rows.
+
+    Examples
+    --------
+    >>> result = add_remove_search(ADD_REMOVE_REGISTRY["add/remove: row count"], sizes=(5,),
+    ...                            greedy_steps=2)
+    >>> result.ratio
+    1.0
+    """
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # extreme inputs overflow on purpose
+        rng = np.random.default_rng(seed)
+        search = _AddRemoveSearch(release)
+        search_bases(search, _added_or_removed, rng, sizes, rows_per_dataset, random_rows)
+        _greedy(search, rng, greedy_steps)
+        return search.best
+
+
+def _added_or_removed(D, r, rng, random_rows):
+    """D without row r, then D plus each candidate row for position r: (D', label)."""
+    yield np.delete(D, r, axis=0), f"row {r} removed"
+    for z in replacement_rows(D, r, rng, random_rows):
+        yield np.vstack([D, z]), "a row added"
+
+
+def _greedy(search: _AddRemoveSearch, rng, steps) -> None:
+    """Move the added row of the worst addition (a removal's worst pair is kept as found)."""
+    best = search.best
+    if best.D is None or not np.isfinite(best.ratio) or best.D_prime.shape[0] <= best.D.shape[0]:
+        return
+    D, ctx = best.D, {k: v for k, v in best.ctx.items() if k != "m"}
+    base = statistic_or_none(search.release, D, ctx)
+    current, score = best.D_prime[-1].copy(), best.ratio
+    for _ in range(steps):
+        z = current.copy()
+        j = rng.integers(z.size)
+        z[j] = z[j] * 10.0 ** rng.normal(0, 1) if rng.integers(2) else D[rng.integers(len(D)), j]
+        if np.all(np.isfinite(z)):
+            ratio = search.evaluate(D, ctx, base, np.vstack([D, z]), best.where + ", greedy")
+            if ratio >= score:
+                current, score = z, ratio
+
+
+#: Add/remove releases linear in their Gaussian noise and drawn by the exact samplers: the
+#: half-noise canary (:func:`dppca.audit.canary.scaled_noise`) must be rejected on each
+#: (:func:`dppca.audit.canary.gaussian_shift_audit`, its level split over these families).
+ADD_REMOVE_CANARY_FAMILIES = ("add/remove: row count",
+                              "add/remove: g-DPPCA Kendall's tau matrix (spherical sign)",
+                              "add/remove: rank elementwise Kendall's tau (j <= k)")

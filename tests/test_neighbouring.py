@@ -1,0 +1,160 @@
+"""``neighbouring="add_remove"``: the private row count, the ledger, the refusals from the
+arguments, and the surface test that the true n appears in no output."""
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dppca import DPPCAValueError, dp_pc_dir, dp_score, dp_score_group, dp_scree
+from dppca.cli import main
+from dppca.methods import METHODS
+from dppca.methods.add_remove import (add_remove_fit, kendall_add_remove_sensitivity,
+                                      rank_tau_add_remove_sensitivity)
+from dppca.preprocessing.drop_rows import drop_incomplete_rows
+from dppca.privacy import GaussianGroup, Ledger
+from dppca.privacy.neighbouring import COUNT_DELTA_SHARE, COUNT_SHARE
+from dppca.score_plot import dp_score_plot
+from dppca.sklearn import DPPCA
+
+#: A row count that no other number of these outputs is likely to print.
+N = 4817
+EPS, DELTA = 1.0, 1e-5
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(3)
+    # two correlated pairs of columns: clear components for the Kendall and the rank paths
+    z = rng.standard_normal((N, 4))
+    mixing = np.array([[3.0, 2.4, 0, 0], [0, 1.8, 0, 0], [0, 0, 1.0, 0.5], [0, 0, 0, 0.866]])
+    return pd.DataFrame(z @ mixing, columns=list("abcd"))
+
+
+def _shows_n(text: str) -> bool:
+    """Whether ``text`` holds N as a number of its own (not inside a longer one)."""
+    return re.search(rf"(?<![\d.]){N}(?![\d])", text) is not None
+
+
+@pytest.mark.parametrize("standardize", [False, "rank"])
+def test_add_remove_ledger_has_the_count_its_bounds_and_the_whole_budget(data, standardize):
+    result = dp_pc_dir(data, 2, standardize=standardize, eps=EPS, delta=DELTA, rng=1,
+                       neighbouring="add_remove")
+    frame = result.ledger.to_frame()
+    assert list(frame["step"][:2]) == ["row count (add/remove neighbours)",
+                                       "row count: public bounds n_lo, n_hi (failure probability)"]
+    # the count: sensitivity 1 with COUNT_SHARE of the group's mu^2 (the group has delta minus
+    # the bounds' failure probability COUNT_DELTA_SHARE delta)
+    mu = GaussianGroup(EPS, DELTA * (1 - COUNT_DELTA_SHARE)).mu
+    assert frame["noise_scale"][0] == pytest.approx(1 / (math.sqrt(COUNT_SHARE) * mu), rel=1e-9)
+    assert frame["delta"][1] == pytest.approx(COUNT_DELTA_SHARE * DELTA, rel=1e-12)
+    # the samplers' snapping raises each sigma a little (dppca.privacy.samplers), so the
+    # absorbed share of the method is a hair under its 95%: spent within 1e-6 of eps, never above
+    assert EPS * (1 - 1e-6) <= result.ledger.spent_eps <= EPS * (1 + 1e-9)
+    assert result.ledger.spent_delta <= DELTA * (1 + 1e-9)
+    assert result.ledger.to_dict()["neighbouring"] == "add/remove (n private)"
+    # the noisy n is printed; it is within 6 noise sds of the true one (z = 6: probability 2e-9)
+    assert abs(result.n_obs - N) <= 6 * frame["noise_scale"][0]
+
+
+@pytest.mark.parametrize("method", ["gdppca", "rank"])
+def test_add_remove_sensitivity_is_evaluated_at_the_public_bounds(data, method):
+    options = {"design": "complete"} if method == "gdppca" else {}
+    fit, count = add_remove_fit(METHODS[method], data.to_numpy(), 2, eps=EPS, delta=DELTA,
+                                rng=np.random.default_rng(1), calibration="analytic",
+                                ledger=Ledger(EPS, DELTA), options=options)
+    assert count.lower < N < count.upper  # fails with probability COUNT_DELTA_SHARE delta
+    expected = kendall_add_remove_sensitivity(count.lower, 4, slack_rows=count.upper) \
+        if method == "gdppca" else rank_tau_add_remove_sensitivity(count.lower, 4)
+    assert fit.sensitivity == pytest.approx(expected, rel=1e-15)
+
+
+def test_add_remove_costs_little_noise_at_this_n(data):
+    # Budget (1 - COUNT_SHARE)^(-1/2) = 1.026, delta 0.95 delta (mu 1% lower) and the bound
+    # n / (n_lo + 1) with n - n_lo ~ z sigma_n = 5.0 x 16.8 = 84 (1.8% at n = 4,817): ~1.05.
+    replace = dp_pc_dir(data, 2, eps=EPS, delta=DELTA, rng=1)
+    add_remove = dp_pc_dir(data, 2, eps=EPS, delta=DELTA, rng=1, neighbouring="add_remove")
+    assert 1.0 < add_remove.noise_sd / replace.noise_sd < 1.08
+
+
+@pytest.mark.parametrize("call", [
+    lambda X: dp_scree(X, 2, eps=EPS, delta=DELTA, neighbouring="add_remove"),
+    lambda X: dp_score(X, EPS, DELTA, neighbouring="add_remove"),
+    lambda X: dp_score_group(X, np.zeros(len(X)), EPS, DELTA, levels=[0.0],
+                             neighbouring="add_remove"),
+    lambda X: dp_score_plot(X, EPS, DELTA, neighbouring="add_remove"),
+    lambda X: dp_pc_dir(X, 2, method="analyze_gauss", eps=EPS, delta=DELTA,
+                        neighbouring="add_remove"),
+    lambda X: dp_pc_dir(X, 2, standardize=True, eps=EPS, delta=DELTA, neighbouring="add_remove"),
+    lambda X: dp_pc_dir(X, 2, design="incomplete", eps=EPS, delta=DELTA,
+                        neighbouring="add_remove"),
+    lambda X: DPPCA(2, neighbouring="add_remove").fit(X),
+    lambda X: DPPCA(2, center=False, explained_variance=True, neighbouring="add_remove").fit(X),
+])
+def test_uncovered_releases_are_refused_from_the_arguments(data, call):
+    # the same refusal for every data set (here a tiny and a large one): public arguments only
+    for X in (data, data.iloc[:3]):
+        with pytest.raises(DPPCAValueError, match="neighbouring='add_remove' is not supported by"):
+            call(X)
+
+
+def test_unknown_relation_is_refused(data):
+    with pytest.raises(DPPCAValueError, match="`neighbouring`"):
+        dp_pc_dir(data, 2, eps=EPS, delta=DELTA, neighbouring="swap")
+
+
+def test_true_n_appears_in_no_output(data, tmp_path, capsys):
+    texts = []
+    for standardize in (False, "rank"):
+        result = dp_pc_dir(data, 2, standardize=standardize, eps=EPS, delta=DELTA, rng=2,
+                           neighbouring="add_remove")
+        assert result.n_obs != N
+        texts += [str(result.summary()), repr(result), json.dumps(result.to_dict()),
+                  result.to_frame().to_csv(), result.ledger.to_frame().to_csv(), repr(result.ledger)]
+    model = DPPCA(2, center=False, random_state=2, neighbouring="add_remove").fit(data)
+    texts += [repr(model), model.ledger_.to_frame().to_csv(), str(model.result_.summary())]
+    csv = tmp_path / "data.csv"
+    data.to_csv(csv, index=False)
+    out = tmp_path / "report"
+    assert main(["report", "--data", str(csv), "--k", "2", "--eps", "1", "--delta", "1e-5",
+                 "--seed", "2", "--sections", "directions", "--neighbouring", "add_remove",
+                 "--out", str(out)]) == 0
+    texts.append(capsys.readouterr().out)
+    texts += [path.read_text() for path in out.iterdir() if path.suffix in (".csv", ".json")]
+    assert texts and not [text[:200] for text in texts if _shows_n(text)]
+    # the same outputs under replace-one do print it (the check can fail)
+    assert _shows_n(str(dp_pc_dir(data, 2, eps=EPS, delta=DELTA, rng=2).summary()))
+
+
+def test_cli_refuses_add_remove_for_uncovered_sections(data, tmp_path, capsys):
+    csv = tmp_path / "data.csv"
+    data.iloc[:50].to_csv(csv, index=False)
+    assert main(["report", "--data", str(csv), "--eps", "1", "--delta", "1e-5",
+                 "--neighbouring", "add_remove", "--out", str(tmp_path / "r")]) == 2
+    assert "--neighbouring add_remove is supported by the directions section only" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_drop_incomplete_rows_keeps_complete_rows_only_under_add_remove():
+    x = np.array([[1.0, 2.0], [np.nan, 1.0], [3.0, np.inf], [4.0, 5.0]])
+    assert drop_incomplete_rows(x, "add_remove").tolist() == [[1.0, 2.0], [3.0, np.inf],
+                                                              [4.0, 5.0]]
+    frame = pd.DataFrame({"a": [1.0, None, 3.0], "b": pd.array([1, 2, None], dtype="Int64")})
+    assert drop_incomplete_rows(frame, "add_remove").index.tolist() == [0]
+    with pytest.raises(DPPCAValueError, match="neighbouring='add_remove'"):
+        drop_incomplete_rows(x, "replace")
+
+
+def test_drop_incomplete_rows_maps_add_remove_neighbours_to_neighbours_or_equals():
+    # stability 1: adding a row adds it to the kept rows when complete, and nothing otherwise
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((30, 3))
+    x[rng.random((30, 3)) < 0.2] = np.nan
+    kept = drop_incomplete_rows(x, "add_remove")
+    for row in (np.array([1.0, 2.0, 3.0]), np.array([1.0, np.nan, 3.0])):
+        grown = drop_incomplete_rows(np.vstack([x, row]), "add_remove")
+        assert len(grown) - len(kept) == int(not np.isnan(row).any())
+        assert np.array_equal(grown[:len(kept)], kept, equal_nan=True)
