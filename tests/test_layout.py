@@ -31,9 +31,9 @@ EXCEPTIONS: dict[str, str] = {
                         "estimand hook added a few lines",
     "results/scree_rank.py": "one idea, the rank scree's result with its proven interval bound "
                              "(RankBound), whose proof in the docstring is most of the lines",
-    "methods/gdppca.py": "one idea, g-DPPCA's release with its proof and accuracy; the add/remove "
-                         "row bounds (rows=) added a few lines (their proofs live in "
-                         "methods/add_remove.py)",
+    "directions.py": "one idea, dp_pc_dir's argument checks and dispatch; the missing= and "
+                     "neighbouring= hooks added lines (their logic lives in "
+                     "preprocessing/missing_entry.py and privacy/neighbouring.py)",
     "app/inputs.py": "one idea, what a client may send: a checker per input kind and the table of "
                      "every input id, kept together so that no id escapes the check",
 }
