@@ -16,8 +16,12 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 from ..privacy import Ledger, gaussian_mechanism
+from ..backends.dask import compute_checked, is_dask_array
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
+from ..stats.elementwise_kendall_blocks import (block_kendall_tau_matrix, block_tau_sensitivity,
+                                                dask_block_kendall_tau_matrix)
+from ..stats.elementwise_kendall_blocks_design import design_note, resolve_rank_design
 from ._base import DirectionFit, top_eigen
 from .latent_accuracy import (bridged_noise_sd, rank_accuracy, rank_direction_accuracy,
                               repelled_spectrum, sine_block_noise_sd)
@@ -26,7 +30,9 @@ from .rank_sensitivity import UNIT_ROUNDOFF, rank_tau_sensitivity
 __all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "binary_proportions",
            "bridged_noise_sd", "latent_correlation_directions", "nonprivate_latent_directions",
            "rank_accuracy", "rank_columns", "rank_direction_accuracy", "rank_tau_sensitivity",
-           "release_kendall_tau", "release_mixed", "repelled_spectrum", "sine_block_noise_sd"]
+           "rank_tau_statistic", "release_kendall_tau", "release_mixed", "released_latent_fit",
+           "repelled_spectrum",
+           "sine_block_noise_sd"]
 
 #: The estimand, in the words every summary uses.
 ESTIMAND = ("Estimand: latent Gaussian-copula correlation (Han & Liu 2012), from the elementwise "
@@ -97,7 +103,8 @@ def rank_columns(X):
 
 def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                   rng: np.random.Generator, calibration: str,
-                                  ledger: Ledger, binary=None) -> DirectionFit:
+                                  ledger: Ledger, binary=None, design: str = "auto",
+                                  pairs_per_row=None) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation, from a private Kendall's tau.
 
     Parameters
@@ -119,6 +126,14 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
         0.5; bool and two-level Categorical columns arrive coded 0/1), whose share of ones is
         then released too and whose pairs use the Fan, Liu, Ning & Zou (2017) bridges
         (:func:`dppca.stats.copula_bridge.binary_bridge`). Default: every column continuous.
+    design : {"auto", "complete", "incomplete"}
+        The pairs of the tau matrix: all of them, or an incomplete U-statistic over a random
+        block design drawn from ``rng`` (unbiased for the same tau, same sensitivity); "auto"
+        decides from the public n and p
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`), and
+        always takes blocks for a dask array.
+    pairs_per_row : int, optional
+        Pairs per row r of the block design (default: the rule's).
 
     Returns
     -------
@@ -129,7 +144,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     Raises
     ------
     DPPCAValueError
-        n > :data:`MAX_ROWS`.
+        n > :data:`MAX_ROWS` with the complete design; a bad ``design`` or ``pairs_per_row``.
 
     See Also
     --------
@@ -141,7 +156,9 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     Privacy: the vector (T_jk)_{j <= k} (p (p + 1) / 2 numbers, the diagonal included) of the
     elementwise Kendall's tau-a matrix is released by the Gaussian mechanism with L2
     sensitivity 2 p / n under replace-one neighbours, n public (proof in
-    :func:`rank_tau_sensitivity`), so it is (eps, delta)-DP. The tau-b normalisation by the
+    :func:`rank_tau_sensitivity`; for the block design, whose blocks are drawn independently of
+    the data, :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, the same
+    2 p / n with its own rounding slack), so it is (eps, delta)-DP. The tau-b normalisation by the
     noisy diagonal, the sine bridge, the nearest-correlation repair and the eigenvectors are
     post-processing. With b binary columns the vector of their shares of ones (L2 sensitivity
     sqrt(b) / n plus the rounding slack 2 sqrt(b) 2^-53: one row moves each share by at most
@@ -168,15 +185,58 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     ((3, 2), 1)
     """
     binary = _binary_mask(binary, values.shape[1])
+    n, p = values.shape
+    blocks = resolve_rank_design(design, pairs_per_row, n, p, is_dask_array(values), rng)
     if not binary.any():
         released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
-                                                           ledger)
+                                                           ledger, design=blocks)
         thresholds = None
     else:
         released, sensitivity, sigma, thresholds = release_mixed(values, binary, eps, delta,
-                                                                  rng, calibration, ledger)
+                                                                  rng, calibration, ledger,
+                                                                  design=blocks)
+    return released_latent_fit(released, k, calibration, sensitivity, sigma,
+                               design_note(n, blocks, sensitivity), thresholds)[0]
+
+
+def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thresholds=None):
+    """The rank path's directions from a released tau matrix (post-processing only).
+
+    Parameters
+    ----------
+    released : ndarray, shape (p, p)
+        The noisy elementwise Kendall's tau-a matrix (:func:`release_kendall_tau`).
+    k : int
+        Number of directions.
+    calibration : str
+        The release's Gaussian calibration (for the mechanism's name).
+    sensitivity, sigma : float
+        The release's sensitivity and noise sd.
+    note : str
+        A summary line naming the release's design (e.g.
+        :func:`dppca.stats.elementwise_kendall_blocks_design.design_note`).
+    thresholds : ndarray, optional
+        Binary columns' released thresholds (:func:`release_mixed`).
+
+    Returns
+    -------
+    fit : DirectionFit
+        Top-k eigenvectors of the repaired latent correlation, the whole spectrum and the
+        matrix noise sd of the accuracy model.
+    basis : ndarray, shape (p, p)
+        All p eigenvectors (columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tau = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> fit, basis = released_latent_fit(tau, 1, "analytic", 0.04, 0.01, "complete")
+    >>> fit.spectrum.round(3).tolist()
+    [1.707, 0.293]
+    """
     fit, basis = _fit_with_basis(released, k, f"Gaussian ({calibration})", sensitivity, sigma,
                                  thresholds)
+    fit.notes.append(note)
     bridged = bridged_noise_sd(released, sigma)
     # g-DPPCA's convention (diagonal sd); with binary columns the bridges' slopes differ from
     # the sine's, so the bound at the largest sine slope stands in
@@ -185,11 +245,12 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
                      f"on each latent correlation at most {bridged:.3g} (the bridge's Lipschitz "
                      "factor), before the repair.")
-    return fit
+    return fit, basis
 
 
 def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.random.Generator,
-                        calibration: str = "analytic", ledger: Ledger | None = None):
+                        calibration: str = "analytic", ledger: Ledger | None = None, *,
+                        design=None):
     """The private elementwise Kendall's tau-a matrix: its p (p + 1) / 2 entries j <= k plus noise.
 
     Parameters
@@ -204,13 +265,18 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
         Gaussian calibration.
     ledger : Ledger, optional
         Where the release is recorded.
+    design : dppca.stats.pair_design.BlockDesign, optional
+        A public block design (drawn independently of the data): the incomplete statistic
+        over it; None (default): the complete statistic (see :func:`rank_tau_statistic`).
 
     Returns
     -------
     released : ndarray, shape (p, p)
         The symmetric noisy matrix (each entry j <= k carries its own noise draw).
     sensitivity : float
-        :func:`rank_tau_sensitivity` (n, p).
+        :func:`rank_tau_sensitivity` (n, p), or
+        :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity` (n, p) with a
+        design.
     sigma : float
         The noise sd.
 
@@ -218,7 +284,9 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
     -----
     (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism
     (:func:`dppca.privacy.gaussian_mechanism`, floating-point safe samplers) on the vector
-    (T_jk)_{j <= k} with the L2 sensitivity 2 p / n proved in :func:`rank_tau_sensitivity`.
+    (T_jk)_{j <= k} with the L2 sensitivity 2 p / n proved in :func:`rank_tau_sensitivity`
+    (with a design, in :mod:`dppca.stats.elementwise_kendall_blocks`: a row lies in one block).
+    The ledger's row names the design.
 
     Examples
     --------
@@ -229,17 +297,71 @@ def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.ra
     >>> released.shape, sensitivity
     ((2, 2), 0.04)
     """
-    n, p = values.shape
-    sensitivity = rank_tau_sensitivity(n, p)
-    rows, cols = np.triu_indices(p)
-    tau = kendall_tau_matrix(values)
+    tau, sensitivity = rank_tau_statistic(values, design)
+    rows, cols = np.triu_indices(tau.shape[0])
     noisy, sigma = gaussian_mechanism(tau[rows, cols], sensitivity, eps, delta, rng,
                                       calibration=calibration, ledger=ledger,
-                                      step="directions: elementwise Kendall's tau (j <= k)")
-    released = np.zeros((p, p))
-    released[rows, cols] = noisy
-    released[cols, rows] = noisy
-    return released, sensitivity, sigma
+                                      step=_tau_step(design))
+    return _symmetric(noisy, rows, cols, tau.shape[0]), sensitivity, sigma
+
+
+def rank_tau_statistic(values, design=None):
+    """The rank path's pre-noise statistic and its sensitivity: complete or over a block design.
+
+    Parameters
+    ----------
+    values : ndarray or dask.array.Array, shape (n, p)
+        The data (a dask array is reduced chunk by chunk with a design, and read into memory
+        without one).
+    design : dppca.stats.pair_design.BlockDesign, optional
+        Public block design; None: every pair.
+
+    Returns
+    -------
+    tau : ndarray, shape (p, p)
+        The elementwise Kendall's tau-a matrix (complete or incomplete), diagonal included.
+    sensitivity : float
+        L2 sensitivity of its entries j <= k under replace-one neighbours, n public:
+        :func:`rank_tau_sensitivity` or
+        :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity` (both 2 p / n
+        plus their own rounding slack).
+
+    Raises
+    ------
+    DPPCAValueError
+        From the statistics (NaN; n > :data:`MAX_ROWS` without a design).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.stats.pair_design import block_design
+    >>> x = np.random.default_rng(0).normal(size=(100, 3))
+    >>> tau, sensitivity = rank_tau_statistic(x, block_design(100, 9, np.random.default_rng(1)))
+    >>> tau.shape, round(sensitivity, 12)
+    ((3, 3), 0.06)
+    """
+    n, p = values.shape
+    if design is None:
+        sensitivity = rank_tau_sensitivity(n, p)  # refuses n > MAX_ROWS before any work
+        return kendall_tau_matrix(compute_checked(values) if is_dask_array(values) else values), \
+            sensitivity
+    tau = dask_block_kendall_tau_matrix(values, design) if is_dask_array(values) else \
+        block_kendall_tau_matrix(values, design)
+    return tau, block_tau_sensitivity(n, p)
+
+
+def _tau_step(design) -> str:
+    """The ledger's name of the tau release; a block design is named with its pairs per row."""
+    step = "directions: elementwise Kendall's tau (j <= k)"
+    return step if design is None else \
+        f"{step}, block design (>= {design.pairs_per_row} pairs per row)"
+
+
+def _symmetric(upper, rows, cols, p) -> np.ndarray:
+    matrix = np.zeros((p, p))
+    matrix[rows, cols] = upper
+    matrix[cols, rows] = upper
+    return matrix
 
 
 def nonprivate_latent_directions(values: np.ndarray, k: int, binary=None, **_) -> DirectionFit:
@@ -327,20 +449,17 @@ def _thresholds(shares, binary) -> np.ndarray:
     return thresholds
 
 
-def release_mixed(values, binary, eps, delta, rng, calibration, ledger):
+def release_mixed(values, binary, eps, delta, rng, calibration, ledger, design=None):
     """The tau vector and the binary shares of ones, one Gaussian-DP group (docstring above)."""
     from ..privacy.composition import GaussianGroup
 
     n, p = values.shape
     group = GaussianGroup(eps, delta, calibration)
-    sensitivity = rank_tau_sensitivity(n, p)
+    tau, sensitivity = rank_tau_statistic(values, design)
     rows, cols = np.triu_indices(p)
     noisy, sigma = group.share(1.0 - SHARE_OF_PROPORTIONS).release(
-        kendall_tau_matrix(values)[rows, cols], sensitivity, rng, ledger,
-        "directions: elementwise Kendall's tau (j <= k)")
-    released = np.zeros((p, p))
-    released[rows, cols] = noisy
-    released[cols, rows] = noisy
+        tau[rows, cols], sensitivity, rng, ledger, _tau_step(design))
+    released = _symmetric(noisy, rows, cols, p)
     count = int(binary.sum())
     share_sensitivity = math.sqrt(count) / n + 2.0 * math.sqrt(count) * UNIT_ROUNDOFF
     shares, _ = group.share(SHARE_OF_PROPORTIONS).release(

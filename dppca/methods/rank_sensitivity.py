@@ -8,8 +8,9 @@ from __future__ import annotations
 import math
 
 from .._validation import DPPCAValueError
+from ..stats.elementwise_kendall_blocks import block_tau_sensitivity
 
-__all__ = ["MAX_ROWS", "UNIT_ROUNDOFF", "rank_tau_sensitivity"]
+__all__ = ["MAX_ROWS", "UNIT_ROUNDOFF", "rank_release_sensitivity", "rank_tau_sensitivity"]
 
 #: Largest n for which the pair count n (n - 1) / 2 and every sign sum are exact in float64
 #: (< 2^53), so that T = count / pairs is one correctly rounded division (the rounding slack of
@@ -79,3 +80,29 @@ def rank_tau_sensitivity(n: int, p: int) -> float:
                               f"float64); got n = {n}")
     entries = p * (p + 1) / 2.0
     return 2.0 * p / n + 2.0 * math.sqrt(entries) * UNIT_ROUNDOFF
+
+
+def rank_release_sensitivity(n: int, p: int, pairs_per_row=None) -> float:
+    """The sensitivity the rank path releases at: complete statistic, or over a block design.
+
+    Parameters
+    ----------
+    n, p : int
+        Rows (public) and columns.
+    pairs_per_row : int, optional
+        r of the block design; None for the complete statistic.
+
+    Returns
+    -------
+    float
+        :func:`rank_tau_sensitivity` (n, p), or
+        :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity` (n, p) with a
+        design: both 2 p / n plus their own rounding slack.
+
+    Examples
+    --------
+    >>> from dppca.methods.rank_sensitivity import rank_release_sensitivity
+    >>> rank_release_sensitivity(1000, 5) < rank_release_sensitivity(1000, 5, 15)
+    True
+    """
+    return rank_tau_sensitivity(n, p) if pairs_per_row is None else block_tau_sensitivity(n, p)
