@@ -200,8 +200,9 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     >>> import numpy as np
     >>> from dppca.preprocessing import as_matrix
     >>> from dppca.privacy import Ledger
-    >>> x = np.random.default_rng(0).normal(size=(500, 3))
-    >>> scree, directions = rank_scree_release(as_matrix(x), 2, eps=1.0, delta=1e-5,
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(2000, 1)) + rng.normal(size=(2000, 3))  # one strong component
+    >>> scree, directions = rank_scree_release(as_matrix(x), 1, eps=1.0, delta=1e-5,
     ...                                        rng=np.random.default_rng(1),
     ...                                        calibration="analytic", ledger=Ledger(1.0, 1e-5))
     >>> bool((scree.directions == directions.directions).all().all()), len(scree.ledger["rank"])
