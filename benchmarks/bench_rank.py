@@ -27,6 +27,10 @@ DataFrame (auto design: blocks), against np.corrcoef on the same rows in memory.
 rows ran first (numba compiled, the file in the page cache only after its first read) the
 Parquet row skips the untimed warm-up run, to fit the run in about a quarter of an hour.
 
+``--keep-parquet FILE`` copies the Parquet row of an earlier results file (its commit and date
+named in a note line) instead of timing it again, for runs on a machine too loaded to time
+10^7 rows in reasonable time.
+
 ``--out FILE`` also writes the table under a header with the git commit, the date, the machine
 (cores usable, BLAS and its threads, numba's threads) and the exact command.
 """
@@ -136,6 +140,17 @@ def time_parquet(n: int, runs: int, folder: Path, warm_up: bool = True) -> dict:
     return row
 
 
+def kept_parquet_row(text: str) -> list[str]:
+    """The Parquet row (title and numbers) of an earlier results file, with a note naming its run."""
+    lines = text.splitlines()
+    commit = next((line for line in lines if line.startswith("# commit:")), "# commit: unknown")
+    date = next((line for line in lines if line.startswith("# date:")), "# date: unknown")
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("n (Parquet, dask)"))
+    return [f"# note: Parquet row kept from an earlier run, not timed again ({commit[2:]}; "
+            f"{date[2:]}): 10^7 rows did not fit the time of this run on the shared machine",
+            *lines[start:start + 2]]
+
+
 def machine() -> str:
     """Cores usable by this process, BLAS and thread counts (threadpoolctl), numba's threads."""
     import numba
@@ -186,6 +201,8 @@ def main(argv=None) -> int:
     parser.add_argument("--parquet", type=int, default=None, metavar="N",
                         help="add the dask row: N rows from a Parquet file in /tmp (e.g. 10000000)")
     parser.add_argument("--skip-memory", action="store_true", help="only the --parquet row")
+    parser.add_argument("--keep-parquet", type=Path, metavar="FILE",
+                        help="copy the Parquet row of this earlier results file (not timed again)")
     parser.add_argument("--out", type=Path, help="also write the header and table to this file")
     args = parser.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
@@ -209,6 +226,9 @@ def main(argv=None) -> int:
                    f"{r['dp_pc_dir'] / r['corrcoef']:>8.1f}{r['load_before']:>6.1f}->{r['load_after']:<5.1f}"]
         print("\n".join(parquet), flush=True)
         body += [""] + parquet
+    elif args.keep_parquet:
+        body += [""] + kept_parquet_row(args.keep_parquet.read_text())
+        print("\n".join(body[-3:]), flush=True)
     if args.out:
         args.out.write_text("\n".join(lines + body) + "\n")
     return 0
