@@ -15,17 +15,16 @@ import math
 import numpy as np
 
 from .._validation import DPPCAValueError
-from ..privacy import Ledger, gaussian_mechanism
-from ..backends.dask import compute_checked, is_dask_array
+from ..privacy import Ledger
+from ..backends.dask import is_dask_array
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
-from ..stats.elementwise_kendall_blocks import (block_kendall_tau_matrix, block_tau_sensitivity,
-                                                dask_block_kendall_tau_matrix)
 from ..stats.elementwise_kendall_blocks_design import design_note, resolve_rank_design
 from ._base import DirectionFit, top_eigen
 from .latent_accuracy import (bridged_noise_sd, rank_accuracy, rank_direction_accuracy,
                               repelled_spectrum, sine_block_noise_sd)
-from .rank_sensitivity import UNIT_ROUNDOFF, rank_tau_sensitivity
+from .rank_sensitivity import (UNIT_ROUNDOFF, rank_tau_sensitivity, rank_tau_statistic,
+                               release_kendall_tau, symmetric_from_upper, tau_step)
 
 __all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "binary_proportions",
            "bridged_noise_sd", "latent_correlation_directions", "nonprivate_latent_directions",
@@ -248,122 +247,6 @@ def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thre
     return fit, basis
 
 
-def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.random.Generator,
-                        calibration: str = "analytic", ledger: Ledger | None = None, *,
-                        design=None):
-    """The private elementwise Kendall's tau-a matrix: its p (p + 1) / 2 entries j <= k plus noise.
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, p)
-        The data.
-    eps, delta : float
-        Budget of the release.
-    rng : numpy.random.Generator
-        Source of the noise.
-    calibration : {"analytic", "classic"}
-        Gaussian calibration.
-    ledger : Ledger, optional
-        Where the release is recorded.
-    design : dppca.stats.pair_design.BlockDesign, optional
-        A public block design (drawn independently of the data): the incomplete statistic
-        over it; None (default): the complete statistic (see :func:`rank_tau_statistic`).
-
-    Returns
-    -------
-    released : ndarray, shape (p, p)
-        The symmetric noisy matrix (each entry j <= k carries its own noise draw).
-    sensitivity : float
-        :func:`rank_tau_sensitivity` (n, p), or
-        :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity` (n, p) with a
-        design.
-    sigma : float
-        The noise sd.
-
-    Notes
-    -----
-    (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism
-    (:func:`dppca.privacy.gaussian_mechanism`, floating-point safe samplers) on the vector
-    (T_jk)_{j <= k} with the L2 sensitivity 2 p / n proved in :func:`rank_tau_sensitivity`
-    (with a design, in :mod:`dppca.stats.elementwise_kendall_blocks`: a row lies in one block).
-    The ledger's row names the design.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dppca.methods.latent_correlation import release_kendall_tau
-    >>> x = np.random.default_rng(0).normal(size=(100, 2))
-    >>> released, sensitivity, sigma = release_kendall_tau(x, 1.0, 1e-5, np.random.default_rng(1))
-    >>> released.shape, sensitivity
-    ((2, 2), 0.04)
-    """
-    tau, sensitivity = rank_tau_statistic(values, design)
-    rows, cols = np.triu_indices(tau.shape[0])
-    noisy, sigma = gaussian_mechanism(tau[rows, cols], sensitivity, eps, delta, rng,
-                                      calibration=calibration, ledger=ledger,
-                                      step=_tau_step(design))
-    return _symmetric(noisy, rows, cols, tau.shape[0]), sensitivity, sigma
-
-
-def rank_tau_statistic(values, design=None):
-    """The rank path's pre-noise statistic and its sensitivity: complete or over a block design.
-
-    Parameters
-    ----------
-    values : ndarray or dask.array.Array, shape (n, p)
-        The data (a dask array is reduced chunk by chunk with a design, and read into memory
-        without one).
-    design : dppca.stats.pair_design.BlockDesign, optional
-        Public block design; None: every pair.
-
-    Returns
-    -------
-    tau : ndarray, shape (p, p)
-        The elementwise Kendall's tau-a matrix (complete or incomplete), diagonal included.
-    sensitivity : float
-        L2 sensitivity of its entries j <= k under replace-one neighbours, n public:
-        :func:`rank_tau_sensitivity` or
-        :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity` (both 2 p / n
-        plus their own rounding slack).
-
-    Raises
-    ------
-    DPPCAValueError
-        From the statistics (NaN; n > :data:`MAX_ROWS` without a design).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dppca.stats.pair_design import block_design
-    >>> x = np.random.default_rng(0).normal(size=(100, 3))
-    >>> tau, sensitivity = rank_tau_statistic(x, block_design(100, 9, np.random.default_rng(1)))
-    >>> tau.shape, round(sensitivity, 12)
-    ((3, 3), 0.06)
-    """
-    n, p = values.shape
-    if design is None:
-        sensitivity = rank_tau_sensitivity(n, p)  # refuses n > MAX_ROWS before any work
-        return kendall_tau_matrix(compute_checked(values) if is_dask_array(values) else values), \
-            sensitivity
-    tau = dask_block_kendall_tau_matrix(values, design) if is_dask_array(values) else \
-        block_kendall_tau_matrix(values, design)
-    return tau, block_tau_sensitivity(n, p)
-
-
-def _tau_step(design) -> str:
-    """The ledger's name of the tau release; a block design is named with its pairs per row."""
-    step = "directions: elementwise Kendall's tau (j <= k)"
-    return step if design is None else \
-        f"{step}, block design (>= {design.pairs_per_row} pairs per row)"
-
-
-def _symmetric(upper, rows, cols, p) -> np.ndarray:
-    matrix = np.zeros((p, p))
-    matrix[rows, cols] = upper
-    matrix[cols, rows] = upper
-    return matrix
-
-
 def nonprivate_latent_directions(values: np.ndarray, k: int, binary=None, **_) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation. NON-PRIVATE.
 
@@ -458,8 +341,8 @@ def release_mixed(values, binary, eps, delta, rng, calibration, ledger, design=N
     tau, sensitivity = rank_tau_statistic(values, design)
     rows, cols = np.triu_indices(p)
     noisy, sigma = group.share(1.0 - SHARE_OF_PROPORTIONS).release(
-        tau[rows, cols], sensitivity, rng, ledger, _tau_step(design))
-    released = _symmetric(noisy, rows, cols, p)
+        tau[rows, cols], sensitivity, rng, ledger, tau_step(design))
+    released = symmetric_from_upper(noisy, rows, cols, p)
     count = int(binary.sum())
     share_sensitivity = math.sqrt(count) / n + 2.0 * math.sqrt(count) * UNIT_ROUNDOFF
     shares, _ = group.share(SHARE_OF_PROPORTIONS).release(
