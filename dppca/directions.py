@@ -127,9 +127,16 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         U-statistic over a random block design drawn from ``rng`` ("incomplete"; the same
         sensitivity, so the same noise). "auto" (default) is complete while that costs under
         about a second (n^2 p <= 2e10) and incomplete above. See :mod:`dppca.stats.pair_design`.
+        The rank path (``standardize="rank"``) has the same choice for its elementwise Kendall's
+        tau: "auto" is complete while p (p + 1) / 2 n log2(n) <= 5e7 (about a second) and a
+        block design above, and for dask input
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`): public
+        n and p only; unbiased for the same tau, released at the same sensitivity 2 p / n.
     pairs_per_row : int, optional
         Pairs per row r of the incomplete design (default: the rule of
-        :func:`dppca.stats.pair_design.pairs_per_row_rule`).
+        :func:`dppca.stats.pair_design.pairs_per_row_rule`; on the rank path, that of
+        :func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`, at least
+        15).
     scale : array_like of shape (p,), dict, pandas.Series, DataFrame, str or Schema, optional
         Public column scales for ``standardize=True`` (declared public by the caller), or a
         :class:`dppca.preprocessing.matrix.ColumnScales` already released by the calling function.
@@ -219,7 +226,10 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     Privacy: {gdppca_sensitivity}
     The rank path releases the elementwise Kendall's tau-a matrix (its p (p + 1) / 2 entries
     j <= k) with the Gaussian mechanism, L2 sensitivity 2 p / n
-    (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`).
+    (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`; over a block design, drawn
+    from ``rng`` independently of the data,
+    :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`); the ledger row and
+    the summary name the design and the sensitivity.
     The directions are post-processing.
     With private standardization (:func:`dppca.preprocessing.matrix.private_column_scales`) the scales
     and a Gaussian method form one Gaussian-DP group (Dong, Roth and Su 2022): the scales get
@@ -295,10 +305,12 @@ def _input_matrix(X):
 
 
 def _check_dask_call(method, standardize, scale, nonprivate):
-    """What the dask path supports: g-DPPCA, standardized by public or private (blockwise) scales."""
-    if method != "gdppca":
-        raise DPPCAValueError(f"dask and file input supports g-DPPCA only (g_dppca=True or "
-                              f"method='gdppca'); got method {method!r}")
+    """What the dask path supports: g-DPPCA, standardized by public or private (blockwise) scales,
+    and the private rank path (its tau over a block design, chunk by chunk)."""
+    if method not in ("gdppca", RANK):
+        raise DPPCAValueError(f"dask and file input supports g-DPPCA and the private rank path "
+                              f"only (g_dppca=True, method='gdppca' or standardize='rank' with a "
+                              f"budget); got method {method!r}")
     if nonprivate:
         raise DPPCAValueError("nonprivate=True is not available for dask or file input")
 
@@ -360,10 +372,13 @@ def _method_options(method: str, gdppca_options: dict, extra: dict) -> dict:
         raise DPPCATypeError(f"options {unknown} are not options of method {method!r}; "
                              f"its options are {list(allowed)}")
     if method != "gdppca":
+        # the rank path's tau has the same two pair-design options
+        own = {name: gdppca_options.pop(name) for name in ("design", "pairs_per_row")} \
+            if method == RANK else {}
         changed = [n for n, v in gdppca_options.items() if v is not None and v != _GDPPCA_DEFAULTS.get(n)]
         if changed:
             raise DPPCAValueError(f"{changed} are g-DPPCA options; method {method!r} does not use them")
-        return dict(extra)
+        return {**own, **extra}
     xi = gdppca_options["xi"]
     if xi is not None and not callable(xi):
         raise DPPCATypeError(f"`xi` must be a callable scale function; got {xi!r}")

@@ -14,14 +14,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg, option_arg,
                           rng_arg, seed_of)
-from .methods._base import top_eigen
+from .methods import TARGETS
 from .methods.latent_correlation import (nonprivate_latent_directions, rank_accuracy,
-                                         rank_tau_sensitivity, release_kendall_tau,
-                                         sine_block_noise_sd)
+                                         release_kendall_tau, released_latent_fit)
+from .methods.rank_sensitivity import rank_release_sensitivity
 from .backends.dask import is_dask_input
 from .directions import RANK, SCALE_SHARE
 from .preprocessing import as_matrix
@@ -29,19 +28,21 @@ from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
 from .privacy.accuracy import AccuracyReport
 from .privacy.spending import debit
-from .results.directions import pc_names
+from .results.directions import PCDirections
 from .results.scree_rank import (RANK_METHOD, RankBound, RankScreeFit, RankScreeResult,
                                  ValueRelease, rank_values_step)
 from .stats.copula_bridge import DIAGONAL_FLOOR, bridged_matrix, latent_correlation
+from .stats.elementwise_kendall_blocks_design import (design_note, hoeffding_pairs,
+                                                      rank_pairs_per_row_rule, resolve_rank_design)
 
 #: The dp_scree arguments the rank path does not use, with the value that means "not given".
-_UNUSED = {"control": None, "directions": None, "scale": None, "pairs_per_row": None,
-           "noise": "tight", "design": "auto"}
+_UNUSED = {"control": None, "directions": None, "scale": None, "noise": "tight"}
 
 
 def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, center=True,
                g_dppca=True, mono=True, calibration="analytic", rng=None, nonprivate=False,
-               bounds=None, budget=None, **unused) -> RankScreeResult:
+               bounds=None, budget=None, design="auto", pairs_per_row=None,
+               **unused) -> RankScreeResult:
     """Private eigenvalues of the latent Gaussian-copula correlation, PVE over p, intervals.
 
     Parameters
@@ -75,10 +76,15 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         Declared public bounds (:func:`dppca.dp_scree`); values are clipped to them first.
     budget : Budget or str, optional
         Where the call's (eps, delta) is debited first.
+    design : {"auto", "complete", "incomplete"}
+        The tau matrix's pairs: all, or a random block design drawn from ``rng`` (as in
+        :func:`dppca.dp_pc_dir` with ``standardize="rank"``; "auto" decides from the public n
+        and p, :func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`).
+    pairs_per_row : int, optional
+        Pairs per row of the block design (default: the rule's).
     **unused
         The dp_scree arguments that do not apply here (``control``, ``directions``, ``scale``,
-        ``noise``, ``design``, ``pairs_per_row``, ``scale_share``): refused unless at their
-        default.
+        ``noise``, ``scale_share``): refused unless at their default.
 
     Returns
     -------
@@ -95,7 +101,10 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     -----
     Privacy: (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism on
     the p (p + 1) / 2 entries j <= k of the elementwise Kendall's tau-a matrix with L2
-    sensitivity 2 p / n (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`); the
+    sensitivity 2 p / n (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`; over
+    a block design :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, the
+    design drawn independently of the data; the intervals' sampling part then counts the
+    design's independent pairs, :func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`); the
     latent correlation, its eigenvectors and eigenvalues, PVE and the intervals are
     post-processing. Estimand: eigenvalues of the latent Gaussian-copula correlation matrix
     (Han & Liu 2012); PVE over its trace p (public).
@@ -139,34 +148,100 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     nonprivate = bool_arg(nonprivate, "nonprivate")
     option_arg(calibration, "calibration", CALIBRATIONS)
     generator = rng_arg(rng)
+    blocks = resolve_rank_design(design, pairs_per_row, mat.n, mat.p, False, generator)
     debit(budget, "dp_scree", eps, delta, gaussian=True, calibration=calibration, k=k,
           methods=(RANK,))
-    rank_scree_plan(mat.n, mat.p, k, eps, delta, calibration).warn()  # public arithmetic
     ledger = Ledger(eps, delta)
     given.record(ledger)
-    released, _, sigma = release_kendall_tau(mat.values, eps, delta, generator, calibration,
-                                             ledger)
-    bridged, repaired = bridged_matrix(released, DIAGONAL_FLOOR), latent_correlation(released)
-    spectrum, vectors = top_eigen(repaired, mat.p)
-    bound = RankBound.from_release(released, bridged, repaired, sigma, mat.n, DIAGONAL_FLOOR)
-    fit = RankScreeFit(ValueRelease(spectrum[:k], np.full(k, bound.noise_sd()), np.zeros(k),
-                                    np.full(k, float(mat.p))),
-                       f"Gaussian ({calibration}) on Kendall's tau",
-                       "eigenvalues of the repaired latent correlation (no tuning)", bound)
-    directions = pd.DataFrame(vectors[:, :k], index=mat.columns, columns=pc_names(k))
+    return rank_scree_release(mat, k, eps=eps, delta=delta, rng=generator,
+                              calibration=calibration, ledger=ledger, design=blocks,
+                              seed=seed_of(rng), nonprivate=nonprivate)[0]
+
+
+def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=None, seed=None,
+                       nonprivate=False):
+    """The rank scree's one release and its post-processing: scree values and directions.
+
+    Parameters
+    ----------
+    mat : dppca.preprocessing.matrix.Matrix
+        Validated data in memory (bounds already applied).
+    k : int
+        Number of values and directions.
+    eps, delta : float
+        Budget of the release.
+    rng : numpy.random.Generator
+        Source of the noise.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration.
+    ledger : Ledger
+        Where the release is recorded (shared by both results).
+    design : dppca.stats.pair_design.BlockDesign, optional
+        Public block design of the tau matrix (None: every pair).
+    seed : object, optional
+        The seed as given, for the summaries.
+    nonprivate : bool
+        Also give the NON-PRIVATE latent eigenvalues.
+
+    Returns
+    -------
+    scree : RankScreeResult
+        As :func:`rank_scree`.
+    directions : dppca.PCDirections
+        The same release's directions (method "rank"), equal to ``scree.directions``, with
+        the accuracy rows of :func:`dppca.dp_pc_dir`; nothing else is spent.
+
+    Notes
+    -----
+    Privacy: one Gaussian release (:func:`rank_scree`'s Notes); everything else is
+    post-processing of it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing import as_matrix
+    >>> from dppca.privacy import Ledger
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(2000, 1)) + rng.normal(size=(2000, 3))  # one strong component
+    >>> scree, directions = rank_scree_release(as_matrix(x), 1, eps=1.0, delta=1e-5,
+    ...                                        rng=np.random.default_rng(1),
+    ...                                        calibration="analytic", ledger=Ledger(1.0, 1e-5))
+    >>> bool((scree.directions == directions.directions).all().all()), len(scree.ledger["rank"])
+    (True, 1)
+    """
+    rank_scree_plan(mat.n, mat.p, k, eps, delta, calibration).warn()  # public arithmetic
+    released, sensitivity, sigma = release_kendall_tau(mat.values, eps, delta, rng, calibration,
+                                                       ledger, design=design)
+    note = design_note(mat.n, design, sensitivity)
+    fit, vectors = released_latent_fit(released, k, calibration, sensitivity, sigma, note)
+    fit.target = TARGETS[RANK]
+    spectrum = fit.spectrum
+    bridged = bridged_matrix(released, DIAGONAL_FLOOR)
+    repaired = latent_correlation(released)
+    # the sampling part of the intervals counts independent pairs: floor(n / 2), or the block
+    # design's (RankBound reads them as floor(rows / 2))
+    rows = 2 * int(hoeffding_pairs(mat.n, None if design is None else len(design.bounds) - 1))
+    bound = RankBound.from_release(released, bridged, repaired, sigma, rows, DIAGONAL_FLOOR)
+    values = RankScreeFit(ValueRelease(spectrum[:k], np.full(k, bound.noise_sd()), np.zeros(k),
+                                       np.full(k, float(mat.p))),
+                          f"Gaussian ({calibration}) on Kendall's tau",
+                          "eigenvalues of the repaired latent correlation (no tuning)", bound)
+    directions = PCDirections(fit, mat.columns, method=RANK, ledger=ledger, n_obs=mat.n, eps=eps,
+                              delta=delta, calibration=calibration, seed=seed)
     reference = None
     if nonprivate:
         reference = {"scree": nonprivate_latent_directions(mat.values, k).spectrum[:k],
                      "trace": float(mat.p)}
-    steps = rank_accuracy(mat.p, k, sigma, spectrum,
-                          sine_block_noise_sd(released, sigma, k, spectrum, vectors)).steps
-    values_plan = rank_values_accuracy(mat.n, mat.p, k, sigma)
-    result = RankScreeResult(fit, ledger=ledger, directions=directions, n_obs=mat.n, eps=eps,
-                             delta=delta, calibration=calibration, seed=seed_of(rng),
-                             nonprivate=reference, accuracy=AccuracyReport(steps + [values_plan]))
+    steps = rank_accuracy(mat.p, k, sigma, spectrum, fit.matrix_noise_sd).steps
+    directions.accuracy = AccuracyReport(steps)
+    values_plan = rank_values_accuracy(rows, mat.p, k, sigma)
+    result = RankScreeResult(values, ledger=ledger, directions=directions.directions.copy(),
+                             n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
+                             seed=seed, nonprivate=reference,
+                             accuracy=AccuracyReport(steps + [values_plan]), extra_notes=[note])
     posted = [s for s in result.accuracy.steps if "post-release" in s.step]
     AccuracyReport(posted).warn(basis="released values only")
-    return result
+    return result, directions
 
 
 def _check_unused(unused) -> None:
@@ -241,7 +316,8 @@ def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyRepo
     Returns
     -------
     AccuracyReport
-        ``"directions (pre-release)"``
+        For the design ``design="auto"`` takes at (n, p) (public; its sensitivity and, for the
+        values, its independent pairs): ``"directions (pre-release)"``
         (:func:`dppca.methods.latent_correlation.rank_accuracy`) and
         :func:`rank_values_accuracy`.
 
@@ -251,8 +327,11 @@ def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyRepo
     >>> [s.step for s in rank_scree_plan(2000, 5, 2, 1.0, 1e-5).steps]
     ['directions (pre-release)', 'rank: scree values (half-width)']
     """
-    sigma = gaussian_sigma(rank_tau_sensitivity(n, p), eps, delta, calibration)
-    return AccuracyReport(rank_accuracy(p, k, sigma).steps + [rank_values_accuracy(n, p, k, sigma)])
+    r = rank_pairs_per_row_rule(n, p)  # the design "auto" takes (public n and p)
+    sigma = gaussian_sigma(rank_release_sensitivity(n, p, r), eps, delta, calibration)
+    rows = 2 * int(hoeffding_pairs(n, None if r is None else n // (r + 1)))
+    return AccuracyReport(rank_accuracy(p, k, sigma).steps + [rank_values_accuracy(rows, p, k,
+                                                                                   sigma)])
 
 
-__all__ = ["RANK", "rank_scree", "rank_scree_plan", "rank_values_accuracy"]
+__all__ = ["RANK", "rank_scree", "rank_scree_plan", "rank_scree_release", "rank_values_accuracy"]

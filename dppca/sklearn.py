@@ -13,7 +13,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from ._validation import DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg, int_arg
+from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
+                          int_arg, seed_of)
 from .directions import RANK, dp_pc_dir
 from .preprocessing import as_matrix
 from .preprocessing.schema import declared_input, priced
@@ -26,6 +27,8 @@ from .privacy.composition import GaussianGroup
 from .privacy.neighbouring import ADD_REMOVE, LABELS, add_remove_unsupported, neighbouring_arg
 from .privacy.spending import debit, records_outcome
 from .scree import DIRECTION_SHARE, SCALE_SHARE, dp_scree
+from .scree_rank import rank_scree_release
+from .stats.elementwise_kendall_blocks_design import resolve_rank_design
 
 __all__ = ["DPPCA", "CENTER_SHARE", "DPCentreWarning"]
 
@@ -97,7 +100,10 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         released (``mean_`` is 0, with a warning) and the whole budget goes to the directions.
     explained_variance : bool, default False
         Also release private scree values (``explained_variance_``, ``explained_variance_ratio_``)
-        with :func:`dppca.dp_scree`; g-DPPCA or the rank path only.
+        with :func:`dppca.dp_scree`; g-DPPCA or the rank path only. On the rank path the values
+        and the directions come from one release of the Kendall's tau matrix (the latent
+        correlation's eigenvalues and eigenvectors), so ``components_`` are
+        ``scree_.directions`` and nothing is spent twice.
     calibration : {"analytic", "classic"}
         Gaussian noise calibration (see :func:`dppca.dp_pc_dir`).
     noise : {"tight", "r_dppca"}
@@ -105,7 +111,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     scale_share : float in (0, 1), default 0.35
         Share of the directions' budget spent on private scales when ``standardize=True``.
     design : {"auto", "complete", "incomplete"}
-        g-DPPCA's pair design (see :func:`dppca.dp_pc_dir`).
+        The pair design of g-DPPCA's or the rank path's Kendall's tau (see
+        :func:`dppca.dp_pc_dir`).
     pairs_per_row : int, optional
         Pairs per row of the incomplete design.
     method_options : dict, optional
@@ -191,7 +198,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
       its Notes; private scales when ``standardize=True``). With ``explained_variance=True`` the
       rest is the budget of :func:`dppca.dp_scree`, which gives the directions
       ``DIRECTION_SHARE`` of its Gaussian-DP group and spends the remainder on the trace and the
-      scree values (its Notes).
+      scree values (its Notes). On the rank path the rest is one Gaussian release of the
+      elementwise Kendall's tau matrix (:func:`dppca.scree_rank.rank_scree_release`), whose
+      post-processing gives both the directions and the scree values.
 
     ``transform``, ``inverse_transform`` and the feature names are post-processing. Refitting
     spends a new budget: each ``fit`` call is a separate (eps, delta) release.
@@ -394,6 +403,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if self.method not in ("gdppca", RANK):
                 raise DPPCAValueError(f"standardize={RANK!r} is the rank method: `method` must be "
                                       f"{RANK!r} (or the default 'gdppca'); got {self.method!r}")
+            _check_rank_options(self.noise, self.scale, self.method_options)
         elif isinstance(self.standardize, str):
             raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got "
                                   f"{self.standardize!r}")
@@ -438,7 +448,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             self._spent(result.ledger)
             return result
         if self._rank():
-            return self._rank_directions_and_values(frame, k, eps, delta, rng, options)
+            return self._rank_directions_and_values(frame, k, eps, delta, rng)
         calibration = "classic" if self.noise == "r_dppca" else self.calibration
         own = GaussianGroup(eps, delta, calibration).standalone(DIRECTION_SHARE)
         result = dp_pc_dir(frame, k, standardize=self.standardize, eps=own[0], delta=own[1],
@@ -454,18 +464,17 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Whether ``standardize`` selects the rank path (the string "rank")."""
         return isinstance(self.standardize, str) and self.standardize == RANK
 
-    def _rank_directions_and_values(self, frame, k, eps, delta, rng, options):
-        """The rank path with ``explained_variance``: its directions (``DIRECTION_SHARE`` of the
-        budget) and its scree values (the rest), two releases of the tau matrix composed by
-        basic composition (dp_scree's rank path releases its own directions and takes none)."""
-        parts = split_budget(eps, delta, {"directions": DIRECTION_SHARE,
-                                          "scree": 1.0 - DIRECTION_SHARE})
-        result = dp_pc_dir(frame, k, standardize=RANK, eps=parts["directions"][0],
-                           delta=parts["directions"][1], rng=rng, **options)
-        self._spent(result.ledger)
-        self.scree_ = dp_scree(frame, k, eps=parts["scree"][0], delta=parts["scree"][1],
-                               standardize=RANK, calibration=self.calibration, rng=rng)
-        self._spent(self.scree_.ledger[self._scree_method()])
+    def _rank_directions_and_values(self, frame, k, eps, delta, rng):
+        """The rank path with ``explained_variance``: ONE release of the tau matrix on the whole
+        (eps, delta); the directions ``result_`` and the values ``scree_`` are both
+        post-processing of it (so ``components_`` are ``scree_.directions``)."""
+        mat = as_matrix(frame, min_rows=4)
+        design = resolve_rank_design(self.design, self.pairs_per_row, mat.n, mat.p, False, rng)
+        ledger = Ledger(eps, delta)
+        self.scree_, result = rank_scree_release(mat, k, eps=eps, delta=delta, rng=rng,
+                                                 calibration=self.calibration, ledger=ledger,
+                                                 design=design, seed=seed_of(rng))
+        self._spent(ledger)
         return result
 
     def _spent(self, ledger) -> None:
@@ -527,6 +536,19 @@ def _affordable_share(n, eps, share) -> float:
             warnings.warn(message, DPCentreWarning, stacklevel=3)
         return 0.0
     return share
+
+
+def _check_rank_options(noise, scale, method_options) -> None:
+    """The rank path's refusals of dp_pc_dir, made before any budget is debited."""
+    if noise != "tight":
+        raise DPPCAValueError(f"noise={noise!r} reproduces the R package's g-DPPCA; the rank "
+                              "path has no R counterpart (use noise='tight')")
+    if scale is not None:
+        raise DPPCAValueError("the rank path (standardize='rank') is scale-free: it takes no "
+                              "`scale=` (nor a codebook's scales)")
+    if method_options:
+        raise DPPCATypeError(f"options {sorted(method_options)} are not options of the rank "
+                             "path (it takes `design` and `pairs_per_row` only)")
 
 
 def _numeric(value) -> bool:

@@ -225,7 +225,7 @@ def test_summary_dict_plot_and_r_payload():
     ({"method": ["clipped", "huber"]}, "do not apply"),
     ({"control": {"C_clip": 1.0}}, "control"),
     ({"g_dppca": False}, "g_dppca=False"),
-    ({"design": "incomplete"}, "design"),
+    ({"noise": "r_dppca"}, "noise"),
     ({"standardize": "ranks"}, "must be False, True or 'rank'"),
 ])
 def test_refusals(kwargs, match):

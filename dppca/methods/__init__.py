@@ -76,7 +76,7 @@ METHOD_OPTIONS = {
     "cai_xia_zha": ("noise_variance", "spike", "constant", "parameter_share"),
     "dp_sggd": ("iterations", "batch_size", "step_size", "init_share", "halving"),
     "noisy_power": _BOUND_OPTIONS + ("iterations",),
-    "rank": ("binary",),
+    "rank": ("binary", "design", "pairs_per_row"),
 }
 
 __all__ = ["DirectionFit", "METHODS", "METHOD_OPTIONS", "TARGETS", "orient", "top_eigen"]

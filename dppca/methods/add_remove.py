@@ -160,8 +160,8 @@ def check_add_remove_options(method: str, standardize: bool, scale_declared: boo
     scale_declared : bool
         Whether every scale is declared public (private scales are not covered).
     options : dict
-        The method's options; g-DPPCA's ``design`` "auto" becomes "complete" here (the
-        incomplete design is drawn for the private n).
+        The method's options; g-DPPCA's and the rank path's ``design`` "auto" becomes
+        "complete" here (the incomplete design is drawn for the private n).
 
     Raises
     ------
@@ -183,7 +183,7 @@ def check_add_remove_options(method: str, standardize: bool, scale_declared: boo
         raise DPPCAValueError("neighbouring='add_remove' is not supported by private column "
                               "scales yet; declare every scale public (scale=) or use "
                               "standardize='rank'")
-    if method == "gdppca":
+    if method in ("gdppca", "rank"):
         if options.get("design") == "incomplete" or options.get("pairs_per_row") is not None:
             raise DPPCAValueError("neighbouring='add_remove' is not supported by the incomplete "
                                   "design yet (it is drawn for the private n); use design="

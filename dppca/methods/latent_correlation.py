@@ -15,20 +15,25 @@ import math
 import numpy as np
 
 from .._validation import DPPCAValueError
-from ..privacy import Ledger, gaussian_mechanism
+from ..privacy import Ledger
 from ..privacy.neighbouring import row_bounds
+from ..backends.dask import is_dask_array
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
+from ..stats.elementwise_kendall_blocks_design import design_note, resolve_rank_design
 from ._base import DirectionFit, top_eigen
 from .pairwise_present import present_tau, release_present_tau
 from .latent_accuracy import (bridged_noise_sd, rank_accuracy, rank_direction_accuracy,
                               repelled_spectrum, sine_block_noise_sd)
-from .rank_sensitivity import UNIT_ROUNDOFF, rank_tau_sensitivity
+from .rank_sensitivity import (UNIT_ROUNDOFF, rank_tau_sensitivity, rank_tau_statistic,
+                               release_kendall_tau, symmetric_from_upper, tau_step)
 
 __all__ = ["ESTIMAND", "PROPORTION_FLOOR", "SHARE_OF_PROPORTIONS", "binary_proportions",
            "bridged_noise_sd", "latent_correlation_directions", "nonprivate_latent_directions",
            "rank_accuracy", "rank_columns", "rank_direction_accuracy", "rank_tau_sensitivity",
-           "release_kendall_tau", "release_mixed", "repelled_spectrum", "sine_block_noise_sd"]
+           "rank_tau_statistic", "release_kendall_tau", "release_mixed", "released_latent_fit",
+           "repelled_spectrum",
+           "sine_block_noise_sd"]
 
 #: The estimand, in the words every summary uses.
 ESTIMAND = ("Estimand: latent Gaussian-copula correlation (Han & Liu 2012), from the elementwise "
@@ -99,8 +104,8 @@ def rank_columns(X):
 
 def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, delta: float,
                                   rng: np.random.Generator, calibration: str,
-                                  ledger: Ledger, binary=None, missing=None,
-                                  rows=None) -> DirectionFit:
+                                  ledger: Ledger, binary=None, design: str = "auto",
+                                  pairs_per_row=None, missing=None, rows=None) -> DirectionFit:
     """Top-k eigenvectors of the latent Gaussian-copula correlation, from a private Kendall's tau.
 
     Parameters
@@ -122,6 +127,14 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
         0.5; bool and two-level Categorical columns arrive coded 0/1), whose share of ones is
         then released too and whose pairs use the Fan, Liu, Ning & Zou (2017) bridges
         (:func:`dppca.stats.copula_bridge.binary_bridge`). Default: every column continuous.
+    design : {"auto", "complete", "incomplete"}
+        The pairs of the tau matrix: all of them, or an incomplete U-statistic over a random
+        block design drawn from ``rng`` (unbiased for the same tau, same sensitivity); "auto"
+        decides from the public n and p
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`), and
+        always takes blocks for a dask array.
+    pairs_per_row : int, optional
+        Pairs per row r of the block design (default: the rule's).
     missing : {None, "pairwise"}
         "pairwise": NaN cells are missing and the tau is pairwise present, debiased by private
         present-row counts (:func:`dppca.methods.pairwise_present.release_present_tau`; one more
@@ -140,7 +153,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     Raises
     ------
     DPPCAValueError
-        n > :data:`MAX_ROWS`.
+        n > :data:`MAX_ROWS` with the complete design; a bad ``design`` or ``pairs_per_row``.
 
     See Also
     --------
@@ -152,7 +165,9 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     Privacy: the vector (T_jk)_{j <= k} (p (p + 1) / 2 numbers, the diagonal included) of the
     elementwise Kendall's tau-a matrix is released by the Gaussian mechanism with L2
     sensitivity 2 p / n under replace-one neighbours, n public (proof in
-    :func:`rank_tau_sensitivity`), so it is (eps, delta)-DP. The tau-b normalisation by the
+    :func:`rank_tau_sensitivity`; for the block design, whose blocks are drawn independently of
+    the data, :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, the same
+    2 p / n with its own rounding slack), so it is (eps, delta)-DP. The tau-b normalisation by the
     noisy diagonal, the sine bridge, the nearest-correlation repair and the eigenvectors are
     post-processing. With b binary columns the vector of their shares of ones (L2 sensitivity
     sqrt(b) / n plus the rounding slack 2 sqrt(b) 2^-53: one row moves each share by at most
@@ -179,19 +194,65 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     ((3, 2), 1)
     """
     binary = _binary_mask(binary, values.shape[1])
+    n, p = values.shape
     if missing == "pairwise":  # replace-one only (resolve_missing refuses it with add/remove)
+        blocks = None  # the pairwise-present statistic is over every pair
         released, sensitivity, sigma, shares = release_present_tau(
             values, binary, eps, delta, rng, calibration, ledger, SHARE_OF_PROPORTIONS)
         thresholds = None if shares is None else _thresholds(shares, binary)
-    elif not binary.any():
-        released, sensitivity, sigma = release_kendall_tau(values, eps, delta, rng, calibration,
-                                                           ledger, rows)
-        thresholds = None
     else:
-        released, sensitivity, sigma, thresholds = release_mixed(values, binary, eps, delta,
-                                                                  rng, calibration, ledger, rows)
+        blocks = resolve_rank_design(design, pairs_per_row, n, p, is_dask_array(values), rng)
+        if not binary.any():
+            released, sensitivity, sigma = release_kendall_tau(
+                values, eps, delta, rng, calibration, ledger, design=blocks, rows=rows)
+            thresholds = None
+        else:
+            released, sensitivity, sigma, thresholds = release_mixed(
+                values, binary, eps, delta, rng, calibration, ledger, design=blocks, rows=rows)
+    # add/remove: n is private, so the note counts no pairs
+    note = design_note(n if rows is None else None, blocks, sensitivity)
+    return released_latent_fit(released, k, calibration, sensitivity, sigma, note,
+                               thresholds)[0]
+
+
+def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thresholds=None):
+    """The rank path's directions from a released tau matrix (post-processing only).
+
+    Parameters
+    ----------
+    released : ndarray, shape (p, p)
+        The noisy elementwise Kendall's tau-a matrix (:func:`release_kendall_tau`).
+    k : int
+        Number of directions.
+    calibration : str
+        The release's Gaussian calibration (for the mechanism's name).
+    sensitivity, sigma : float
+        The release's sensitivity and noise sd.
+    note : str
+        A summary line naming the release's design (e.g.
+        :func:`dppca.stats.elementwise_kendall_blocks_design.design_note`).
+    thresholds : ndarray, optional
+        Binary columns' released thresholds (:func:`release_mixed`).
+
+    Returns
+    -------
+    fit : DirectionFit
+        Top-k eigenvectors of the repaired latent correlation, the whole spectrum and the
+        matrix noise sd of the accuracy model.
+    basis : ndarray, shape (p, p)
+        All p eigenvectors (columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tau = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> fit, basis = released_latent_fit(tau, 1, "analytic", 0.04, 0.01, "complete")
+    >>> fit.spectrum.round(3).tolist()
+    [1.707, 0.293]
+    """
     fit, basis = _fit_with_basis(released, k, f"Gaussian ({calibration})", sensitivity, sigma,
                                  thresholds)
+    fit.notes.append(note)
     bridged = bridged_noise_sd(released, sigma)
     # g-DPPCA's convention (diagonal sd); with binary columns the bridges' slopes differ from
     # the sine's, so the bound at the largest sine slope stands in
@@ -200,63 +261,7 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
                      f"on each latent correlation at most {bridged:.3g} (the bridge's Lipschitz "
                      "factor), before the repair.")
-    return fit
-
-
-def release_kendall_tau(values: np.ndarray, eps: float, delta: float, rng: np.random.Generator,
-                        calibration: str = "analytic", ledger: Ledger | None = None, rows=None):
-    """The private elementwise Kendall's tau-a matrix: its p (p + 1) / 2 entries j <= k plus noise.
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, p)
-        The data.
-    eps, delta : float
-        Budget of the release.
-    rng : numpy.random.Generator
-        Source of the noise.
-    calibration : {"analytic", "classic"}
-        Gaussian calibration.
-    ledger : Ledger, optional
-        Where the release is recorded.
-    rows : dppca.privacy.neighbouring.RowBounds, optional
-        Add/remove neighbours: the sensitivity at n_lo + 1 rows. Default: replace-one.
-
-    Returns
-    -------
-    released : ndarray, shape (p, p)
-        The symmetric noisy matrix (each entry j <= k carries its own noise draw).
-    sensitivity : float
-        :func:`rank_tau_sensitivity` (n, p).
-    sigma : float
-        The noise sd.
-
-    Notes
-    -----
-    (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism
-    (:func:`dppca.privacy.gaussian_mechanism`, floating-point safe samplers) on the vector
-    (T_jk)_{j <= k} with the L2 sensitivity 2 p / n proved in :func:`rank_tau_sensitivity`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dppca.methods.latent_correlation import release_kendall_tau
-    >>> x = np.random.default_rng(0).normal(size=(100, 2))
-    >>> released, sensitivity, sigma = release_kendall_tau(x, 1.0, 1e-5, np.random.default_rng(1))
-    >>> released.shape, sensitivity
-    ((2, 2), 0.04)
-    """
-    n, p = values.shape
-    sensitivity = rank_tau_sensitivity(row_bounds(n, rows)[0], p)
-    rows, cols = np.triu_indices(p)
-    tau = kendall_tau_matrix(values)
-    noisy, sigma = gaussian_mechanism(tau[rows, cols], sensitivity, eps, delta, rng,
-                                      calibration=calibration, ledger=ledger,
-                                      step="directions: elementwise Kendall's tau (j <= k)")
-    released = np.zeros((p, p))
-    released[rows, cols] = noisy
-    released[cols, rows] = noisy
-    return released, sensitivity, sigma
+    return fit, basis
 
 
 def nonprivate_latent_directions(values: np.ndarray, k: int, binary=None, **_) -> DirectionFit:
@@ -348,21 +353,19 @@ def _thresholds(shares, binary) -> np.ndarray:
     return thresholds
 
 
-def release_mixed(values, binary, eps, delta, rng, calibration, ledger, rows=None):
+def release_mixed(values, binary, eps, delta, rng, calibration, ledger, design=None,
+                  rows=None):
     """The tau vector and the binary shares of ones, one Gaussian-DP group (docstring above)."""
     from ..privacy.composition import GaussianGroup
 
     n, p = values.shape
     n = row_bounds(n, rows)[0]  # add/remove: n_lo + 1 (dppca.methods.add_remove)
     group = GaussianGroup(eps, delta, calibration)
-    sensitivity = rank_tau_sensitivity(n, p)
+    tau, sensitivity = rank_tau_statistic(values, design, rows)
     rows, cols = np.triu_indices(p)
     noisy, sigma = group.share(1.0 - SHARE_OF_PROPORTIONS).release(
-        kendall_tau_matrix(values)[rows, cols], sensitivity, rng, ledger,
-        "directions: elementwise Kendall's tau (j <= k)")
-    released = np.zeros((p, p))
-    released[rows, cols] = noisy
-    released[cols, rows] = noisy
+        tau[rows, cols], sensitivity, rng, ledger, tau_step(design))
+    released = symmetric_from_upper(noisy, rows, cols, p)
     count = int(binary.sum())
     share_sensitivity = math.sqrt(count) / n + 2.0 * math.sqrt(count) * UNIT_ROUNDOFF
     shares, _ = group.share(SHARE_OF_PROPORTIONS).release(

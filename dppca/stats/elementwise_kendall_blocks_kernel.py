@@ -8,11 +8,13 @@ import numpy as np
 
 
 @numba.njit(cache=True, parallel=True)
-def block_signs(x, starts, size, out):
-    """Row (a, b) of each block (a < b, in triu order): sign(x[s + a] - x[s + b]) by comparisons.
+def block_signs(x, order, starts, size, out):
+    """Row (a, b) of each block (a < b, in triu order): sign(x[order[s + a]] - x[order[s + b]]).
 
-    x: rows ordered by the design, shape (n, p); starts: first row of each block (all of the
-    same ``size``); out: float32, shape (len(starts) * size (size - 1) / 2, p), overwritten.
+    x: the rows in their original order, shape (n, p); order: the design's permutation
+    (position -> row; the rows are read through it, never copied in permuted order); starts:
+    first position of each block (all of the same ``size``); out: float32, shape
+    (len(starts) * size (size - 1) / 2, p), overwritten. Signs come from comparisons.
     """
     per = size * (size - 1) // 2
     p = x.shape[1]
@@ -20,10 +22,12 @@ def block_signs(x, starts, size, out):
         first = starts[block]
         row = block * per
         for a in range(size):
+            ra = order[first + a]
             for b in range(a + 1, size):
+                rb = order[first + b]
                 for j in range(p):
-                    u = x[first + a, j]
-                    v = x[first + b, j]
+                    u = x[ra, j]
+                    v = x[rb, j]
                     out[row, j] = np.float32(1.0) if u > v else (np.float32(-1.0) if u < v else np.float32(0.0))
                 row += 1
     return out
