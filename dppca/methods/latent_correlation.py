@@ -195,13 +195,13 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
     """
     binary = _binary_mask(binary, values.shape[1])
     n, p = values.shape
+    blocks = resolve_rank_design(design, pairs_per_row, n, p, is_dask_array(values), rng)
     if missing == "pairwise":  # replace-one only (resolve_missing refuses it with add/remove)
-        blocks = None  # the pairwise-present statistic is over every pair
         released, sensitivity, sigma, shares = release_present_tau(
-            values, binary, eps, delta, rng, calibration, ledger, SHARE_OF_PROPORTIONS)
+            values, binary, eps, delta, rng, calibration, ledger, SHARE_OF_PROPORTIONS,
+            design=blocks)
         thresholds = None if shares is None else _thresholds(shares, binary)
     else:
-        blocks = resolve_rank_design(design, pairs_per_row, n, p, is_dask_array(values), rng)
         if not binary.any():
             released, sensitivity, sigma = release_kendall_tau(
                 values, eps, delta, rng, calibration, ledger, design=blocks, rows=rows)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..privacy import Ledger
 from ..privacy.composition import GaussianGroup
+from ..stats.elementwise_kendall_blocks import block_kendall_tau_matrix, block_tau_sensitivity
 from ..stats.pairwise_kendall import present_kendall_counts, present_kendall_tau_matrix
 from .rank_sensitivity import UNIT_ROUNDOFF, rank_tau_sensitivity
 
@@ -68,7 +69,7 @@ def present_count_sensitivity(p: int) -> float:
 
 def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
                         rng: np.random.Generator, calibration: str, ledger: Ledger | None,
-                        proportions_share: float = 0.1):
+                        proportions_share: float = 0.1, design=None):
     """The pairwise-present tau-a matrix from one Gaussian-DP group: sign sums, counts, shares.
 
     Parameters
@@ -87,6 +88,12 @@ def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
         Where the releases are recorded.
     proportions_share : float
         Share of mu^2 for the binary shares of ones (when there are binary columns).
+    design : dppca.stats.pair_design.BlockDesign, optional
+        A public block design (drawn independently of the data): the sign sums are the
+        incomplete U-statistic over its pairs (NaN cells ties, as in the complete statistic),
+        released at :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, and
+        rescaled by the same released counts (under MCAR a random design pair is present in
+        both columns with the same probability as any pair). None: every pair.
 
     Returns
     -------
@@ -133,16 +140,24 @@ def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
     """
     n, p = values.shape
     binary = np.asarray(binary, dtype=bool)
-    counts, present = present_kendall_counts(values)
+    rows, cols = np.triu_indices(p)
+    pairs = n * (n - 1) / 2.0
+    if design is None:
+        counts, present = present_kendall_counts(values)
+        statistic, sensitivity = counts[rows, cols] / pairs, rank_tau_sensitivity(n, p)
+        step = "directions: elementwise Kendall's tau, pairwise present (j <= k)"
+    else:
+        observed = (~np.isnan(values)).astype(np.int64)
+        present = observed.T @ observed
+        statistic = block_kendall_tau_matrix(values, design, missing_as_ties=True)[rows, cols]
+        sensitivity = block_tau_sensitivity(n, p)
+        step = (f"directions: elementwise Kendall's tau, pairwise present (j <= k), block design "
+                f"(>= {design.pairs_per_row} pairs per row)")
     group = GaussianGroup(eps, delta, calibration)
     count_part = COUNT_SHARE
     share_part = proportions_share if binary.any() else 0.0
-    rows, cols = np.triu_indices(p)
-    pairs = n * (n - 1) / 2.0
-    sensitivity = rank_tau_sensitivity(n, p)
     noisy_tau, sigma = group.share(1.0 - count_part - share_part).release(
-        counts[rows, cols] / pairs, sensitivity, rng, ledger,
-        "directions: elementwise Kendall's tau, pairwise present (j <= k)")
+        statistic, sensitivity, rng, ledger, step)
     noisy_count, _ = group.share(count_part).release(
         present[rows, cols].astype(float), present_count_sensitivity(p), rng, ledger,
         "directions: present-row counts M_jk (j <= k)")

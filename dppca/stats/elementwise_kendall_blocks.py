@@ -40,7 +40,7 @@ __all__ = ["block_kendall_sign_counts", "block_kendall_tau_matrix", "block_tau_s
 CHUNK_PAIRS = 2 ** 18
 
 
-def block_kendall_sign_counts(values, design: BlockDesign) -> dict:
+def block_kendall_sign_counts(values, design: BlockDesign, *, missing_as_ties: bool = False) -> dict:
     """Per block size b, the int64 sums S_b = sum over blocks of size b of their pairs' s s^T.
 
     Parameters
@@ -49,6 +49,11 @@ def block_kendall_sign_counts(values, design: BlockDesign) -> dict:
         Numeric data without NaN (any magnitudes: signs come from comparisons only).
     design : dppca.stats.pair_design.BlockDesign
         The public partition of the n rows (blocks of at least 2 rows).
+    missing_as_ties : bool
+        Accept NaN cells and give every pair involving one the sign 0 (a tie: the kernel's
+        comparisons are both false), as the pairwise-present statistic of
+        :func:`dppca.methods.pairwise_present.release_present_tau` needs. Default False: NaN is
+        refused.
 
     Returns
     -------
@@ -59,7 +64,8 @@ def block_kendall_sign_counts(values, design: BlockDesign) -> dict:
     Raises
     ------
     DPPCAValueError
-        If ``values`` is not 2-D with the design's n rows, holds NaN, or a block has < 2 rows.
+        If ``values`` is not 2-D with the design's n rows, holds NaN (unless
+        ``missing_as_ties``), or a block has < 2 rows.
 
     Examples
     --------
@@ -74,7 +80,7 @@ def block_kendall_sign_counts(values, design: BlockDesign) -> dict:
     if x.ndim != 2 or x.shape[0] != design.n:
         raise DPPCAValueError(f"`values` must be a 2-D array with the design's {design.n} rows; "
                               f"got shape {x.shape}")
-    if np.isnan(x).any():
+    if not missing_as_ties and np.isnan(x).any():
         raise DPPCAValueError("`values` must not hold NaN: Kendall's tau needs every pair ordered")
     sizes = np.diff(design.bounds)
     if sizes.min() < 2:
@@ -103,7 +109,8 @@ def _signs():
     return block_signs
 
 
-def block_kendall_tau_matrix(values, design: BlockDesign) -> np.ndarray:
+def block_kendall_tau_matrix(values, design: BlockDesign, *,
+                             missing_as_ties: bool = False) -> np.ndarray:
     """The incomplete elementwise Kendall's tau-a matrix sum_B (|B| / n) T(X_B) (NON-PRIVATE).
 
     Parameters
@@ -112,6 +119,8 @@ def block_kendall_tau_matrix(values, design: BlockDesign) -> np.ndarray:
         As in :func:`block_kendall_sign_counts`.
     design : dppca.stats.pair_design.BlockDesign
         Public partition of the rows (:func:`dppca.stats.pair_design.block_design`).
+    missing_as_ties : bool
+        NaN cells are ties (sign 0), as in :func:`block_kendall_sign_counts`.
 
     Returns
     -------
@@ -151,7 +160,8 @@ def block_kendall_tau_matrix(values, design: BlockDesign) -> np.ndarray:
     >>> bool(np.array_equal(block_kendall_tau_matrix(x, one_block), kendall_tau_matrix(x)))
     True
     """
-    return _weighted(block_kendall_sign_counts(values, design), design.n)
+    return _weighted(block_kendall_sign_counts(values, design, missing_as_ties=missing_as_ties),
+                     design.n)
 
 
 def _weighted(counts: dict, n: int) -> np.ndarray:
