@@ -101,7 +101,7 @@ _register(AuditedRelease(
 def _mixed_mechanism(X, c, rng):
     binary = _binary(X.shape[1])
     released, _, _, thresholds = release_mixed(X, binary, EPS, DELTA, rng, "analytic", None,
-                                                _rows(c))
+                                                rows=_rows(c))
     return np.concatenate([_upper(released), thresholds[binary]])
 
 
