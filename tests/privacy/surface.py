@@ -262,10 +262,12 @@ def _mask_numbers(text: str) -> str:
     length follow the printed widths of its values, so a released loading that changes sign
     (0.0091 vs -0.0106, a minus sign more or less) moves the blanks and rules around it. That
     layout is post-processing of released values, like the numbers themselves; the words,
-    lines and their order stay compared."""
+    lines and their order stay compared. The Notes are wrapped to a fixed width around released
+    values too, so a continuation line (indented) is joined to the line it continues."""
     masked = re.sub(r"[-+]?\d[\d.,]*(e[-+]?\d+)?%?", "#", text)
     masked = re.sub(r"[=\-]{3,}", "---", masked)
-    return re.sub(r"[ \t]+", " ", masked)
+    masked = re.sub(r"[ \t]+", " ", masked)
+    return re.sub(r"\n (?=\S)", " ", masked)
 
 
 #: Ledger steps whose sensitivity (and so noise scale) is post-processing of an earlier noisy
@@ -286,11 +288,14 @@ DERIVED_STEPS = ("spectral projector (Cai-Xia-Zha",)
 #: (scree_directions.py, kendall_order_accuracy), and the rank path's unlocated columns: which
 #: columns the normal scores' range release located is ``located`` of
 #: preprocessing/normal_scores.py (located_warps), a function of the released range histograms and
-#: their public noise sd alone (score_rank.py, _warn_unlocated, names those columns).
+#: their public noise sd alone (score_rank.py, _warn_unlocated, names those columns), and the
+#: rank scree's post-release row, the interval half-width over the released value, whose
+#: tie-share term reads the released diagonal (results/scree_rank.py, RankBound, rank_values_step).
 NOISY_MESSAGES = ("histogram kept no mass", "the histogram has no positive mass",
                   "directions (post-release)", "trace (post-release)",
                   "directions vs covariance (post-release)",
-                  "normal scores: the private range release located")
+                  "normal scores: the private range release located",
+                  "rank: scree values (post-release)")
 
 
 def _public_messages(messages) -> list:

@@ -81,3 +81,8 @@ def test_the_cli_mask_hides_the_layout_of_released_values_only():
     assert _mask_numbers(positive) == _mask_numbers(negative)
     assert _mask_numbers(positive) != _mask_numbers(positive.replace("x2", "y2"))
     assert _mask_numbers(positive) != _mask_numbers(positive + "\nx3 0.0395 0.9905")
+    # a note wrapped at another place because a released number printed wider
+    short = "[1] h = 0.5\n    (repair) + 0.25 noise\n[2] next"
+    wide = "[1] h = 0.5 (repair)\n    + 0.125 noise\n[2] next"
+    assert _mask_numbers(short) == _mask_numbers(wide)
+    assert _mask_numbers(short) != _mask_numbers(short.replace("noise", "sampling"))
