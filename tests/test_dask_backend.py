@@ -56,7 +56,7 @@ def test_dask_input_errors_name_the_rule(data, tmp_path):
     with pytest.raises(DPPCATypeError, match="non-numeric: \\['label'\\]"):
         dp_pc_dir(frame, **OPTIONS)
     X = da.from_array(data.to_numpy(), chunks=(1000, P))
-    with pytest.raises(DPPCAValueError, match="g-DPPCA only"):
+    with pytest.raises(DPPCAValueError, match="g-DPPCA and the private rank path only"):
         dp_pc_dir(X, k=2, method="analyze_gauss", eps=1, delta=1e-5)
     bad = data.to_numpy().copy()
     bad[17, 2] = np.nan

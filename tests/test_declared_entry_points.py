@@ -229,10 +229,11 @@ def test_cli_schema_declares_and_clips_as_the_api_does(tmp_path):
                   "scale": [np.nan, 300.0]}).to_csv(path, index=False)
     main(["report", "--data", str(tmp_path / "d.csv"), "--eps", "3", "--delta", "1e-5", "--seed",
           "1", "--k", "2", "--schema", str(path), "--sections", "directions",
-          "--out", str(tmp_path / "out")])
+          "--missing", "0", "--out", str(tmp_path / "out")])  # complete data, declared so
     sections = json.loads((tmp_path / "out" / "ledger.json").read_text())["sections"]
     stream = np.random.SeedSequence(1).spawn(2)[0]  # the CLI's stream of its first section
-    api = dp_pc_dir(X, 2, eps=3.0, delta=1e-5, rng=np.random.default_rng(stream), bounds=str(path))
+    api = dp_pc_dir(X, 2, eps=3.0, delta=1e-5, rng=np.random.default_rng(stream), bounds=str(path),
+                    missing=0.0)
     declared = [r for r in api.ledger.to_dict()["releases"] if r["mechanism"] == DECLARED]
     assert [r["step"] for r in declared] == ["declared bounds: a", "declared scales: c"]
     assert sections["declared"]["releases"] == declared

@@ -165,7 +165,8 @@ def report(tmp_path, grouped):
 
 
 def test_report_score_section_grouped(report, capsys, saved_figures):
-    code, out = report("--eps", "3", "--seed", "1", "--group", "kind")
+    # complete data, declared so (--missing 0): the section has the report's whole budget
+    code, out = report("--eps", "3", "--seed", "1", "--group", "kind", "--missing", "0")
     assert code == 0
     hist = pd.read_csv(out / "score_histograms.csv")
     assert set(hist["method"]) == {"add", "sparse"} and set(hist["group"]) == {"x", "y", "z"}
