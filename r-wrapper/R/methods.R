@@ -68,7 +68,9 @@ print.dppca_directions <- function(x, ...) {
     if (identical(method, "gdppca")) "g-DPPCA directions" else paste(method, "directions")
   sprintf("<(eps = %s, delta = %s)-DP %s, %s noise; summary() for details, dp_ledger() for the releases>",
           format(budget[["eps"]]), format(budget[["delta"]]), what,
-          utils::tail(ledger$mechanism, 1))
+          # a release inside a Gaussian-DP group names its share of the group; the kind of
+          # noise is the same for every share
+          sub(", GDP share.*$", "", utils::tail(ledger$mechanism, 1)))
 }
 
 # Whether a directions result comes from the rank path (standardize = "rank"): its method is

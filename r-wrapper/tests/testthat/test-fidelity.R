@@ -171,7 +171,9 @@ test_that("9.3 every function with a budget is private by default", {
   expect_false(is.null(dp_ledger(dp_pc_dir(X, 2, eps = 1, delta = 1e-5, seed = 1))))
   S <- dp_scree(X, 2, eps = 1, delta = 1e-5, seed = 1)
   expect_true(attr(S, "private"))
-  expect_match(dp_ledger(S)$step[1], "directions", fixed = TRUE)
+  # the first release fills missing cells with private medians (missing = "auto"); the
+  # directions' release follows
+  expect_true(any(startsWith(dp_ledger(S)$step, "directions")))
   expect_true(attr(dp_score(X, eps = 1, delta = 1e-4, bins = 4, method = "add", seed = 1), "private"))
 })
 
