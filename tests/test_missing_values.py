@@ -192,3 +192,19 @@ def test_rank_pairwise_present_over_a_block_design():
     assert steps[0].startswith("directions: elementwise Kendall's tau, pairwise present")
     assert "block design" in steps[0] and "present-row counts" in steps[1]
     assert sin_theta(result.directions.to_numpy(), reference.directions.to_numpy()) < 0.05
+
+
+def test_an_integer_column_gets_its_median_whether_or_not_a_cell_is_missing():
+    """A CSV column reads as int64 without a hole and as float64 with one: the median release
+    (and so the ledger) must not follow the dtype the hole gives."""
+    rng = np.random.default_rng(5)
+    whole = pd.DataFrame({"a": rng.integers(0, 50, 300), "b": rng.normal(size=300)})
+    holed = whole.astype({"a": float})
+    holed.loc[7, "a"] = np.nan
+    ledgers = [dp_scree(X, 2, eps=1.0, delta=1e-5, rng=2).combined_ledger.to_frame()
+               for X in (whole, holed)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        steps = [list(frame["step"]) for frame in ledgers]
+    assert steps[0] == steps[1] and steps[0][0] == "missing values: private column medians"
+    pd.testing.assert_series_equal(ledgers[0]["sensitivity"], ledgers[1]["sensitivity"])

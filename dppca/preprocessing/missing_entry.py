@@ -158,7 +158,8 @@ class Filled:
 
 
 def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=None) -> Filled:
-    """Apply an imputing policy to the float columns of ``X`` (``group`` excluded).
+    """Apply an imputing policy to the numeric columns of ``X`` (integer ones included; ``group``
+    and boolean ones excluded).
 
     Parameters
     ----------
@@ -199,13 +200,17 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
     frame = _frame(X)
     if not isinstance(frame, pd.DataFrame):
         return Filled(X, None, eps, delta, {})
+    # Every numeric column, integer ones included: a CSV column reads as int without a hole and
+    # as float with one, so choosing by float dtype would release medians only when a cell is
+    # missing (a ledger that depends on the data).
     columns = [c for c in frame.columns if (group is None or not _names(group, c))
-               and pd.api.types.is_float_dtype(frame[c].dtype)]
+               and _fillable(frame[c].dtype)]
     fill = policy.declared(columns)
     todo = np.isnan(fill)
     medians, charged = None, False
     if todo.any():
-        values = frame[[c for c, t in zip(columns, todo) if t]].to_numpy(dtype=float)
+        values = frame[[c for c, t in zip(columns, todo) if t]].to_numpy(dtype=float,
+                                                                      na_value=np.nan)
         if eps is None or delta is None:
             fill[todo] = sample_medians(values)  # a NON-PRIVATE call: its own reference
         else:
@@ -270,6 +275,11 @@ def absorb_medians(items, medians, policy) -> None:
 
 def _in_memory(X) -> bool:
     return isinstance(X, (pd.DataFrame, pd.Series, np.ndarray, list, tuple))
+
+
+def _fillable(dtype) -> bool:
+    """Numeric and not boolean (a boolean column holds no hole): the columns a policy fills."""
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _frame(X) -> pd.DataFrame:
