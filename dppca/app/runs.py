@@ -2,7 +2,10 @@
 
 Plain Python (no Shiny). A run's *settings* are every input that changes what is released;
 they key the session cache (:class:`dppca.app.session.SessionBudget`). What only changes
-the drawing (PVE or eigenvalues) is applied to a released result and costs nothing.
+the drawing (PVE or eigenvalues) is applied to a released result and costs nothing. The
+app's data hold no missing cell (:mod:`dppca.app.data` gives every non-finite cell the public
+value :data:`~dppca.app.data.PUBLIC_FILL`), so its runs declare that value as their ``missing=``
+policy: no median release.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from .._validation import DPPCAValueError  # noqa: E402
 from ..score_plot import dp_score_plot, dp_score_plot_group  # noqa: E402
 from ..controls import SCREE_METHODS, clipped_control, huber_control, pmwm_control  # noqa: E402
 from ..scree import dp_scree  # noqa: E402
-from .data import AppData  # noqa: E402
+from .data import PUBLIC_FILL, AppData  # noqa: E402
 
 SCORE_METHODS = ("add", "sparse")
 SCREE_TYPES = {"pve": "PVE (share of the total variance)", "scree": "Eigenvalues (scree values)"}
@@ -104,11 +107,11 @@ def run_scree(data: AppData, settings: dict, eps: float, delta: float):
     """``dp_scree`` on the data's features with the settings; a ScreeResult (no figure yet)."""
     if settings["standardize"] == "rank":  # one release: clipped/pmwm/huber do not apply
         return dp_scree(data.features, settings["k"], eps=eps, delta=delta, standardize="rank",
-                        g_dppca=settings["g_dppca"])
+                        g_dppca=settings["g_dppca"], missing=PUBLIC_FILL)
     return dp_scree(data.features, settings["k"], list(settings["methods"]), _controls(settings),
                     eps=eps, delta=delta, center=settings["center"],
                     standardize=settings["standardize"], g_dppca=settings["g_dppca"],
-                    mono=settings["mono"])
+                    mono=settings["mono"], missing=PUBLIC_FILL)
 
 
 def scree_is_gaussian(settings: dict) -> bool:
@@ -167,7 +170,7 @@ def run_score(data: AppData, settings: dict, eps: float, delta: float):
     """``dp_score_plot`` (or ``dp_score_plot_group``) with the settings; figure set."""
     options = dict(bins=settings["bins"], method=list(settings["methods"]),
                    center=settings["center"], standardize=settings["standardize"],
-                   g_dppca=settings["g_dppca"], axes=settings["axes"])
+                   g_dppca=settings["g_dppca"], axes=settings["axes"], missing=PUBLIC_FILL)
     if settings["groups"] is not None:
         levels = None if settings.get("levels") is None else list(settings["levels"])
         return dp_score_plot_group(data.features, data.labels.astype(str), eps, delta,
