@@ -121,7 +121,7 @@ def _plan_directions(n, p, eps, standardize) -> float:
         frame = dppca.plan(n, p, K, eps, DELTA, standardize=standardize).to_frame()
     except (dppca.DPPCAValueError, dppca.DPPCATypeError, TypeError, ValueError):
         return np.nan
-    return float(frame.loc[frame["step"] == "directions", "predicted"].iloc[0])
+    return float(frame.loc[frame["step"].str.startswith("directions"), "predicted"].iloc[0])
 
 
 def direction_run(X, path, eps, seed, refs) -> dict | None:
