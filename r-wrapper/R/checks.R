@@ -47,6 +47,52 @@
          class = "dppca_value_error")
 }
 
+.missing_options <- c("auto", "pairwise", "median", "drop")
+.neighbourings <- c("replace", "add_remove")
+
+# `missing` (the public policy for NA cells: one of .missing_options, unique prefixes
+# accepted; one number; or numbers named by column) and `neighbouring` (one of
+# .neighbourings, match.arg-style: the whole default vector is "replace") for a Python
+# function `fn`. Their values (known names, finite numbers, known columns, which policy goes
+# with which relation) are checked by the Python core, whose errors name the argument; a
+# Python core that predates them gets neither, and an error when a value is not the default.
+.missing_args <- function(fn, missing, neighbouring) {
+  if (identical(neighbouring, .neighbourings)) neighbouring <- "replace"
+  if (!is.character(neighbouring) || length(neighbouring) != 1L ||
+      !.expand_choices(neighbouring, .neighbourings) %in% .neighbourings) {
+    .bad("neighbouring", 'one of "replace", "add_remove"', neighbouring)
+  }
+  neighbouring <- .expand_choices(neighbouring, .neighbourings)
+  out <- list(missing = .missing_value(missing), neighbouring = neighbouring)
+  accepted <- vapply(names(out), function(name) .py_accepts(fn, name), logical(1))
+  default <- c(missing = identical(out$missing, "auto"), neighbouring = neighbouring == "replace")
+  if (any(!accepted & !default)) {
+    .abort("`missing` and `neighbouring` need a Python 'dppca' whose entry points take them; ",
+           "this one does not. Run dppcapy::install_dppca().", class = "dppca_value_error")
+  }
+  out[accepted]
+}
+
+# `missing` for Python: a string (prefixes expanded), one double, or a named list of doubles
+# (a dict column -> value). NA values go on as NaN, for Python to refuse as not finite.
+.missing_value <- function(missing) {
+  named <- !is.null(names(missing))
+  if (is.character(missing) && length(missing) == 1L && !named && !is.na(missing)) {
+    return(.expand_choices(missing, .missing_options))
+  }
+  if (is.numeric(missing) && length(missing) == 1L && !named && !is.object(missing)) {
+    return(as.double(missing))
+  }
+  if ((is.numeric(missing) || is.list(missing)) && length(missing) > 0L && named &&
+      all(nzchar(names(missing))) &&
+      all(vapply(missing, function(v) is.numeric(v) && length(v) == 1L, logical(1)))) {
+    return(lapply(as.list(missing), as.double))
+  }
+  .abort("`missing` must be one of \"auto\", \"pairwise\", \"median\", \"drop\", one ",
+         "finite number, or finite numbers named by column (c(age = 0)); got ",
+         paste(deparse(missing), collapse = " "), class = "dppca_type_error")
+}
+
 # Declared public metadata, `bounds` and `scale`, for any Python entry point (one path for
 # dp_pc_dir, dp_scree*, dp_score*): a list to splice into the call, empty when both are
 # NULL. `bounds`: a named list of c(lower, upper), a data frame codebook (column, lower,

@@ -52,9 +52,10 @@
 # A data.frame for Python: a matrix keeps its column names (pandas columns); a matrix
 # without them gets V1..Vp in Python, and `had_names` lets callers drop them again as R does.
 # With `path_ok` (dp_pc_dir, dp_scree), a character string is a path to Parquet/CSV files,
-# passed to Python as a string (read lazily by dask there).
-.as_py_data <- function(X, path_ok = FALSE) {
-  if (is.data.frame(X)) return(X)
+# passed to Python as a string (read lazily by dask there). With `nan` (the default) R's NA
+# cells reach Python as NaN (.nan_cells); without it columns keep their R types (group labels).
+.as_py_data <- function(X, path_ok = FALSE, nan = TRUE) {
+  if (is.data.frame(X)) return(if (nan) .nan_cells(X) else X)
   if (is.character(X) && is.null(dim(X))) {
     if (path_ok) return(.py_path(X))
     .abort("`X` must be a numeric matrix or data frame; a path to Parquet/CSV files is ",
@@ -67,7 +68,22 @@
            "; got an object of class ", paste(class(X), collapse = "/"),
            class = "dppca_type_error")
   }
-  as.data.frame(X, stringsAsFactors = FALSE)
+  data <- as.data.frame(X, stringsAsFactors = FALSE)
+  if (nan) .nan_cells(data) else data
+}
+
+# Integer and logical columns as doubles, so that an NA cell reaches Python as NaN (a missing
+# cell, handled by the call's public `missing =` policy): reticulate sends an integer NA as
+# -2147483648 and a logical NA as True. Every such column is converted, with or without NA,
+# so that the column types Python sees never depend on where the holes are; TRUE/FALSE become
+# 1/0 as in R's arithmetic (and a column that read.csv() reads as logical because all its
+# cells are empty becomes a column of NaN). Factors and text are left for Python to refuse.
+.nan_cells <- function(data) {
+  convert <- vapply(data, function(column) {
+    (is.integer(column) || is.logical(column)) && !is.object(column) && is.null(dim(column))
+  }, logical(1))
+  data[convert] <- lapply(data[convert], as.double)
+  data
 }
 
 # One path (a Parquet file or directory, a .csv file, or a glob of them) that exists, with

@@ -101,8 +101,10 @@ print.dppca_score <- function(x, ...) .print_result(x)
 #' Every private number of a dppcapy result comes from one of the releases listed on
 #' its ledger: what was released, the mechanism, its sensitivity (and norm), the noise
 #' scale and the (eps, delta) it spent. The releases compose: their total is the budget
-#' the call was given, never more. Neighbouring datasets differ in one row
-#' (replace-one, n public).
+#' the call was given, never more. Neighbouring datasets differ in one row: replaced
+#' (`neighbouring = "replace"`, the default; n public), or added or removed
+#' (`neighbouring = "add_remove"`; n private, released first as a noisy count). The
+#' `missing =` policy's releases (the private column medians) are on it too, first.
 #'
 #' @param x A result of [dp_pc_dir()], [dp_scree()], [dp_score()] or [dp_score_group()].
 #' @return A data frame of class `dppca_ledger` (columns `step`, `mechanism`,

@@ -56,9 +56,32 @@
 #'   numeric vector or list (some columns; the others get private scales), a codebook as
 #'   for `bounds`, or an unnamed numeric vector of p scales. Declared scales cost no budget;
 #'   with every column declared no scale is released.
+#' @param missing What an `NA` (or `NaN`) cell of `X` means: a public policy, chosen from the
+#'   arguments alone and never a refusal, so that the ledger and every message are the same
+#'   whichever cells are missing. `"auto"` (default): `"pairwise"` for the Kendall's tau
+#'   directions (g-DPPCA without private scales, the rank path), `"drop"` under
+#'   `neighbouring = "add_remove"`, `"median"` otherwise. `"pairwise"`: a pair of rows uses
+#'   the coordinates both observe (complete data give the same statistic; the rank path also
+#'   releases its present-row counts and rescales each tau entry by them; g-DPPCA's
+#'   off-diagonal entries shrink by the share of pairs observing both coordinates).
+#'   `"median"`: each column's private median (a tenth of eps and delta, the first release on
+#'   the ledger) fills its holes, shrinking variances and correlations towards 0 by about the
+#'   share of missing cells. One number, or numbers named by column (`c(age = 0)`): declared
+#'   public fill values, no budget (columns left out of a named vector get private medians,
+#'   released for every such column whether or not it has holes). `"drop"`: incomplete rows are removed (complete-case
+#'   analysis); it changes n, so only with `neighbouring = "add_remove"`. Integer and logical
+#'   columns go to Python as doubles, so that `NA` is NaN there; `Inf` cells are extreme
+#'   values (clipped), not missing. Unique prefixes are accepted. See the Python docs page
+#'   "Missing values and unknown n".
+#' @param neighbouring The neighbouring relation of the guarantee (public, on the ledger):
+#'   `"replace"` (default: one row replaced, n public) or `"add_remove"` (one row added or
+#'   removed, n private: the call first releases a noisy row count from a share of the budget,
+#'   every later sensitivity is its add/remove bound at a public lower bound of n, and the
+#'   summary prints the noisy n, never the true one). Covered by the Python core for g-DPPCA
+#'   (complete design, public or no scales) and the rank path; elsewhere its refusal, from
+#'   the arguments alone, is an R error of class `dppca_value_error`.
 #' @param ... Further options of the Python `dppca.dp_pc_dir()` (e.g. `method`, `sign`,
-#'   `radius`, or `neighbouring = "add_remove"`: one row added or removed, n private, released
-#'   first; the summary then prints the noisy n).
+#'   `radius`).
 #' @return A p x k numeric matrix, rows = variables, columns `PC1..PCk` (as in 'dppca'),
 #'   of class `c("dppca_directions", "matrix", "array")` with attributes `ledger` (the
 #'   privacy ledger, see [dp_ledger()]; `NULL` when non-private), `eigenvalues` (of the
@@ -81,13 +104,22 @@
 #'   path <- tempfile(fileext = ".csv")
 #'   utils::write.csv(gau[1:500, ], path, row.names = FALSE)
 #'   dp_pc_dir(path, k = 2, eps = 1, delta = 1e-5, seed = 1)
+#'   # NA cells are data: pairwise-present Kendall's tau by default, or a declared value
+#'   holes <- gau[1:500, ]
+#'   holes[cbind(1:50, rep(1:2, 25))] <- NA
+#'   dp_pc_dir(holes, k = 2, eps = 1, delta = 1e-5, seed = 1)
+#'   dp_ledger(dp_pc_dir(holes, k = 2, eps = 1, delta = 1e-5, seed = 1, missing = 0))
+#'   # n private: add/remove neighbours (the summary prints the noisy n)
+#'   summary(dp_pc_dir(gau[1:500, ], k = 2, eps = 1, delta = 1e-5, seed = 1,
+#'                     neighbouring = "add_remove"))
 #' }
 #' @export
 dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.null(eps),
                       eps = NULL, delta = NULL, cpp.option = FALSE, seed = NULL,
                       calibration = "analytic", noise = "tight",
                       design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
-                      bounds = NULL, scale = NULL, ...) {
+                      bounds = NULL, scale = NULL, missing = "auto",
+                      neighbouring = c("replace", "add_remove"), ...) {
   .check_standardize(standardize)
   .check_flags(center = center, g_dppca = g_dppca,
                cpp.option = cpp.option)
@@ -98,7 +130,8 @@ dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.nu
                  standardize = standardize, g_dppca = g_dppca, eps = eps, delta = delta,
                  calibration = calibration, noise = noise, rng = rng),
             .design_args(.py()$dp_pc_dir, design, pairs_per_row),
-            .declared_args(bounds, scale), list(...))
+            .declared_args(bounds, scale),
+            .missing_args(.py()$dp_pc_dir, missing, neighbouring), list(...))
   result <- do.call(.invoke, c(list(.py()$dp_pc_dir), args))
   out <- .from_py(result)
   if (!.had_names(X)) rownames(out) <- NULL

@@ -17,6 +17,14 @@
 #' @param bounds,scale Declared public bounds and scales per column, as in [dp_pc_dir()]
 #'   (no budget; "public (declared)" on the ledger). Bounds also cut the private frame to
 #'   the box they give the scores (a frame never wider than the declared box).
+#' @param missing What an `NA` (or `NaN`) cell of `X` means, a public policy as in
+#'   [dp_pc_dir()]: `"auto"` (default) is `"median"` here (scores need every cell): each
+#'   column's private median, from a tenth of eps and delta (the first release on the
+#'   ledger), fills its holes. One number or numbers named by column: declared public fill
+#'   values, no budget. `"drop"` only with `neighbouring = "add_remove"`.
+#' @param neighbouring `"replace"` (default: one row replaced, n public) or `"add_remove"`
+#'   (n private), passed to the Python core: where it does not cover the score histograms
+#'   yet, its refusal, from the arguments alone, is an R error of class `dppca_value_error`.
 #' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
 #'   whose budget store is charged the call's (eps, delta) before it computes, in one
 #'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or
@@ -53,10 +61,11 @@ dp_score <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"), ce
                      standardize = FALSE, g_dppca = TRUE, cpp.option = FALSE, axes = c(1, 2),
                      seed = NULL, calibration = "analytic", noise = "tight",
                      nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL,
-                     bounds = NULL, scale = NULL) {
+                     bounds = NULL, scale = NULL, missing = "auto",
+                     neighbouring = c("replace", "add_remove")) {
   result <- .py_score(X, NULL, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate, noise, budget,
-                      .declared_args(bounds, scale))
+                      .declared_args(bounds, scale), missing, neighbouring)
   .score_value(result, X)
 }
 
@@ -91,17 +100,19 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                            cpp.option = FALSE, axes = c(1, 2), seed = NULL,
                            calibration = "analytic", noise = "tight",
                            nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL,
-                           bounds = NULL, scale = NULL) {
+                           bounds = NULL, scale = NULL, missing = "auto",
+                           neighbouring = c("replace", "add_remove")) {
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate, noise, budget,
-                      .declared_args(bounds, scale))
+                      .declared_args(bounds, scale), missing, neighbouring)
   .score_value(result, X)
 }
 
 # The Python ScoreResult of dp_score (group = NULL) or dp_score_group.
 .py_score <- function(X, group, eps, delta, bins, method, center, standardize, g_dppca,
                       cpp.option, axes, seed, calibration, nonprivate, noise = "tight",
-                      budget = NULL, declared = list()) {
+                      budget = NULL, declared = list(), missing = "auto",
+                      neighbouring = "replace") {
   .check_standardize(standardize)
   .check_flags(center = center, g_dppca = g_dppca,
                cpp.option = cpp.option, nonprivate = nonprivate)
@@ -111,7 +122,8 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
                g_dppca = g_dppca, axes = .as_pair(.whole(axes, "axes", 2L, null_ok = FALSE)), calibration = calibration, rng = .seed(seed),
                nonprivate = nonprivate)
   args$budget <- .budget_arg(budget)
-  args <- c(args, declared, .noise_arg(if (is.null(group)) .py()$dp_score else .py()$dp_score_group, noise))
+  fn <- if (is.null(group)) .py()$dp_score else .py()$dp_score_group
+  args <- c(args, declared, .noise_arg(fn, noise), .missing_args(fn, missing, neighbouring))
   if (is.null(group)) {
     return(do.call(.invoke, c(list(.py()$dp_score, .as_py_data(X)), args)))
   }
@@ -126,7 +138,7 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
 # X with the labels as a factor column whose levels are in order of first appearance, the
 # order 'dppca' uses for its groups (pandas receives a Categorical).
 .grouped_data <- function(X, group) {
-  data <- .as_py_data(X)
+  data <- .as_py_data(X, nan = FALSE)  # the labels as R has them; the cells converted below
   if (is.character(group) && length(group) == 1L && nrow(data) != 1L) {
     if (!group %in% names(data)) {
       .abort("`group` must name a column of X or give one label per row; no column '",
@@ -148,6 +160,7 @@ dp_score_group <- function(X, group, eps, delta, bins = NULL, method = c("add", 
   # A factor declares its levels as the public domain of the labels (unused levels kept and
   # released with noisy, possibly empty histograms); other labels go as text, and Python
   # selects the released groups privately.
+  data <- .nan_cells(data)
   data[[.group_column]] <- if (is.factor(labels)) labels else as.character(labels)
   data
 }

@@ -30,10 +30,12 @@ dp_score_plot <- function(X, eps, delta, bins = NULL, method = c("add", "sparse"
                           cpp.option = FALSE, axes = c(1, 2), plot_control = NULL, seed = NULL,
                           calibration = "analytic", noise = "tight",
                           nonprivate = getOption("dppcapy.nonprivate", FALSE), budget = NULL,
-                          bounds = NULL, scale = NULL) {
+                          bounds = NULL, scale = NULL, missing = "auto",
+                          neighbouring = c("replace", "add_remove")) {
   .score_plot_call(X, NULL, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
-                   nonprivate, noise, budget, .declared_args(bounds, scale))
+                   nonprivate, noise, budget, .declared_args(bounds, scale), missing,
+                   neighbouring)
 }
 
 #' Private score plots per group
@@ -63,10 +65,12 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
                                 sampling_control = NULL, plot_control = NULL, seed = NULL,
                                 calibration = "analytic", noise = "tight",
                                 nonprivate = getOption("dppcapy.nonprivate", FALSE),
-                                budget = NULL, bounds = NULL, scale = NULL) {
+                                budget = NULL, bounds = NULL, scale = NULL,
+                                missing = "auto", neighbouring = c("replace", "add_remove")) {
   .score_plot_call(X, group, eps, delta, bins, method, private_plot, sampling_control, center,
                    standardize, g_dppca, cpp.option, axes, plot_control, seed, calibration,
-                   nonprivate, noise, budget, .declared_args(bounds, scale))
+                   nonprivate, noise, budget, .declared_args(bounds, scale), missing,
+                   neighbouring)
 }
 
 # Both score-plot functions: check the plot settings before any private computation, run
@@ -74,12 +78,13 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
 .score_plot_call <- function(X, group, eps, delta, bins, method, private_plot, sampling_control,
                              center, standardize, g_dppca, cpp.option, axes, plot_control, seed,
                              calibration, nonprivate, noise = "tight", budget = NULL,
-                             declared = list()) {
+                             declared = list(), missing = "auto", neighbouring = "replace") {
   plots <- .match_choices(private_plot, c("histogram", "sample"), "private_plot")
   pctrl <- .merge_score_plot_control(plot_control)
   sampling <- if ("sample" %in% plots) .py_sampling_control(sampling_control)
   result <- .py_score(X, group, eps, delta, bins, method, center, standardize, g_dppca,
-                      cpp.option, axes, seed, calibration, nonprivate, noise, budget, declared)
+                      cpp.option, axes, seed, calibration, nonprivate, noise, budget, declared,
+                      missing, neighbouring)
   score <- .score_value(result, X)
   grouping <- if (!is.null(group)) .grouping(score, X, group, pctrl)
   out <- .score_plot(result, score, plots, sampling, pctrl, axes, grouping)
@@ -91,7 +96,9 @@ dp_score_plot_group <- function(X, group, eps, delta, bins = NULL, center = TRUE
 # Group levels (in 'dppca''s order), each row's label, and the colour of each group.
 .grouping <- function(score, X, group, pctrl) {
   levels <- names(score$groups)
-  labels <- if (is.character(group) && length(group) == 1L) .as_py_data(X)[[group]] else group
+  labels <- if (is.character(group) && length(group) == 1L) {
+    .as_py_data(X, nan = FALSE)[[group]]
+  } else group
   list(levels = levels, labels = factor(as.character(labels), levels = levels),
        colours = .group_colours(levels, pctrl$group_colors))
 }

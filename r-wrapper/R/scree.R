@@ -33,6 +33,15 @@
 #' @param bounds,scale Declared public bounds and scales per column, as in [dp_pc_dir()]
 #'   (no budget; "public (declared)" on the ledger). With every column bounded, the private
 #'   total variance is also clamped to its public bound (Popoviciu's inequality).
+#' @param missing What an `NA` (or `NaN`) cell of `X` means, a public policy as in
+#'   [dp_pc_dir()]: `"auto"` (default) is `"median"` here (the scree values need every
+#'   cell): each column's private median, from a tenth of eps and delta (the first release on
+#'   the ledger), fills its holes. One number or numbers named by column: declared public fill
+#'   values, no budget. `"drop"` only with `neighbouring = "add_remove"`. A path `X` is read
+#'   by Python, whose NaN cells follow the same policy where the Python core supports it.
+#' @param neighbouring `"replace"` (default: one row replaced, n public) or `"add_remove"`
+#'   (n private), passed to the Python core: where it does not cover the scree methods yet,
+#'   its refusal, from the arguments alone, is an R error of class `dppca_value_error`.
 #' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
 #'   whose budget store is charged the call's (eps, delta) before it computes, in one
 #'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or
@@ -68,12 +77,16 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                      mono = TRUE, seed = NULL, calibration = "analytic", noise = "tight",
                      nonprivate = getOption("dppcapy.nonprivate", FALSE),
                      design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
-                     budget = NULL, bounds = NULL, scale = NULL) {
-  method <- if (missing(method) || is.null(method)) .default_scree_method(standardize) else method
-  .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
-                     if (!missing(delta)) delta, center, standardize, g_dppca, cpp.option, mono,
-                     seed, calibration, nonprivate, noise, design, pairs_per_row, budget,
-                     .declared_args(bounds, scale)))
+                     budget = NULL, bounds = NULL, scale = NULL, missing = "auto",
+                     neighbouring = c("replace", "add_remove")) {
+  # base::missing(): the argument `missing` would shadow it if it were given a function.
+  method <- if (base::missing(method) || is.null(method)) {
+    .default_scree_method(standardize)
+  } else method
+  .from_py(.py_scree(X, k, method, control, if (!base::missing(eps)) eps,
+                     if (!base::missing(delta)) delta, center, standardize, g_dppca, cpp.option,
+                     mono, seed, calibration, nonprivate, noise, design, pairs_per_row, budget,
+                     .declared_args(bounds, scale), missing, neighbouring))
 }
 
 .scree_methods <- c("clipped", "pmwm", "huber")
@@ -86,7 +99,8 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
 
 .py_scree <- function(X, k, method, control, eps, delta, center, standardize, g_dppca,
                       cpp.option, mono, seed, calibration, nonprivate, noise = "tight",
-                      design = "auto", pairs_per_row = NULL, budget = NULL, declared = list()) {
+                      design = "auto", pairs_per_row = NULL, budget = NULL, declared = list(),
+                      missing = "auto", neighbouring = "replace") {
   .check_standardize(standardize)
   .check_flags(center = center, g_dppca = g_dppca,
                cpp.option = cpp.option, mono = mono, nonprivate = nonprivate)
@@ -102,7 +116,8 @@ dp_scree <- function(X, k, method = c("clipped", "pmwm", "huber"), control = NUL
                nonprivate = nonprivate)
   args$budget <- .budget_arg(budget)
   do.call(.invoke, c(list(.py()$dp_scree), args, .noise_arg(.py()$dp_scree, noise),
-                     .design_args(.py()$dp_scree, design, pairs_per_row), declared))
+                     .design_args(.py()$dp_scree, design, pairs_per_row), declared,
+                     .missing_args(.py()$dp_scree, missing, neighbouring)))
 }
 
 #' Scree or PVE plot of private scree values
@@ -128,16 +143,21 @@ dp_scree_plot <- function(X, k, method = c("clipped", "pmwm", "huber"), control 
                           plot_control = NULL, seed = NULL, calibration = "analytic",
                           noise = "tight", nonprivate = getOption("dppcapy.nonprivate", FALSE),
                           design = c("auto", "complete", "incomplete"), pairs_per_row = NULL,
-                          budget = NULL, bounds = NULL, scale = NULL) {
-  type <- .match_choices(if (missing(type) || is.null(type)) "pve" else type, c("pve", "scree"),
-                         "type")
+                          budget = NULL, bounds = NULL, scale = NULL, missing = "auto",
+                          neighbouring = c("replace", "add_remove")) {
+  # base::missing(): the argument `missing` would shadow it if it were given a function.
+  type <- .match_choices(if (base::missing(type) || is.null(type)) "pve" else type,
+                         c("pve", "scree"), "type")
   if (length(type) != 1L) .bad("type", 'one of "pve", "scree"', type)
   style <- .merge_scree_plot_control(plot_control, type)
-  method <- if (missing(method) || is.null(method)) .default_scree_method(standardize) else method
-  result <- .from_py(.py_scree(X, k, method, control, if (!missing(eps)) eps,
-                               if (!missing(delta)) delta, center, standardize, g_dppca,
+  method <- if (base::missing(method) || is.null(method)) {
+    .default_scree_method(standardize)
+  } else method
+  result <- .from_py(.py_scree(X, k, method, control, if (!base::missing(eps)) eps,
+                               if (!base::missing(delta)) delta, center, standardize, g_dppca,
                                cpp.option, mono, seed, calibration, nonprivate, noise,
-                               design, pairs_per_row, budget, .declared_args(bounds, scale)))
+                               design, pairs_per_row, budget, .declared_args(bounds, scale),
+                               missing, neighbouring))
   .draw_scree(result, type, style)
   invisible(result)
 }

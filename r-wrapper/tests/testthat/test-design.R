@@ -98,13 +98,22 @@ test_that("X as a Parquet path: same result as the data frame with the same seed
   # dask adds the Kendall block sums chunk by chunk: equal up to the order of additions
   # (docs/scaling.md: ~1e-15), so a tolerance of 1e-12 on unit vectors.
   expect_equal(from_file, run(X), tolerance = 1e-12)
-  # dp_scree on a path: the incomplete pair statistics ("auto" for files; r = min(4095, n - 1)).
-  # An in-memory dp_scree fills missing cells with private medians by default (10% of the
-  # budget, missing = "auto"); a file is read lazily and released without that step, and R's
-  # dp_scree has no missing = argument yet, so the two are not compared value for value.
-  S <- dp_scree(path, 2, eps = 2, delta = 1e-5, seed = 4)
+  # dp_scree on a path: the incomplete pair statistics ("auto" for files; r = min(4095, n - 1)),
+  # the same numbers as the data frame with that design (r = n - 1 = 299). Both declare the
+  # data complete (missing = 0), so neither releases the default's private medians.
+  scree <- function(data, ...) dp_scree(data, 2, eps = 2, delta = 1e-5, seed = 4, missing = 0, ...)
+  S <- scree(path)
   expect_false(any(startsWith(dp_ledger(S)$step, "missing values")))
   expect_private_only(S)
+  in_memory <- scree(X, design = "incomplete", pairs_per_row = 299)
+  expect_identical(dp_ledger(S)$step, dp_ledger(in_memory)$step)
+  # The same pairs, summed chunk by chunk by dask: equal up to the order of additions.
+  for (field in c("scree", "pve")) {
+    expect_equal(S$clipped[[field]], in_memory$clipped[[field]], tolerance = 1e-10)
+  }
+  for (field in c("raw", "total_variance", "conf_int")) {
+    expect_equal(attr(S$clipped, field), attr(in_memory$clipped, field), tolerance = 1e-10)
+  }
 })
 
 test_that("X as a CSV path (and a glob of CSV files) is read by Python", {
