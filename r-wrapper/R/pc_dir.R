@@ -107,11 +107,11 @@
 #'   # NA cells are data: pairwise-present Kendall's tau by default, or a declared value
 #'   holes <- gau[1:500, ]
 #'   holes[cbind(1:50, rep(1:2, 25))] <- NA
-#'   dp_pc_dir(holes, k = 2, eps = 1, delta = 1e-5, seed = 1)
-#'   dp_ledger(dp_pc_dir(holes, k = 2, eps = 1, delta = 1e-5, seed = 1, missing = 0))
+#'   print(dp_pc_dir(holes, k = 2, eps = 1, delta = 1e-5, seed = 1))
+#'   print(dp_ledger(dp_pc_dir(holes, k = 2, eps = 1, delta = 1e-5, seed = 1, missing = 0)))
 #'   # n private: add/remove neighbours (the summary prints the noisy n)
-#'   summary(dp_pc_dir(gau[1:500, ], k = 2, eps = 1, delta = 1e-5, seed = 1,
-#'                     neighbouring = "add_remove"))
+#'   print(summary(dp_pc_dir(gau[1:500, ], k = 2, eps = 1, delta = 1e-5, seed = 1,
+#'                           neighbouring = "add_remove")))
 #' }
 #' @export
 dp_pc_dir <- function(X, k, center = TRUE, standardize = FALSE, g_dppca = !is.null(eps),
