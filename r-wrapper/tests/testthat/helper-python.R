@@ -67,3 +67,29 @@ with_nonprivate_option <- function(expr) {
   on.exit(options(old))
   expr
 }
+
+# name -> function(X, ...) calling each private function with cheap settings (2 components,
+# eps = 2, seed 1; the grouped ones with two alternating labels); plots on a null device.
+two_labels <- function(X) rep_len(c("x", "y"), nrow(X))
+private_calls <- list(
+  dp_pc_dir = function(X, ...) dp_pc_dir(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...),
+  dp_scree = function(X, ...) dp_scree(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...),
+  dp_scree_plot = function(X, ...) quietly_plotted(
+    dp_scree_plot(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...)),
+  dp_score = function(X, ...) dp_score(X, eps = 2, delta = 1e-5, method = "add", seed = 1, ...),
+  dp_score_group = function(X, ...) dp_score_group(X, two_labels(X), eps = 2, delta = 1e-5,
+                                                   method = "add", seed = 1, ...),
+  dp_score_plot = function(X, ...) quietly_plotted(
+    dp_score_plot(X, eps = 2, delta = 1e-5, method = "add", private_plot = "histogram",
+                  seed = 1, ...)),
+  dp_score_plot_group = function(X, ...) quietly_plotted(
+    dp_score_plot_group(X, two_labels(X), eps = 2, delta = 1e-5, method = "add",
+                        private_plot = "histogram", seed = 1, ...))
+)
+
+# The ledger of a result of any private function (a score-plot list keeps it on `score`).
+result_ledger <- function(result) {
+  ledger <- dp_ledger(result)
+  if (is.null(ledger)) ledger <- dp_ledger(result$score)
+  ledger
+}

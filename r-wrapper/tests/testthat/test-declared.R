@@ -9,33 +9,9 @@ declared_data <- function(n = 400) {
   data.frame(a = z[, 1], b = 10 * z[, 2], c = 300 * z[, 3])
 }
 declared_scales <- c(a = 1, b = 10, c = 300)
-declared_labels <- function(X) rep_len(c("x", "y"), nrow(X))
-
-# name -> function(X, ...) with cheap settings (2 components, seed 1); plots on a null device.
-declared_calls <- list(
-  dp_pc_dir = function(X, ...) dp_pc_dir(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...),
-  dp_scree = function(X, ...) dp_scree(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...),
-  dp_scree_plot = function(X, ...) quietly_plotted(
-    dp_scree_plot(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...)),
-  dp_score = function(X, ...) dp_score(X, eps = 2, delta = 1e-5, method = "add", seed = 1, ...),
-  dp_score_group = function(X, ...) dp_score_group(X, declared_labels(X), eps = 2, delta = 1e-5,
-                                                   method = "add", seed = 1, ...),
-  dp_score_plot = function(X, ...) quietly_plotted(
-    dp_score_plot(X, eps = 2, delta = 1e-5, method = "add", private_plot = "histogram",
-                  seed = 1, ...)),
-  dp_score_plot_group = function(X, ...) quietly_plotted(
-    dp_score_plot_group(X, declared_labels(X), eps = 2, delta = 1e-5, method = "add",
-                        private_plot = "histogram", seed = 1, ...))
-)
-
-declared_ledger <- function(result) {
-  ledger <- dp_ledger(result)
-  if (is.null(ledger)) ledger <- dp_ledger(result$score)  # the score-plot list
-  ledger
-}
 
 test_that("every private function takes bounds = and scale =, NULL by default", {
-  for (name in names(declared_calls)) {
+  for (name in names(private_calls)) {
     args <- formals(get(name))
     expect_true(all(c("bounds", "scale") %in% names(args)), info = name)
     expect_null(args$bounds, info = name)
@@ -45,10 +21,10 @@ test_that("every private function takes bounds = and scale =, NULL by default", 
 
 test_that("declared scales cost nothing and replace the scale release on every function", {
   skip_if_no_dppca()
-  for (name in names(declared_calls)) {
-    result <- suppressWarnings(declared_calls[[name]](declared_data(), standardize = TRUE,
+  for (name in names(private_calls)) {
+    result <- suppressWarnings(private_calls[[name]](declared_data(), standardize = TRUE,
                                                       scale = declared_scales))
-    ledger <- declared_ledger(result)
+    ledger <- result_ledger(result)
     declared <- ledger[ledger$mechanism == "public (declared)", ]
     expect_identical(declared$step, "declared scales: a, b, c", info = name)
     expect_identical(declared$eps, 0, info = name)
@@ -113,11 +89,11 @@ test_that("bad declarations are errors that name the argument", {
   expect_identical(.declared_args(scale = c(1, 2))$scale, list(1, 2))
   expect_identical(.declared_args(bounds = list(a = c(0, 1)))$bounds, list(a = list(0, 1)))
   skip_if_no_dppca()
-  for (name in names(declared_calls)) {
-    expect_error(declared_calls[[name]](declared_data(40), bounds = list(a = c(2, 1))),
+  for (name in names(private_calls)) {
+    expect_error(private_calls[[name]](declared_data(40), bounds = list(a = c(2, 1))),
                  "`bounds`: column 'a' needs lower < upper", class = "dppca_value_error",
                  info = name)
-    expect_error(declared_calls[[name]](declared_data(40), standardize = TRUE,
+    expect_error(private_calls[[name]](declared_data(40), standardize = TRUE,
                                         scale = c(zz = 1)),
                  "`scale`: unknown column", class = "dppca_value_error", info = name)
   }

@@ -10,30 +10,6 @@ holey_adult <- function(n = 600, rate = 0.15, seed = 21) {
   for (j in seq_along(X)) X[[j]][stats::runif(n) < rate] <- NA
   X
 }
-holey_labels <- function(X) rep_len(c("x", "y"), nrow(X))
-
-# name -> function(X, ...) with cheap settings (2 components, seed 1); plots on a null device.
-missing_calls <- list(
-  dp_pc_dir = function(X, ...) dp_pc_dir(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...),
-  dp_scree = function(X, ...) dp_scree(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...),
-  dp_scree_plot = function(X, ...) quietly_plotted(
-    dp_scree_plot(X, k = 2, eps = 2, delta = 1e-5, seed = 1, ...)),
-  dp_score = function(X, ...) dp_score(X, eps = 2, delta = 1e-5, method = "add", seed = 1, ...),
-  dp_score_group = function(X, ...) dp_score_group(X, holey_labels(X), eps = 2, delta = 1e-5,
-                                                   method = "add", seed = 1, ...),
-  dp_score_plot = function(X, ...) quietly_plotted(
-    dp_score_plot(X, eps = 2, delta = 1e-5, method = "add", private_plot = "histogram",
-                  seed = 1, ...)),
-  dp_score_plot_group = function(X, ...) quietly_plotted(
-    dp_score_plot_group(X, holey_labels(X), eps = 2, delta = 1e-5, method = "add",
-                        private_plot = "histogram", seed = 1, ...))
-)
-
-call_ledger <- function(result) {
-  ledger <- dp_ledger(result)
-  if (is.null(ledger)) ledger <- dp_ledger(result$score)  # the score-plot list
-  ledger
-}
 
 # The header of a summary (the lines between the title's rule and the first table's), blanks
 # collapsed so that a released number's width elsewhere cannot move the columns.
@@ -45,7 +21,7 @@ summary_header <- function(result) {
 }
 
 test_that("every private function takes missing = \"auto\" and neighbouring = replace/add_remove", {
-  for (name in names(missing_calls)) {
+  for (name in names(private_calls)) {
     args <- formals(get(name))
     expect_identical(args$missing, "auto", info = name)
     expect_identical(args$neighbouring, quote(c("replace", "add_remove")), info = name)
@@ -102,20 +78,20 @@ test_that("NA cells are never refused, by any private function or policy", {
   skip_if_no_dppca()
   X <- holey_adult()
   expect_gt(mean(is.na(X)), 0.1)
-  for (name in names(missing_calls)) {
+  for (name in names(private_calls)) {
     messages <- character(0)
-    result <- withCallingHandlers(missing_calls[[name]](X), warning = function(w) {
+    result <- withCallingHandlers(private_calls[[name]](X), warning = function(w) {
       messages <<- c(messages, conditionMessage(w))
       invokeRestart("muffleWarning")
     })
-    expect_s3_class(call_ledger(result), "dppca_ledger")
+    expect_s3_class(result_ledger(result), "dppca_ledger")
     # Accuracy warnings (from public numbers or released values) may come; none about holes.
     expect_false(any(grepl("NaN|missing|NA\\b|not finite|non-finite", messages)), info = name)
   }
   # Every policy of dp_pc_dir, on the g-DPPCA and rank paths.
   for (policy in list("pairwise", "median", 0, c(age = 30))) {
     for (standardize in list(FALSE, "rank")) {
-      V <- suppressWarnings(missing_calls$dp_pc_dir(X, missing = policy, standardize = standardize))
+      V <- suppressWarnings(private_calls$dp_pc_dir(X, missing = policy, standardize = standardize))
       expect_identical(dim(V), c(5L, 2L))
       expect_true(all(is.finite(as.matrix(V))))
     }
@@ -133,7 +109,7 @@ test_that("a neighbour with one more NA cell prints the same ledger, footer and 
                 score = list("dp_score"))
   for (case in names(cases)) {
     call <- cases[[case]]
-    run <- function(data) suppressWarnings(do.call(missing_calls[[call[[1]]]], c(list(data), call[-1])))
+    run <- function(data) suppressWarnings(do.call(private_calls[[call[[1]]]], c(list(data), call[-1])))
     a <- run(X)
     b <- run(neighbour)
     # The ledger holds public numbers only (steps, mechanisms, sensitivities, noise scales,
