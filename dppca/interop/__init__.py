@@ -28,9 +28,11 @@ R structures (reference/r-dppca-scree.md §5.7, r-dppca-score.md §6, §7):
 
 A ledger is a data.frame of class ``c("dppca_ledger", "data.frame")`` with one row per
 release (step, mechanism, sensitivity, norm, noise_scale, eps, delta) and attributes
-``budget`` (eps, delta), ``spent`` and ``neighbouring``.
+``budget`` (eps, delta), ``spent`` and ``neighbouring``, plus ``missing`` (the call's public
+``missing=`` policy, e.g. "pairwise present (auto)") when the result records one.
 """
-from .r_schema import (LEDGER_COLUMNS, MODES, call_for_r, directions_payload, ledger_payload,
+from .r_call import call_for_r
+from .r_schema import (LEDGER_COLUMNS, MODES, directions_payload, ledger_payload,
                        r_data_frame, r_list, r_matrix, r_payload, r_vector, samples_payload,
                        score_payload, scree_payload)
 from .rpy2_converter import converter, from_r, materialize, to_r

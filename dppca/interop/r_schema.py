@@ -4,7 +4,6 @@ Structures: :mod:`dppca.interop`; walked in R by ``dppcapy`` and into rpy2 by ``
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -186,7 +185,9 @@ def r_payload(result) -> dict:
     Returns
     -------
     dict
-        Root R node (see the module docstring for each structure).
+        Root R node (see the module docstring for each structure). When the result records
+        its call's ``missing=`` policy (``result.missing``, a public label chosen from the
+        arguments), every ledger node in the tree carries it as the attribute ``missing``.
 
     Raises
     ------
@@ -196,13 +197,28 @@ def r_payload(result) -> dict:
     Examples
     --------
     >>> from dppca import dp_pc_dir, interop, load_gau
-    >>> interop.r_payload(dp_pc_dir(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1))["class"]
-    ['dppca_directions', 'matrix', 'array']
+    >>> node = interop.r_payload(dp_pc_dir(load_gau()[:1000], k=2, eps=1, delta=1e-5, rng=1))
+    >>> node["class"], node["attributes"]["ledger"]["attributes"]["missing"]["values"]
+    (['dppca_directions', 'matrix', 'array'], ['pairwise present (auto)'])
     """
     for cls, build in payload_builders():
         if isinstance(result, cls):
-            return build(result)
+            return _label_missing(build(result), getattr(result, "missing", None))
     raise TypeError(f"no R form for {type(result).__name__}; expected a dppca result")
+
+
+def _label_missing(node, label):
+    """``node`` with the attribute ``missing`` = ``label`` on each ledger node inside it."""
+    if not isinstance(label, str) or not isinstance(node, dict):
+        return node
+    if "dppca_ledger" in node.get("class", ()):
+        node.setdefault("attributes", {})["missing"] = _text(label)
+    children = list(node.get("attributes", {}).values())
+    if node.get("r") == "list":
+        children += node["values"]
+    for child in children:
+        _label_missing(child, label)
+    return node
 
 
 def payload_builders():
@@ -416,35 +432,5 @@ def ledger_payload(ledger: Mapping | None) -> dict | None:
         "neighbouring": _text(ledger["neighbouring"])})
 
 
-def call_for_r(function, *args, **kwargs):
-    """Call ``function`` and return ``(result, warning messages)``.
-
-    The R package ``dppcapy`` calls Python through it, so that Python warnings become R warnings.
-
-    Parameters
-    ----------
-    function : callable
-        The function to call.
-    *args, **kwargs
-        Passed to ``function``.
-
-    Returns
-    -------
-    tuple of (object, list of str)
-        What ``function`` returned, and every warning message of the call in order.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from dppca.interop import call_for_r
-    >>> call_for_r(warnings.warn, "rounded")
-    (None, ['rounded'])
-    """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = function(*args, **kwargs)
-    return result, [str(w.message) for w in caught]
-
-
-__all__ = ["LEDGER_COLUMNS", "MODES", "call_for_r", "directions_payload", "ledger_payload", "r_data_frame",
+__all__ = ["LEDGER_COLUMNS", "MODES", "directions_payload", "ledger_payload", "r_data_frame",
            "r_list", "r_matrix", "r_payload", "r_vector", "samples_payload", "score_payload", "scree_payload"]

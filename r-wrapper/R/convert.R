@@ -5,7 +5,8 @@
 # and attributes). .as_r() builds the tree here; dppca.interop builds the same tree with
 # rpy2, so the reticulate and rpy2 routes give identical objects.
 
-# The R object of a Python dppca result.
+# The R object of a Python dppca result (its ledgers carry the call's `missing =` policy as
+# the attribute `missing` when the Python result records one).
 .from_py <- function(result) .as_r(.call(.py("bridge")$r_payload(result)))
 
 # An R data.frame of a pandas DataFrame, built through the same node tree (reticulate 1.28 does

@@ -109,7 +109,8 @@ print.dppca_score <- function(x, ...) .print_result(x)
 #' @param x A result of [dp_pc_dir()], [dp_scree()], [dp_score()] or [dp_score_group()].
 #' @return A data frame of class `dppca_ledger` (columns `step`, `mechanism`,
 #'   `sensitivity`, `norm`, `noise_scale`, `eps`, `delta`; attributes `budget`, `spent`,
-#'   `neighbouring`), a named list of them (one per method) for [dp_scree()], or `NULL`
+#'   `neighbouring` and, for data in memory, `missing`: the call's `missing =` policy, e.g.
+#'   `"pairwise present (auto)"`), a named list of them (one per method) for [dp_scree()], or `NULL`
 #'   for a non-private result.
 #' @examples
 #' if (dppca_available()) {
@@ -128,6 +129,7 @@ print.dppca_ledger <- function(x, ...) {
   cat(sprintf("Privacy ledger: budget eps = %.4g, delta = %.4g; spent eps = %.4g, delta = %.4g\n",
               budget[["eps"]], budget[["delta"]], spent[["eps"]], spent[["delta"]]))
   cat("Neighbouring datasets:", attr(x, "neighbouring"), "\n")
+  if (!is.null(attr(x, "missing"))) cat("Missing values:", attr(x, "missing"), "\n")
   print(structure(unclass(x)[names(x)], class = "data.frame", row.names = attr(x, "row.names")), ...)
   invisible(x)
 }

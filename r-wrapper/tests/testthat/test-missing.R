@@ -134,6 +134,9 @@ test_that("missing = \"median\" puts the median release first on the ledger; a d
     V <- suppressWarnings(dp_pc_dir(data, 2, eps = 2, delta = 1e-5, seed = 1, missing = "median"))
     ledger <- dp_ledger(V)
     expect_identical(ledger$step[1], "missing values: private column medians")
+    # The policy itself is on the ledger too (public: from the arguments).
+    expect_identical(attr(ledger, "missing"), "median imputation")
+    expect_output(print(ledger), "Missing values: median imputation", fixed = TRUE)
     # A tenth of eps and delta (docs/missing.md), and the total is still the call's budget.
     expect_equal(ledger$eps[1], 0.2)
     expect_equal(ledger$delta[1], 1e-6)
@@ -141,12 +144,17 @@ test_that("missing = \"median\" puts the median release first on the ledger; a d
     # dp_scree's and dp_score's default ("auto") is the median fill.
     S <- suppressWarnings(dp_scree(data, 2, eps = 2, delta = 1e-5, seed = 1))
     expect_identical(dp_ledger(S)$step[1], "missing values: private column medians")
+    expect_identical(attr(dp_ledger(S), "missing"), "median imputation (auto)")
+    expect_identical(attr(attr(S$clipped, "ledger"), "missing"), "median imputation (auto)")
     declared <- suppressWarnings(dp_scree(data, 2, eps = 2, delta = 1e-5, seed = 1, missing = 0))
     expect_false(any(startsWith(dp_ledger(declared)$step, "missing values")))
   }
   # g-DPPCA's default ("auto") is pairwise-present: no median release.
   V <- suppressWarnings(dp_pc_dir(X, 2, eps = 2, delta = 1e-5, seed = 1))
   expect_false(any(startsWith(dp_ledger(V)$step, "missing values")))
+  expect_identical(attr(dp_ledger(V), "missing"), "pairwise present (auto)")
+  declared <- suppressWarnings(dp_score(X, eps = 2, delta = 1e-5, seed = 1, missing = 0))
+  expect_identical(attr(dp_ledger(declared), "missing"), "declared value imputation")
 })
 
 test_that("neighbouring = \"add_remove\" on dp_pc_dir prints a noisy n, never the true n", {
