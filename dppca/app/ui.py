@@ -24,12 +24,12 @@ MISSING_CHOICES = {"auto": "auto (recommended)", "median": "private column media
                    "pairwise": "pairwise-present (Kendall statistics)", "value": "declared value"}
 #: What the page says under the select: each policy's cost, and that nothing about the cells
 #: themselves is shown (how many are missing, or where, is private).
-MISSING_HELP = ("A cell that is not a number (empty, NA, text) is missing. Auto: private column "
-                "medians for the scree and score runs, which need every cell (10% of each run's "
-                "eps and delta; the ledger shows it). Pairwise-present: the Kendall's tau "
-                "directions only, not offered for these runs. Declared value: a public fact, "
-                "e.g. an empty count is 0 (free). The app never shows how many cells are missing "
-                "or where: that is private. inf is an extreme value (clamped), never missing.")
+MISSING_HELP = ("A cell that is not a number (empty, NA, text) is missing; inf is an extreme value "
+                "(clamped). Auto: private column medians (10% of each run's eps and delta, on the "
+                "ledger), since the scree and the scores need every cell. Pairwise-present: the "
+                "Kendall's tau directions only, not offered for these runs. Declared value: a "
+                "public fact (e.g. an empty count is 0), free. The app never shows how many cells "
+                "are missing, or where.")
 
 CSS = """
 body { background: #f7f8fb; }
