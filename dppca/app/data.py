@@ -14,12 +14,15 @@ alone (:data:`SCHEMA_RULES`):
   (R's ``.infer_group_column`` rule 1); R's rules 2 and 3 read the values (the first
   non-numeric column; the last integer column with few distinct values) and are not used;
 * every other column is a variable, so p = number of columns - (1 if a group column);
-* a variable's cell that is not a finite real number (text, an empty cell, NaN, +-inf,
-  1e400) counts as :data:`PUBLIC_FILL` (0); a missing group label is the label
-  :data:`MISSING_LABEL`.
+* a variable's cell that is not a real number (text, an empty cell, NaN) is a missing cell
+  (NaN), which every run handles by its public ``missing=`` policy (the page's "Missing cells"
+  control, :mod:`dppca.preprocessing.missing`); +-inf and numbers beyond the float range (1e400)
+  are +-inf, extreme values that the package clamps to its public bound (on the rank path, the
+  extreme ranks); a missing group label is the label :data:`MISSING_LABEL`.
 
 Each rule maps one cell (or one line) alone, so a replaced row still changes one row, n and p
-do not change, and no message, refusal or page text depends on a cell. A CSV upload is split
+do not change, and no message, refusal or page text depends on a cell. In particular the page
+never counts or locates the missing cells: where they are is private. A CSV upload is split
 into lines and fields without quote handling (a field's surrounding quotes are stripped), so
 that one cell cannot change the number of rows or columns either: a line with fewer fields
 than the header is padded with empty cells, one with more is cut to the header's width.
@@ -51,12 +54,10 @@ EXAMPLES = {
 #: The label given to rows whose group label is missing (as in ``dppca report``).
 MISSING_LABEL = "(missing)"
 
-#: The value of a variable's cell that is not a finite real number (a public rule, see above).
-PUBLIC_FILL = 0.0
-
 #: The public rules of the schema, as the page states them.
-SCHEMA_RULES = ("every column except the group column is a variable; a cell that is not a finite "
-                f"number (text, empty, NaN, inf) counts as {PUBLIC_FILL:g}")
+SCHEMA_RULES = ("every column except the group column is a variable; a cell that is not a number "
+                "(text, empty, NaN) is a missing cell, handled by the run's \u201cMissing cells\u201d "
+                "policy; inf is an extreme value (clamped)")
 
 #: Line breaks of a CSV upload (not str.splitlines, which also breaks at \x0b, \x1c, \u2028...).
 _LINES = re.compile(r"\r\n|\r|\n")
@@ -81,7 +82,8 @@ class AppData:
     label : str
         What the page calls the data.
     features : pandas.DataFrame, shape (n, p)
-        The variables (every column but the group column), as floats by the public rule.
+        The variables (every column but the group column), as floats by the public rule: NaN
+        marks a missing cell, +-inf an extreme one (:func:`public_numbers`).
     labels : pandas.Series or None, shape (n,)
         Group labels for the grouped score plot, or None.
     group_name : str or None
@@ -240,22 +242,23 @@ def _unique(names: list) -> list:
 
 
 def public_numbers(column: pd.Series) -> pd.Series:
-    """A variable's cells as floats by the public rule: not a finite real number -> PUBLIC_FILL.
+    """A variable's cells as floats by the public rule: not a number -> NaN (a missing cell).
 
     Each cell is mapped alone (text and quotes stripped, then read as a number), so no cell
-    changes another's value, the number of rows, or any message.
+    changes another's value, the number of rows, or any message. +-inf (and 1e400, beyond the
+    float range) stay +-inf: the package clamps them to its public bound. No cell is filled
+    here: what a NaN cell means is the run's ``missing=`` policy (a declared value, private
+    column medians, or pairwise-present statistics), chosen in the page, never from the data.
 
     Examples
     --------
     >>> public_numbers(pd.Series(["1.5", " 2", '"3"', "abc", "", "inf", "1e400"])).tolist()
-    [1.5, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0]
+    [1.5, 2.0, 3.0, nan, nan, inf, inf]
     """
     if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
-        values = pd.Series(np.asarray(column, dtype=float), index=column.index)
-    else:
-        text = column.astype(str).str.strip().str.strip('"').str.strip()
-        values = pd.to_numeric(text, errors="coerce").astype(float)
-    return values.where(np.isfinite(values), PUBLIC_FILL)
+        return pd.Series(np.asarray(column, dtype=float), index=column.index)
+    text = column.astype(str).str.strip().str.strip('"').str.strip()
+    return pd.to_numeric(text, errors="coerce").astype(float)
 
 
 def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppData:
@@ -285,7 +288,7 @@ def prepare(X, group=None, *, key: str, label: str, infer: bool = True) -> AppDa
     >>> frame = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": ["0.5", "abc", ""], "g": ["x", "y", "x"]})
     >>> data = prepare(frame, "g", key="mine", label="my data")
     >>> list(data.features.columns), data.features["b"].tolist()
-    (['a', 'b'], [0.5, 0.0, 0.0])
+    (['a', 'b'], [0.5, nan, nan])
     """
     frame = X if isinstance(X, pd.DataFrame) else _as_frame(X)
     if len(frame) < 2:
@@ -320,5 +323,5 @@ def _as_frame(X) -> pd.DataFrame:
         raise AppDataError(f"the data must be a table (2-D); got {array.ndim} dimension(s)")
     return pd.DataFrame(array, columns=[f"V{i + 1}" for i in range(array.shape[1])])
 
-__all__ = ["AppData", "AppDataError", "PUBLIC_FILL", "SCHEMA_RULES", "default_delta", "example_data",
+__all__ = ["AppData", "AppDataError", "SCHEMA_RULES", "default_delta", "example_data",
            "infer_group_column", "prepare", "public_numbers", "read_csv_cells", "read_upload"]

@@ -140,7 +140,8 @@ def create_app(X=None, group=None, *, eps_total=None, delta_total=None, budget=N
     group : str or array_like of length n, optional
         A column name of X (a DataFrame) or one label per row. None: the first column named
         group, label, class, cluster, ... (the header only; cell values are never read).
-        Every other column is a variable; a cell that is not a finite number counts as 0.
+        Every other column is a variable; a cell that is not a number is a missing cell (the
+        page's "Missing cells" policy, passed as ``missing=`` to every run), inf an extreme one.
     eps_total, delta_total : float, optional
         A fixed session total for every dataset (the page then cannot change it). None: set
         in the page before the first run (default eps 5, delta 10^-(ceil(log10 n) + 1)).

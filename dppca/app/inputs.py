@@ -33,7 +33,7 @@ import numpy as np
 from .._validation import DPPCAValueError, delta_arg, eps_arg
 from ..controls import SCREE_METHODS
 from .data import AppData, AppDataError
-from .runs import CONTROL_INPUTS, SCORE_METHODS, score_settings, scree_settings
+from .runs import CONTROL_INPUTS, MISSING_POLICIES, SCORE_METHODS, score_settings, scree_settings
 
 #: Labels of the inputs as the page shows them (messages name the field the user sees).
 LABELS = {
@@ -51,19 +51,22 @@ LABELS = {
     "pmwm_beta": "PMWM: beta", "huber_k_min_m2": "Huber: k_min", "huber_k_max_m2": "Huber: k_max",
     "huber_m2_frac": "Huber: m2_frac", "huber_mu0": "Huber: mu0", "huber_eta0": "Huber: eta0",
     "huber_T": "Huber: T", "huber_M": "Huber: M",
+    "missing": "Missing cells", "missing_value": "Declared value for missing cells",
 }
 
 #: Numeric inputs (an empty field arrives as None: "self-tuned" or "not set").
 NUMBERS = ("eps_total", "delta_total", "eps", "delta", "k", "axis_x", "axis_y", "bins_x",
            "bins_y", "C_clip", "pmwm_a", "pmwm_b", "pmwm_trim_const", "pmwm_eta", "pmwm_beta",
            "huber_k_min_m2", "huber_k_max_m2", "huber_m2_frac", "huber_mu0", "huber_eta0",
-           "huber_T", "huber_M")
+           "huber_T", "huber_M", "missing_value")
 #: Check boxes, with the value the page starts with.
 FLAGS = {"center": True, "g_dppca": True, "scree_mono": True,
          "use_group": True, "csv_header": True, "pmwm_split_mode": False}
 #: Select boxes: {input id: (the options offered, the page's default)}. ``standardize``: none, the
-#: private SDs, or the rank path (its labels: :data:`dppca.app.ui.STANDARDIZE_CHOICES`).
-SELECTS = {"standardize": (("none", "sd", "rank"), "none")}
+#: private SDs, or the rank path (its labels: :data:`dppca.app.ui.STANDARDIZE_CHOICES`);
+#: ``missing``: the runs' ``missing=`` policy (:data:`dppca.app.runs.MISSING_POLICIES`; labels:
+#: :data:`dppca.app.ui.MISSING_CHOICES`).
+SELECTS = {"standardize": (("none", "sd", "rank"), "none"), "missing": (MISSING_POLICIES, "auto")}
 #: Text fields, and the longest text accepted (a public list of labels, a column name).
 TEXTS = ("group_levels", "upload_group_col")
 MAX_TEXT = 10_000
@@ -75,10 +78,10 @@ OPERATOR_FIXED = {"g_dppca": True}
 
 #: The inputs each kind of run reads (besides its budget, eps and delta).
 RUN_INPUTS = {
-    "scree": ("k", "scree_method", "scree_mono", "center", "standardize", "g_dppca",
-              *(name for fields in CONTROL_INPUTS.values() for name in fields)),
+    "scree": ("k", "scree_method", "scree_mono", "center", "standardize", "g_dppca", "missing",
+              "missing_value", *(name for fields in CONTROL_INPUTS.values() for name in fields)),
     "score": ("axis_x", "axis_y", "score_method", "bins_x", "bins_y", "use_group", "group_levels",
-              "center", "standardize", "g_dppca"),
+              "center", "standardize", "g_dppca", "missing", "missing_value"),
 }
 SETTINGS_OF = {"scree": scree_settings, "score": score_settings}
 
@@ -253,7 +256,8 @@ def checked_values(raw: dict) -> dict:
             checked[name] = flag(value, name)
         elif name in SELECTS:
             allowed, default = SELECTS[name]
-            checked[name] = choice(_select_value(value), allowed, name, default)
+            checked[name] = choice(_select_value(value) if name == "standardize" else value,
+                                   allowed, name, default)
         elif name in options:
             checked[name] = choices(value, options[name], name)
         elif name in TEXTS:

@@ -3,9 +3,9 @@
 Plain Python (no Shiny). A run's *settings* are every input that changes what is released;
 they key the session cache (:class:`dppca.app.session.SessionBudget`). What only changes
 the drawing (PVE or eigenvalues) is applied to a released result and costs nothing. The
-app's data hold no missing cell (:mod:`dppca.app.data` gives every non-finite cell the public
-value :data:`~dppca.app.data.PUBLIC_FILL`), so its runs declare that value as their ``missing=``
-policy: no median release.
+app's data keep their missing cells as NaN (:mod:`dppca.app.data`); what a NaN cell means is
+the page's "Missing cells" choice, a public setting passed as ``missing=`` to every run
+(:func:`missing_setting`), so it keys the cache and is on the ledger like any other setting.
 """
 from __future__ import annotations
 
@@ -17,12 +17,18 @@ matplotlib.use("Agg")  # the server draws off screen, whatever the user's defaul
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .._validation import DPPCAValueError  # noqa: E402
+from ..preprocessing.missing import MEDIAN_SHARE, resolve_missing  # noqa: E402
 from ..score_plot import dp_score_plot, dp_score_plot_group  # noqa: E402
 from ..controls import SCREE_METHODS, clipped_control, huber_control, pmwm_control  # noqa: E402
 from ..scree import dp_scree  # noqa: E402
-from .data import PUBLIC_FILL, AppData  # noqa: E402
+from .data import AppData  # noqa: E402
 
 SCORE_METHODS = ("add", "sparse")
+#: The page's "Missing cells" options (:data:`dppca.app.ui.MISSING_CHOICES` has their labels):
+#: the package's policies, "value" standing for the number typed in "Declared value".
+MISSING_POLICIES = ("auto", "median", "pairwise", "value")
+#: The public function each kind of run calls (its ``missing=`` is resolved as that function's).
+RUN_ENTRIES = {"scree": "dp_scree", "score": "dp_score"}
 SCREE_TYPES = {"pve": "PVE (share of the total variance)", "scree": "Eigenvalues (scree values)"}
 
 #: App input -> argument of the method's control (None in the page means self-tuned).
@@ -48,9 +54,76 @@ def standardize_value(value):
     return "rank" if value == "rank" else value is True or value == "sd"
 
 
-def _common(values: dict) -> dict:
+def _common(values: dict, kind: str) -> dict:
     return {"center": bool(values["center"]), "g_dppca": bool(values["g_dppca"]),
-            "standardize": standardize_value(values["standardize"])}
+            "standardize": standardize_value(values["standardize"]),
+            "missing": missing_setting(values, kind)}
+
+
+def missing_setting(values: dict, kind: str):
+    """The run's ``missing=`` from the page's "Missing cells" inputs (public choices only).
+
+    Parameters
+    ----------
+    values : dict
+        Checked page values: ``missing`` (one of :data:`MISSING_POLICIES`, None for the page's
+        default "auto") and ``missing_value`` (a finite number or None; read for "value" only).
+    kind : {"scree", "score"}
+        The run, whose public function (:data:`RUN_ENTRIES`) must offer the policy.
+
+    Returns
+    -------
+    str or float
+        "auto", "median" or "pairwise", or the declared value as a float.
+
+    Raises
+    ------
+    DPPCAValueError
+        "value" with an empty declared value, or a policy that the run's function does not
+        offer (pairwise-present estimation, which only the Kendall's tau directions have: the
+        scree's variances and the scores need every cell). Both follow from the inputs alone
+        and are raised before any budget is touched.
+
+    Examples
+    --------
+    >>> missing_setting({"missing": "value", "missing_value": 0.0}, "scree")
+    0.0
+    >>> missing_setting({}, "score")
+    'auto'
+    """
+    policy = values.get("missing") or "auto"
+    if policy == "value":
+        if values.get("missing_value") is None:
+            raise DPPCAValueError('"Declared value for missing cells" is empty: type the number '
+                                  'that a missing cell stands for, or choose another policy')
+        policy = float(values["missing_value"])
+    try:
+        resolve_missing(policy, entry=RUN_ENTRIES[kind])  # the package's rule, arguments only
+    except DPPCAValueError:
+        raise DPPCAValueError(
+            f'"Missing cells": pairwise-present estimation is available for the Kendall\'s tau '
+            f"directions alone, which can skip a cell; the {kind} plot needs every cell (its "
+            f"{'variances' if kind == 'scree' else 'scores'} are computed from whole rows). "
+            "Choose \u201cauto\u201d, private column medians or a declared value. Nothing was "
+            "charged.") from None
+    return policy
+
+
+def statistic_budget(settings: dict, eps: float, delta: float) -> tuple[float, float]:
+    """The (eps, delta) a run's own statistic gets: less the private column medians' share
+    (:data:`~dppca.preprocessing.missing.MEDIAN_SHARE`) when its policy releases them (public
+    arithmetic, for the page's accuracy plan; the package makes the same split).
+
+    Examples
+    --------
+    >>> statistic_budget({"missing": "auto"}, 1.0, 1e-6)
+    (0.9, 9e-07)
+    >>> statistic_budget({"missing": 0.0}, 1.0, 1e-6)
+    (1.0, 1e-06)
+    """
+    policy = resolve_missing(settings.get("missing", "auto"), entry=RUN_ENTRIES["scree"])
+    share = MEDIAN_SHARE if policy.kind == "median" else 0.0
+    return eps * (1.0 - share), delta * (1.0 - share)
 
 
 def _whole(value, name, lower, upper=None) -> int:
@@ -65,19 +138,21 @@ def scree_settings(values: dict, data: AppData) -> dict:
     """Validated, hashable settings of a scree run from the page's values.
 
     ``values`` holds ``k``, ``scree_method`` (sequence), ``scree_mono``, ``center``,
-    ``standardize``, ``g_dppca`` and the control inputs of :data:`CONTROL_INPUTS`.
+    ``standardize``, ``g_dppca``, ``missing`` and ``missing_value`` (:func:`missing_setting`)
+    and the control inputs of :data:`CONTROL_INPUTS`.
 
     Raises
     ------
     DPPCAValueError
         Fewer than ``SCREE_MIN_ROWS`` rows, k outside [1, min(n - 1, p)], no method, or an
-        invalid control value (public checks).
+        invalid control value, or a "Missing cells" choice the scree does not offer
+        (:func:`missing_setting`); public checks.
     """
     if data.n < SCREE_MIN_ROWS:  # before k: "k in [1, 1]" misread a two-row file
         raise DPPCAValueError(f"the scree needs at least {SCREE_MIN_ROWS} rows (its standard "
                               f"errors use pairs of pairs); these data have {data.n}")
     k = _whole(values["k"], "Number of leading PCs (k)", 1, min(data.n - 1, data.p))
-    common = _common(values)
+    common = _common(values, "scree")
     if common["standardize"] == "rank":  # its values are the latent correlation's eigenvalues
         return dict(k=k, methods=("rank",), mono=bool(values["scree_mono"]), **common)
     methods = tuple(m for m in SCREE_METHODS if m in (values.get("scree_method") or ()))
@@ -107,11 +182,11 @@ def run_scree(data: AppData, settings: dict, eps: float, delta: float):
     """``dp_scree`` on the data's features with the settings; a ScreeResult (no figure yet)."""
     if settings["standardize"] == "rank":  # one release: clipped/pmwm/huber do not apply
         return dp_scree(data.features, settings["k"], eps=eps, delta=delta, standardize="rank",
-                        g_dppca=settings["g_dppca"], missing=PUBLIC_FILL)
+                        g_dppca=settings["g_dppca"], missing=settings["missing"])
     return dp_scree(data.features, settings["k"], list(settings["methods"]), _controls(settings),
                     eps=eps, delta=delta, center=settings["center"],
                     standardize=settings["standardize"], g_dppca=settings["g_dppca"],
-                    mono=settings["mono"], missing=PUBLIC_FILL)
+                    mono=settings["mono"], missing=settings["missing"])
 
 
 def scree_is_gaussian(settings: dict) -> bool:
@@ -140,12 +215,13 @@ def score_settings(values: dict, data: AppData) -> dict:
 
     ``values`` holds ``axis_x``, ``axis_y``, ``score_method``, ``bins_x``, ``bins_y``,
     ``use_group``, ``group_levels`` (comma-separated public labels, optional), ``center``,
-    ``standardize``, ``g_dppca``.
+    ``standardize``, ``g_dppca``, ``missing`` and ``missing_value`` (:func:`missing_setting`).
 
     Raises
     ------
     DPPCAValueError
-        Axes not distinct or outside [1, max PC], no method, bins not positive whole numbers.
+        Axes not distinct or outside [1, max PC], no method, bins not positive whole numbers,
+        or a "Missing cells" choice the scores do not offer (:func:`missing_setting`).
     """
     top = data.max_pc
     axes = (_whole(values["axis_x"], "PC on the x axis", 1, top),
@@ -163,14 +239,15 @@ def score_settings(values: dict, data: AppData) -> dict:
     levels = tuple(s.strip() for s in (values.get("group_levels") or "").split(",") if s.strip())
     return dict(axes=axes, methods=methods, bins=None if bins[0] is None else bins,
                 groups=data.group_name if grouped else None,
-                levels=levels if grouped and levels else None, **_common(values))
+                levels=levels if grouped and levels else None, **_common(values, "score"))
 
 
 def run_score(data: AppData, settings: dict, eps: float, delta: float):
     """``dp_score_plot`` (or ``dp_score_plot_group``) with the settings; figure set."""
     options = dict(bins=settings["bins"], method=list(settings["methods"]),
                    center=settings["center"], standardize=settings["standardize"],
-                   g_dppca=settings["g_dppca"], axes=settings["axes"], missing=PUBLIC_FILL)
+                   g_dppca=settings["g_dppca"], axes=settings["axes"],
+                   missing=settings["missing"])
     if settings["groups"] is not None:
         levels = None if settings.get("levels") is None else list(settings["levels"])
         return dp_score_plot_group(data.features, data.labels.astype(str), eps, delta,
@@ -195,5 +272,5 @@ def png_bytes(figure, dpi: int = 96) -> bytes:
     plt.close(figure)
     return buffer.getvalue()
 
-__all__ = ["all_gaussian", "placeholder_figure", "png_bytes", "run_score", "run_scree", "score_settings",
-           "scree_is_gaussian", "scree_png", "scree_settings"]
+__all__ = ["MISSING_POLICIES", "all_gaussian", "missing_setting", "placeholder_figure", "png_bytes", "run_score", "run_scree", "score_settings",
+           "scree_is_gaussian", "scree_png", "scree_settings", "statistic_budget"]

@@ -32,7 +32,7 @@ from .data import (EXAMPLES, SCHEMA_RULES, AppData, AppDataError, default_delta,
 from .inputs import (RunRefused, analyst_of, choice, flag, number, run_request, session_upload_dir, text,
                      uploaded_file, whole_or)
 from .runs import (SCREE_TYPES, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
-                   scree_is_gaussian, scree_png)
+                   scree_is_gaussian, scree_png, statistic_budget)
 from .session import BudgetExceeded, SessionBudget, registered_budget
 from .ui import DEFAULTS, budget_bar_ui
 from .worker import RUN_QUEUE
@@ -385,7 +385,8 @@ def _plan_table(data_, raw, operator):
 
     try:
         settings, eps, delta = run_request("scree", raw, data_, operator=operator)
-        planned = plan(data_.n, data_.p, settings["k"], eps, delta,
+        planned = plan(data_.n, data_.p, settings["k"],
+                       *statistic_budget(settings, eps, delta),  # less the medians' share
                        method=None if settings["standardize"] == "rank" else list(settings["methods"]),
                        standardize=settings["standardize"],
                        g_dppca=settings["g_dppca"])
@@ -427,8 +428,10 @@ def _show_fixed_total(budget: SessionBudget, eps_total, delta_total):
 
 
 def _ledger_of(result) -> dict:
+    """The run's ledger as a dict, with its missing-value policy as the package labels it
+    (``ledger.missing``, e.g. "median imputation (auto)": public, from the run's arguments)."""
     ledger = getattr(result, "combined_ledger", None)
     ledger = result.ledger if ledger is None else ledger
-    return ledger.to_dict()
+    return {**ledger.to_dict(), "missing": getattr(ledger, "missing", None)}
 
 __all__ = ["make_server"]

@@ -362,13 +362,14 @@ class SessionBudget:
         for run in self.runs:
             eps_sum, delta_sum = eps_sum + run.charged, delta_sum + run.delta
             rows.append({"run": run.number, "plot": run.kind, "settings": _describe(run.settings),
+                         "missing values": run.ledger.get("missing") or "",
                          "eps asked": run.eps, "delta": run.delta,
                          "eps charged": run.charged,
                          "composition": "Gaussian DP" if run.mu is not None else "basic",
                          "eps spent so far": eps_sum, "delta spent so far": delta_sum,
                          "eps left": max(self.eps_total - eps_sum, 0.0),
                          "private end to end": "yes" if run.private else "NO (non-private directions)"})
-        columns = ["run", "plot", "settings", "eps asked", "delta", "eps charged", "composition",
+        columns = ["run", "plot", "settings", "missing values", "eps asked", "delta", "eps charged", "composition",
                    "eps spent so far", "delta spent so far", "eps left", "private end to end"]
         return pd.DataFrame(rows, columns=columns)
 

@@ -18,6 +18,18 @@ DEFAULTS = dict(eps_total=5.0, eps=1.0, k=4, axis_x=1, axis_y=2, runs_per_delta=
 #: The standardize select box: no scaling, private column SDs, or the rank path (the latent
 #: Gaussian-copula correlation, scale-free); its values are :data:`dppca.app.inputs.SELECTS`'.
 STANDARDIZE_CHOICES = {"none": "no", "sd": "by private SDs", "rank": "rank (latent correlation)"}
+#: The "Missing cells" select box: the runs' ``missing=`` policy (its values are
+#: :data:`dppca.app.runs.MISSING_POLICIES`; the package's policies, docs/missing.md).
+MISSING_CHOICES = {"auto": "auto (recommended)", "median": "private column medians",
+                   "pairwise": "pairwise-present (Kendall statistics)", "value": "declared value"}
+#: What the page says under the select: each policy's cost, and that nothing about the cells
+#: themselves is shown (how many are missing, or where, is private).
+MISSING_HELP = ("A cell that is not a number (empty, NA, text) is missing; inf is an extreme value "
+                "(clamped). Auto: private column medians (10% of each run's eps and delta, on the "
+                "ledger), since the scree and the scores need every cell. Pairwise-present: the "
+                "Kendall's tau directions only, not offered for these runs. Declared value: a "
+                "public fact (e.g. an empty count is 0), free. The app never shows how many cells "
+                "are missing, or where.")
 
 CSS = """
 body { background: #f7f8fb; }
@@ -57,7 +69,8 @@ def data_panel(provided: bool):
             "input.data_source === 'upload'",
             ui.input_file("csv_file", "CSV file", accept=[".csv", "text/csv"]),
             ui.p(f"At most {MAX_UPLOAD_BYTES // 2**20} MB. Every column but the group column is a "
-                 "variable; a cell that is not a finite number counts as 0.", class_="small-help"),
+                 "variable; a cell that is not a number is missing (see \u201cMissing cells\u201d "
+                 "under PCA options).", class_="small-help"),
             ui.input_checkbox("csv_header", "First row holds column names", True),
             ui.input_select("upload_group_col", "Group column (labels, not a variable)",
                             {"": "(none)"})),
@@ -113,8 +126,19 @@ def common_panel(private_only: bool = False):
         ui.input_checkbox("center", "Center", True),
         ui.input_select("standardize", "Standardize the variables", STANDARDIZE_CHOICES,
                         selected="none"),
+        missing_panel(),
         *nonprivate,
     )
+
+
+def missing_panel():
+    """The "Missing cells" policy (passed as ``missing=`` to every run) and its declared value."""
+    return ui.TagList(
+        ui.input_select("missing", "Missing cells", MISSING_CHOICES, selected="auto"),
+        ui.panel_conditional(
+            "input.missing === 'value'",
+            ui.input_numeric("missing_value", "Declared value for missing cells", 0)),
+        ui.p(MISSING_HELP, class_="small-help", id="missing-help"))
 
 
 def budget_bar_ui(label: str, budget, analyst: str | None = None):
@@ -238,5 +262,5 @@ def app_ui(provided: bool = False, fixed: tuple | None = None, operator: tuple |
         title=TITLE,
     )
 
-__all__ = ["STANDARDIZE_CHOICES", "app_ui", "budget_bar_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
-           "scree_controls"]
+__all__ = ["MISSING_CHOICES", "STANDARDIZE_CHOICES", "app_ui", "budget_bar_ui", "budget_panel", "common_panel", "data_panel", "operator_panel", "score_controls",
+           "missing_panel", "scree_controls"]

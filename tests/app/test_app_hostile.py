@@ -29,7 +29,7 @@ INPUT_IDS = ("data_source", "example_dataset", "csv_file", "csv_header", "upload
              "pmwm_trim_const", "pmwm_eta", "pmwm_beta", "pmwm_split_mode", "huber_k_min_m2",
              "huber_k_max_m2", "huber_m2_frac", "huber_mu0", "huber_eta0", "huber_T", "huber_M",
              "axis_x", "axis_y", "score_method", "bins_x", "bins_y", "use_group", "group_levels",
-             "settings_tab")
+             "missing", "missing_value", "settings_tab")
 DATA_IDS = ("data_source", "example_dataset", "csv_file")
 FORGED = ("", "abc", None, True, [1, "x"], {"datapath": "/etc/passwd"}, -1, 1e308,
           [{"name": "x.csv", "datapath": "/etc/passwd"}])

@@ -259,11 +259,13 @@ def test_bad_data_get_a_clear_message(frame, message):
         prepare(frame, None, key="k", label="l", infer=True)
 
 
-def test_cells_that_are_not_finite_numbers_count_as_zero():
-    # Each cell is mapped alone (public rule): no refusal, no column dropped, no message.
+def test_cells_that_are_not_numbers_are_missing_and_inf_stays_extreme():
+    # Each cell is mapped alone (public rule): no refusal, no column dropped, no message; a
+    # missing cell stays NaN for the run's missing= policy, +-inf for the package's clamp.
     frame = pd.DataFrame({"a": [1.0, np.nan, np.inf], "b": ["2", "x", ""], "c": [-np.inf, 3, 4]})
     data = prepare(frame, None, key="k", label="l")
-    assert data.features.to_numpy().tolist() == [[1, 2, 0], [0, 0, 3], [0, 0, 4]]
+    np.testing.assert_array_equal(data.features.to_numpy(),
+                                  [[1, 2, -np.inf], [np.nan, np.nan, 3], [np.inf, np.nan, 4]])
 
 
 def test_group_problems_get_a_clear_message():

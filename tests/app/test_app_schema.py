@@ -57,13 +57,13 @@ def test_a_non_numeric_or_empty_cell_changes_no_public_output():
         assert public_view(texts[name]) == reference, name
 
 
-def test_the_replaced_cell_counts_as_zero_and_nothing_else_changes(tmp_path):
+def test_the_replaced_cell_is_missing_and_nothing_else_changes(tmp_path):
     texts = neighbours()
     path = tmp_path / "d.csv"
     path.write_text(texts["abc"])
     features = prepare(read_upload(path, "d.csv"), None, key="k", label="l").features.to_numpy()
     expected = np.round(ROWS, 6)
-    expected[17, 1] = 0.0  # the public rule: a cell that is not a finite number counts as 0
+    expected[17, 1] = np.nan  # the public rule: a cell that is not a number is a missing cell
     np.testing.assert_array_equal(features, expected)
 
 
