@@ -33,8 +33,8 @@ from .threads import available_cores, pinned_map
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
 
-__all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack", "incomplete_kendall_tau_matrix",
-           "kendall_statistic", "largest_block", "pairs_per_row_rule", "pairwise_sum", "resolve_design"]
+__all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack", "given_pairs_per_row",
+           "incomplete_kendall_tau_matrix", "kendall_statistic", "largest_block", "pairs_per_row_rule", "pairwise_sum", "resolve_design"]
 
 DESIGNS = ("auto", "complete", "incomplete")
 
@@ -357,6 +357,47 @@ def _noise_pairs_per_row(n, p, eps, delta, calibration) -> int:
     return max(MIN_PAIRS_PER_ROW, math.ceil(5.0 * n / (unit * unit * p * (p + 1))))
 
 
+def given_pairs_per_row(design: str, pairs_per_row, n: int):
+    """A call's ``design`` checked and its own ``pairs_per_row`` validated; None when not given.
+
+    Every design resolver of the package (the g-DPPCA tau, the scree's pair statistics, the
+    rank path's tau) starts here, so the arguments mean the same everywhere.
+
+    Parameters
+    ----------
+    design : {"auto", "complete", "incomplete"}
+        The call's design.
+    pairs_per_row : int or None
+        r, the pairs per row the caller asked for; given, it means a block design (with "auto"
+        or "incomplete", never with "complete").
+    n : int
+        Rows (public).
+
+    Returns
+    -------
+    int or None
+        r in [1, n - 1], or None when the caller gave none (the resolver's own rule decides).
+
+    Raises
+    ------
+    DPPCAValueError
+        For an unknown ``design``, ``pairs_per_row`` outside [1, n - 1], or ``pairs_per_row``
+        given with ``design="complete"``.
+
+    Examples
+    --------
+    >>> given_pairs_per_row("auto", None, 100) is None, given_pairs_per_row("auto", 9, 100)
+    (True, 9)
+    """
+    option_arg(design, "design", DESIGNS)
+    if pairs_per_row is None:
+        return None
+    if design == "complete":
+        raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
+                              "design='complete' uses every pair")
+    return int_arg(pairs_per_row, "pairs_per_row", 1, n - 1)
+
+
 def largest_block(n: int, pairs_per_row) -> int:
     """Rows of the largest block of :func:`block_design` (n for the complete statistic, None)."""
     if pairs_per_row is None:
@@ -371,17 +412,11 @@ def resolve_design(design: str, pairs_per_row, n: int, p: int, eps: float, delta
     Raises
     ------
     DPPCAValueError
-        For an unknown ``design``, ``pairs_per_row`` outside [1, n - 1], or
-        ``pairs_per_row`` given with ``design="complete"``.
+        As :func:`given_pairs_per_row` raises.
     """
-    option_arg(design, "design", DESIGNS)
-    if pairs_per_row is not None:
-        if design == "complete":
-            raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
-                                  "design='complete' uses every pair")
-        return int_arg(pairs_per_row, "pairs_per_row", 1, n - 1)
-    if design == "complete":
-        return None
+    given = given_pairs_per_row(design, pairs_per_row, n)
+    if given is not None or design == "complete":
+        return given
     r = pairs_per_row_rule(n, p, eps, delta, calibration)
     if design == "incomplete" and r is None:
         r = min(n - 1, _noise_pairs_per_row(n, p, eps, delta, calibration))
@@ -418,7 +453,7 @@ def pair_statistic_design(design: str, pairs_per_row, n: int, lazy: bool, rng):
     Raises
     ------
     DPPCAValueError
-        Unknown ``design``; ``pairs_per_row`` outside [1, n - 1] or given with "complete".
+        As :func:`given_pairs_per_row` raises.
 
     Examples
     --------
@@ -428,12 +463,7 @@ def pair_statistic_design(design: str, pairs_per_row, n: int, lazy: bool, rng):
     >>> pair_statistic_design("incomplete", 99, 1000, False, np.random.default_rng(0)).pairs_per_row
     99
     """
-    option_arg(design, "design", DESIGNS)
-    if pairs_per_row is not None and design == "complete":
-        raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
-                              "design='complete' uses every pair")
-    if design == "complete" or (design == "auto" and not lazy and pairs_per_row is None):
+    given = given_pairs_per_row(design, pairs_per_row, n)
+    if design == "complete" or (design == "auto" and not lazy and given is None):
         return None
-    r = (min(SCREE_PAIRS_PER_ROW, n - 1) if pairs_per_row is None
-         else int_arg(pairs_per_row, "pairs_per_row", 1, n - 1))
-    return block_design(n, r, rng)
+    return block_design(n, min(SCREE_PAIRS_PER_ROW, n - 1) if given is None else given, rng)
