@@ -23,7 +23,7 @@ from .methods.latent_correlation import (nonprivate_latent_directions, rank_accu
 from .methods.rank_sensitivity import rank_release_sensitivity
 from .backends.dask import is_dask_input
 from .directions import RANK, SCALE_SHARE
-from .preprocessing import as_matrix
+from .preprocessing.dask_input import as_input_matrix
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
 from .privacy.accuracy import AccuracyReport
@@ -143,7 +143,7 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         raise DPPCAValueError("standardize='rank' releases its own directions from the same "
                               "Kendall's tau release: g_dppca=False is not available")
     lazy = is_dask_input(X)
-    given = declared_input(_rank_matrix(X, lazy), bounds, None)
+    given = declared_input(as_input_matrix(X, lazy), bounds, None)
     mat = given.matrix
     k = int_arg(k, "k", 1, mat.p)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -162,18 +162,6 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     return rank_scree_release(mat, k, eps=eps, delta=delta, rng=generator,
                               calibration=calibration, ledger=ledger, design=blocks,
                               seed=seed_of(rng), nonprivate=nonprivate)[0]
-
-
-def _rank_matrix(X, lazy):
-    """``X`` validated: in memory (n >= 4), or a lazy dask matrix for dask collections and files."""
-    if not lazy:
-        return as_matrix(X, min_rows=4)
-    from .preprocessing.dask_input import as_dask_matrix
-
-    mat = as_dask_matrix(X)
-    if mat.n < 4:
-        raise DPPCAValueError(f"`X` must have at least 4 rows; got {mat.n}")
-    return mat
 
 
 def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=None, seed=None,

@@ -178,9 +178,14 @@ def hoeffding_pairs(n: int, blocks=None) -> float:
     """
     if blocks is None:
         return float(int(n) // 2)
-    m = int(blocks)
-    sizes = np.diff((np.arange(m + 1, dtype=np.int64) * int(n)) // m).astype(float)
+    sizes = _block_sizes(n, blocks)
     return float(n) ** 2 / float(np.sum(sizes ** 2 / np.floor(sizes / 2)))
+
+
+def _block_sizes(n, blocks) -> np.ndarray:
+    """The block sizes of :func:`dppca.stats.pair_design.block_design` with this many blocks."""
+    m = int(blocks)
+    return np.diff((np.arange(m + 1, dtype=np.int64) * int(n)) // m).astype(float)
 
 
 def largest_kernel_weight(n: int, blocks=None) -> float:
@@ -188,11 +193,9 @@ def largest_kernel_weight(n: int, blocks=None) -> float:
 
     Parameters
     ----------
-    n : int
-        Rows (public).
-    blocks : int, optional
-        Number of blocks of the block design, as in :func:`hoeffding_pairs`; None for the
-        complete statistic.
+    n, blocks
+        As in :func:`hoeffding_pairs` (rows; blocks of the design, None for the complete
+        statistic).
 
     Returns
     -------
@@ -217,8 +220,7 @@ def largest_kernel_weight(n: int, blocks=None) -> float:
     """
     if blocks is None:
         return 1.0 / float(int(n) // 2)
-    m = int(blocks)
-    sizes = np.unique(np.diff((np.arange(m + 1, dtype=np.int64) * int(n)) // m)).astype(float)
+    sizes = _block_sizes(n, blocks)
     return float(np.max(sizes / (float(n) * np.floor(sizes / 2))))
 
 
