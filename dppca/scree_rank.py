@@ -2,7 +2,7 @@
 
 The scree values are the top-k eigenvalues of the latent Gaussian-copula correlation matrix
 (Han & Liu 2012) estimated from ONE Gaussian release of the elementwise Kendall's tau matrix
-with the call's whole (eps, delta) (:func:`dppca.methods.latent_correlation.release_kendall_tau`);
+with the call's whole (eps, delta) (:func:`dppca.methods.rank_sensitivity.release_kendall_tau`);
 the directions come from the same release, so nothing else is spent. The total variance is the
 trace p of a correlation matrix (public), so PVE = value / p exactly. The intervals
 (:class:`dppca.results.scree_rank.RankBound`) cover the population values from public numbers
@@ -19,8 +19,8 @@ from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg
                           rng_arg, seed_of)
 from .methods import TARGETS
 from .methods.latent_correlation import (nonprivate_latent_directions, rank_accuracy,
-                                         release_kendall_tau, released_latent_fit)
-from .methods.rank_sensitivity import rank_release_sensitivity
+                                         released_latent_fit)
+from .methods.rank_sensitivity import rank_release_sensitivity, release_kendall_tau
 from .backends.dask import is_dask_input
 from .directions import RANK, SCALE_SHARE
 from .preprocessing.dask_input import as_input_matrix
@@ -103,14 +103,13 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
 
     Notes
     -----
-    Privacy: (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism on
-    the p (p + 1) / 2 entries j <= k of the elementwise Kendall's tau-a matrix with L2
-    sensitivity 2 p / n (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`; over
-    a block design :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, the
-    design drawn independently of the data, the same for data in memory, dask arrays and
-    files; the intervals' sampling part then counts the design's independent pairs and its
-    largest kernel weight,
-    :func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`); the
+    Privacy: (eps, delta)-DP under replace-one neighbours, n public: one release,
+    :func:`dppca.methods.rank_sensitivity.release_kendall_tau` (its Notes give the mechanism
+    and the sensitivity 2 p / n, with or without a block design; the design is drawn
+    independently of the data, the same for data in memory, dask arrays and files). The
+    intervals' sampling part counts the design's independent kernels and its largest kernel
+    weight (:func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`,
+    :func:`dppca.stats.elementwise_kendall_blocks_design.largest_kernel_weight`). The
     latent correlation, its eigenvectors and eigenvalues, PVE and the intervals are
     post-processing. Estimand: eigenvalues of the latent Gaussian-copula correlation matrix
     (Han & Liu 2012); PVE over its trace p (public).
