@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from .pair_design import BlockDesign, block_design, given_pairs_per_row
+from .design_arguments import given_pairs_per_row
+from .pair_design import BlockDesign, block_design
 
 __all__ = ["RANK_BLOCK_WORK", "RANK_COMPLETE_WORK", "RANK_MAX_PAIRS_PER_ROW",
            "RANK_MIN_PAIRS_PER_ROW", "block_design_sd", "design_note", "hoeffding_pairs",
@@ -103,7 +104,7 @@ def resolve_rank_design(design: str, pairs_per_row, n: int, p: int, lazy: bool,
         ``pairs_per_row`` pairs per row (default: the rule's r, even where "auto" would be
         complete); "complete": every pair.
     pairs_per_row : int or None
-        r, checked by :func:`dppca.stats.pair_design.given_pairs_per_row`.
+        r, checked by :func:`dppca.stats.design_arguments.given_pairs_per_row`.
     n, p : int
         Rows and columns (public).
     lazy : bool
@@ -118,7 +119,7 @@ def resolve_rank_design(design: str, pairs_per_row, n: int, p: int, lazy: bool,
     Raises
     ------
     DPPCAValueError
-        As :func:`dppca.stats.pair_design.given_pairs_per_row` raises.
+        As :func:`dppca.stats.design_arguments.given_pairs_per_row` raises.
 
     Examples
     --------

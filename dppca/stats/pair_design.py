@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import DPPCAValueError, int_arg, option_arg
+from .._validation import DPPCAValueError, int_arg
+from .design_arguments import DESIGNS, given_pairs_per_row
 from .array_api_kendall import is_foreign_array, take_rows
 from .block_kendall import block_kendall_terms
 from .kendall import kendall_tau_matrix, rounding_slack
@@ -33,10 +34,8 @@ from .threads import available_cores, pinned_map
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
 
-__all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack", "given_pairs_per_row",
+__all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack",
            "incomplete_kendall_tau_matrix", "kendall_statistic", "largest_block", "pairs_per_row_rule", "pairwise_sum", "resolve_design"]
-
-DESIGNS = ("auto", "complete", "incomplete")
 
 #: Below this many pair-coordinate operations (n^2 p) the complete statistic costs about a
 #: second on 2 idle cores, so ``design="auto"`` keeps it exact. Measured (fused kernel,
@@ -357,47 +356,6 @@ def _noise_pairs_per_row(n, p, eps, delta, calibration) -> int:
     return max(MIN_PAIRS_PER_ROW, math.ceil(5.0 * n / (unit * unit * p * (p + 1))))
 
 
-def given_pairs_per_row(design: str, pairs_per_row, n: int):
-    """A call's ``design`` checked and its own ``pairs_per_row`` validated; None when not given.
-
-    Every design resolver of the package (the g-DPPCA tau, the scree's pair statistics, the
-    rank path's tau) starts here, so the arguments mean the same everywhere.
-
-    Parameters
-    ----------
-    design : {"auto", "complete", "incomplete"}
-        The call's design.
-    pairs_per_row : int or None
-        r, the pairs per row the caller asked for; given, it means a block design (with "auto"
-        or "incomplete", never with "complete").
-    n : int
-        Rows (public).
-
-    Returns
-    -------
-    int or None
-        r in [1, n - 1], or None when the caller gave none (the resolver's own rule decides).
-
-    Raises
-    ------
-    DPPCAValueError
-        For an unknown ``design``, ``pairs_per_row`` outside [1, n - 1], or ``pairs_per_row``
-        given with ``design="complete"``.
-
-    Examples
-    --------
-    >>> given_pairs_per_row("auto", None, 100) is None, given_pairs_per_row("auto", 9, 100)
-    (True, 9)
-    """
-    option_arg(design, "design", DESIGNS)
-    if pairs_per_row is None:
-        return None
-    if design == "complete":
-        raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
-                              "design='complete' uses every pair")
-    return int_arg(pairs_per_row, "pairs_per_row", 1, n - 1)
-
-
 def largest_block(n: int, pairs_per_row) -> int:
     """Rows of the largest block of :func:`block_design` (n for the complete statistic, None)."""
     if pairs_per_row is None:
@@ -412,7 +370,7 @@ def resolve_design(design: str, pairs_per_row, n: int, p: int, eps: float, delta
     Raises
     ------
     DPPCAValueError
-        As :func:`given_pairs_per_row` raises.
+        As :func:`dppca.stats.design_arguments.given_pairs_per_row` raises.
     """
     given = given_pairs_per_row(design, pairs_per_row, n)
     if given is not None or design == "complete":
@@ -453,7 +411,7 @@ def pair_statistic_design(design: str, pairs_per_row, n: int, lazy: bool, rng):
     Raises
     ------
     DPPCAValueError
-        As :func:`given_pairs_per_row` raises.
+        As :func:`dppca.stats.design_arguments.given_pairs_per_row` raises.
 
     Examples
     --------
