@@ -405,7 +405,7 @@ def _result(fit, mat, scales, **facts) -> PCDirections:
     if result.method in GAUSSIAN_METHODS and fit.noise_sd < float("inf"):
         result.accuracy = _gdppca_accuracy(result, fit, scales) if result.method == "gdppca" else \
             rank_accuracy(result.n_features, result.k, fit.noise_sd, fit.spectrum,
-                          fit.matrix_noise_sd)
+                          fit.matrix_noise_sd, design_sd=fit.sampling_sd)
         AccuracyReport(result.accuracy.steps[1:]).warn(basis="released values only")
     return result
 

@@ -34,7 +34,7 @@ from .directions import SCALE_SHARE
 from .stats.pair_design import pair_statistic_design
 from .methods.gdppca import states_gdppca_sensitivity
 from .backends.dask import is_dask_input
-from .preprocessing import as_matrix, column_scales, random_pairs
+from .preprocessing import column_scales, random_pairs
 from .privacy import CALIBRATIONS, Ledger
 from .privacy.accuracy import AccuracyReport
 from .results.scree import ScreeResult
@@ -46,6 +46,7 @@ from .scree_directions import (kendall_order_accuracy, permuted, scree_direction
 from .privacy.composition import GaussianGroup
 from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
+from .preprocessing.dask_input import as_input_matrix
 from .preprocessing.schema import declared_input
 from .preprocessing.missing_entry import applies_missing_policy, documents_missing
 from .privacy.neighbouring import add_remove_unsupported
@@ -230,7 +231,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
             directions=directions, scale_share=scale_share, noise=noise, design=design,
             pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget)
     lazy = is_dask_input(X)
-    given = declared_input(_scree_matrix(X, lazy), bounds, scale)
+    given = declared_input(as_input_matrix(X, lazy), bounds, scale)
     mat = given.matrix
     methods = _resolve_methods(method)
     k = int_arg(k, "k", 1, mat.p)
@@ -409,18 +410,6 @@ def _resolve_methods(method) -> tuple:
 
 
 # ----------------------------------------------------------------------------- pipeline
-
-def _scree_matrix(X, lazy):
-    """``X`` validated: in memory, or a lazy dask matrix (dask collections and files)."""
-    if not lazy:
-        return as_matrix(X, min_rows=4)
-    from .preprocessing.dask_input import as_dask_matrix
-
-    mat = as_dask_matrix(X)
-    if mat.n < 4:
-        raise DPPCAValueError(f"`X` must have at least 4 rows; got {mat.n}")
-    return mat
-
 
 def _check_lazy_call(lazy, flags) -> None:
     if lazy and not flags["g_dppca"]:

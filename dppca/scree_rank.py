@@ -2,7 +2,7 @@
 
 The scree values are the top-k eigenvalues of the latent Gaussian-copula correlation matrix
 (Han & Liu 2012) estimated from ONE Gaussian release of the elementwise Kendall's tau matrix
-with the call's whole (eps, delta) (:func:`dppca.methods.latent_correlation.release_kendall_tau`);
+with the call's whole (eps, delta) (:func:`dppca.methods.rank_sensitivity.release_kendall_tau`);
 the directions come from the same release, so nothing else is spent. The total variance is the
 trace p of a correlation matrix (public), so PVE = value / p exactly. The intervals
 (:class:`dppca.results.scree_rank.RankBound`) cover the population values from public numbers
@@ -19,11 +19,11 @@ from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg
                           rng_arg, seed_of)
 from .methods import TARGETS
 from .methods.latent_correlation import (nonprivate_latent_directions, rank_accuracy,
-                                         release_kendall_tau, released_latent_fit)
-from .methods.rank_sensitivity import rank_release_sensitivity
+                                         released_latent_fit)
+from .methods.rank_sensitivity import rank_release_sensitivity, release_kendall_tau
 from .backends.dask import is_dask_input
 from .directions import RANK, SCALE_SHARE
-from .preprocessing import as_matrix
+from .preprocessing.dask_input import as_input_matrix
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
 from .privacy.accuracy import AccuracyReport
@@ -32,7 +32,8 @@ from .results.directions import PCDirections
 from .results.scree_rank import (RANK_METHOD, RankBound, RankScreeFit, RankScreeResult,
                                  ValueRelease, rank_values_step)
 from .stats.copula_bridge import DIAGONAL_FLOOR, bridged_matrix, latent_correlation
-from .stats.elementwise_kendall_blocks_design import (design_note, hoeffding_pairs,
+from .stats.elementwise_kendall_blocks_design import (block_design_sd, design_note,
+                                                      hoeffding_pairs, largest_kernel_weight,
                                                       rank_pairs_per_row_rule, resolve_rank_design)
 
 #: The dp_scree arguments the rank path does not use, with the value that means "not given".
@@ -47,8 +48,9 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
 
     Parameters
     ----------
-    X : pandas.DataFrame or array_like, shape (n, p)
-        Numeric data in memory, n >= 4 (only each column's order is used).
+    X : pandas.DataFrame, array_like, dask array or DataFrame, or path to Parquet/CSV, shape (n, p)
+        Numeric data, n >= 4 (only each column's order is used). Dask input and files are
+        reduced chunk by chunk over a block design (``design="auto"`` always takes one there).
     k : int
         Number of values, 1 <= k <= p.
     standardize : "rank"
@@ -71,7 +73,8 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     rng : None, int or numpy.random.Generator
         Source of the noise.
     nonprivate : bool
-        Also give the NON-PRIVATE latent eigenvalues (labelled NON-PRIVATE).
+        Also give the NON-PRIVATE latent eigenvalues (labelled NON-PRIVATE); data in memory
+        only.
     bounds : optional
         Declared public bounds (:func:`dppca.dp_scree`); values are clipped to them first.
     budget : Budget or str, optional
@@ -95,16 +98,18 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     ------
     DPPCAValueError, DPPCATypeError
         Bad data, k, eps, delta or calibration; a method other than "rank"; g_dppca=False;
-        dask or file input; a dp_scree argument the rank path does not use.
+        nonprivate=True with dask or file input; a dp_scree argument the rank path does not
+        use.
 
     Notes
     -----
-    Privacy: (eps, delta)-DP under replace-one neighbours, n public: the Gaussian mechanism on
-    the p (p + 1) / 2 entries j <= k of the elementwise Kendall's tau-a matrix with L2
-    sensitivity 2 p / n (:func:`dppca.methods.latent_correlation.rank_tau_sensitivity`; over
-    a block design :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, the
-    design drawn independently of the data; the intervals' sampling part then counts the
-    design's independent pairs, :func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`); the
+    Privacy: (eps, delta)-DP under replace-one neighbours, n public: one release,
+    :func:`dppca.methods.rank_sensitivity.release_kendall_tau` (its Notes give the mechanism
+    and the sensitivity 2 p / n, with or without a block design; the design is drawn
+    independently of the data, the same for data in memory, dask arrays and files). The
+    intervals' sampling part counts the design's independent kernels and its largest kernel
+    weight (:func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`,
+    :func:`dppca.stats.elementwise_kendall_blocks_design.largest_kernel_weight`). The
     latent correlation, its eigenvectors and eigenvalues, PVE and the intervals are
     post-processing. Estimand: eigenvalues of the latent Gaussian-copula correlation matrix
     (Han & Liu 2012); PVE over its trace p (public).
@@ -136,19 +141,19 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     if not bool_arg(g_dppca, "g_dppca"):
         raise DPPCAValueError("standardize='rank' releases its own directions from the same "
                               "Kendall's tau release: g_dppca=False is not available")
-    if is_dask_input(X):
-        raise DPPCAValueError("standardize='rank' in dp_scree takes data in memory (no dask or "
-                              "file input)")
-    given = declared_input(as_matrix(X, min_rows=4), bounds, None)
+    lazy = is_dask_input(X)
+    given = declared_input(as_input_matrix(X, lazy), bounds, None)
     mat = given.matrix
     k = int_arg(k, "k", 1, mat.p)
     eps, delta = eps_arg(eps), delta_arg(delta)
     bool_arg(center, "center")
     bool_arg(mono, "mono")
     nonprivate = bool_arg(nonprivate, "nonprivate")
+    if lazy and nonprivate:
+        raise DPPCAValueError("nonprivate=True is not available for dask or file input")
     option_arg(calibration, "calibration", CALIBRATIONS)
     generator = rng_arg(rng)
-    blocks = resolve_rank_design(design, pairs_per_row, mat.n, mat.p, False, generator)
+    blocks = resolve_rank_design(design, pairs_per_row, mat.n, mat.p, lazy, generator)
     debit(budget, "dp_scree", eps, delta, gaussian=True, calibration=calibration, k=k,
           methods=(RANK,))
     ledger = Ledger(eps, delta)
@@ -165,19 +170,13 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     Parameters
     ----------
     mat : dppca.preprocessing.matrix.Matrix
-        Validated data in memory (bounds already applied).
+        Validated data (bounds already applied), in memory or a dask array (then with a
+        ``design``).
     k : int
         Number of values and directions.
-    eps, delta : float
-        Budget of the release.
-    rng : numpy.random.Generator
-        Source of the noise.
-    calibration : {"analytic", "classic"}
-        Gaussian calibration.
-    ledger : Ledger
-        Where the release is recorded (shared by both results).
-    design : dppca.stats.pair_design.BlockDesign, optional
-        Public block design of the tau matrix (None: every pair).
+    eps, delta, rng, calibration, ledger, design
+        As in :func:`dppca.methods.rank_sensitivity.release_kendall_tau` (the ledger is
+        shared by both results).
     seed : object, optional
         The seed as given, for the summaries.
     nonprivate : bool
@@ -193,8 +192,8 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
 
     Notes
     -----
-    Privacy: one Gaussian release (:func:`rank_scree`'s Notes); everything else is
-    post-processing of it.
+    Privacy: one Gaussian release (:func:`dppca.methods.rank_sensitivity.release_kendall_tau`);
+    everything else is post-processing of it.
 
     Examples
     --------
@@ -209,19 +208,20 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     >>> bool((scree.directions == directions.directions).all().all()), len(scree.ledger["rank"])
     (True, 1)
     """
-    rank_scree_plan(mat.n, mat.p, k, eps, delta, calibration).warn()  # public arithmetic
+    pairs = None if design is None else design.pairs_per_row
+    rank_scree_plan(mat.n, mat.p, k, eps, delta, calibration, pairs).warn()  # public arithmetic
     released, sensitivity, sigma = release_kendall_tau(mat.values, eps, delta, rng, calibration,
                                                        ledger, design=design)
     note = design_note(mat.n, design, sensitivity)
-    fit, vectors = released_latent_fit(released, k, calibration, sensitivity, sigma, note)
+    fit, vectors = released_latent_fit(released, k, calibration, sensitivity, sigma, note,
+                                       design_sd=block_design_sd(mat.n, pairs))
     fit.target = TARGETS[RANK]
     spectrum = fit.spectrum
     bridged = bridged_matrix(released, DIAGONAL_FLOOR)
     repaired = latent_correlation(released)
-    # the sampling part of the intervals counts independent pairs: floor(n / 2), or the block
-    # design's (RankBound reads them as floor(rows / 2))
-    rows = 2 * int(hoeffding_pairs(mat.n, None if design is None else len(design.bounds) - 1))
-    bound = RankBound.from_release(released, bridged, repaired, sigma, rows, DIAGONAL_FLOOR)
+    rows, weight = _sampling_pairs(mat.n, None if design is None else len(design.bounds) - 1)
+    bound = RankBound.from_release(released, bridged, repaired, sigma, rows, DIAGONAL_FLOOR,
+                                   weight)
     values = RankScreeFit(ValueRelease(spectrum[:k], np.full(k, bound.noise_sd()), np.zeros(k),
                                        np.full(k, float(mat.p))),
                           f"Gaussian ({calibration}) on Kendall's tau",
@@ -232,9 +232,10 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     if nonprivate:
         reference = {"scree": nonprivate_latent_directions(mat.values, k).spectrum[:k],
                      "trace": float(mat.p)}
-    steps = rank_accuracy(mat.p, k, sigma, spectrum, fit.matrix_noise_sd).steps
+    steps = rank_accuracy(mat.p, k, sigma, spectrum, fit.matrix_noise_sd,
+                          design_sd=block_design_sd(mat.n, pairs)).steps
     directions.accuracy = AccuracyReport(steps)
-    values_plan = rank_values_accuracy(rows, mat.p, k, sigma)
+    values_plan = rank_values_accuracy(rows, mat.p, k, sigma, weight)
     result = RankScreeResult(values, ledger=ledger, directions=directions.directions.copy(),
                              n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
                              seed=seed, nonprivate=reference,
@@ -260,15 +261,25 @@ def _is_default(value, default) -> bool:
     return value is None if default is None else (value is not None and value == default)
 
 
-def rank_values_accuracy(n, p, k, sigma):
+def _sampling_pairs(n, blocks):
+    """The intervals' sampling count as RankBound reads it (rows, m = floor(rows / 2)) and the
+    largest kernel weight: floor(n / 2) equal weights, or the block design's
+    (:func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`)."""
+    rows = 2 * int(hoeffding_pairs(n, blocks))
+    return rows, None if blocks is None else largest_kernel_weight(n, blocks)
+
+
+def rank_values_accuracy(n, p, k, sigma, largest_weight=None):
     """Pre-release relative half-width of the rank scree intervals, from public numbers only.
 
     Parameters
     ----------
     n, p, k : int
-        Rows, columns, values (public).
+        Rows (twice the independent pairs of the design), columns, values (public).
     sigma : float
         The tau release's noise sd (public: from n, p, eps, delta and the calibration).
+    largest_weight : float, optional
+        The block design's largest kernel weight (:class:`RankBound`); None: complete statistic.
 
     Returns
     -------
@@ -295,13 +306,15 @@ def rank_values_accuracy(n, p, k, sigma):
     """
     ratio = math.sqrt((p / k - 1) / (p - 1)) if p > 1 else 0.0
     ratios = np.where(np.eye(p, dtype=bool), 0.0, ratio)
-    half = RankBound(n, p, sigma, 1.0, 0.0, 0.0, np.ones(p), ratios).halfwidth()
+    half = RankBound(n, p, sigma, 1.0, 0.0, 0.0, np.ones(p), ratios,
+                     largest_weight=largest_weight).halfwidth()
     return rank_values_step(half, p / k, step="rank: scree values (half-width)",
                             quantity="95% interval half-width over an assumed value p / k, "
                                      "from public n, p, eps, delta (noise and sampling)")
 
 
-def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyReport:
+def rank_scree_plan(n, p, k, eps, delta, calibration="analytic",
+                    pairs_per_row="auto") -> AccuracyReport:
     """The rank scree's pre-release accuracy: the directions' and the values' rows.
 
     Parameters
@@ -312,11 +325,16 @@ def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyRepo
         The call's budget.
     calibration : {"analytic", "classic"}
         Gaussian calibration.
+    pairs_per_row : "auto", int or None
+        The design's fewest pairs per row (None: the complete statistic); "auto": the one
+        ``design="auto"`` takes for data in memory
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`).
 
     Returns
     -------
     AccuracyReport
-        For the design ``design="auto"`` takes at (n, p) (public; its sensitivity and, for the
+        For that design (public; its sensitivity, its extra sampling sd
+        :func:`dppca.stats.elementwise_kendall_blocks_design.block_design_sd` and, for the
         values, its independent pairs): ``"directions (pre-release)"``
         (:func:`dppca.methods.latent_correlation.rank_accuracy`) and
         :func:`rank_values_accuracy`.
@@ -327,11 +345,13 @@ def rank_scree_plan(n, p, k, eps, delta, calibration="analytic") -> AccuracyRepo
     >>> [s.step for s in rank_scree_plan(2000, 5, 2, 1.0, 1e-5).steps]
     ['directions (pre-release)', 'rank: scree values (half-width)']
     """
-    r = rank_pairs_per_row_rule(n, p)  # the design "auto" takes (public n and p)
+    r = rank_pairs_per_row_rule(n, p) if isinstance(pairs_per_row, str) else pairs_per_row
     sigma = gaussian_sigma(rank_release_sensitivity(n, p, r), eps, delta, calibration)
-    rows = 2 * int(hoeffding_pairs(n, None if r is None else n // (r + 1)))
-    return AccuracyReport(rank_accuracy(p, k, sigma).steps + [rank_values_accuracy(rows, p, k,
-                                                                                   sigma)])
+    # block_design(n, r) draws n // (r + 1) blocks (for a drawn design's fewest pairs r' >= r,
+    # n // (r' + 1) is at most that; a pre-release prediction either way)
+    rows, weight = _sampling_pairs(n, None if r is None else n // (r + 1))
+    return AccuracyReport(rank_accuracy(p, k, sigma, design_sd=block_design_sd(n, r)).steps
+                          + [rank_values_accuracy(rows, p, k, sigma, weight)])
 
 
 __all__ = ["RANK", "rank_scree", "rank_scree_plan", "rank_scree_release", "rank_values_accuracy"]

@@ -11,7 +11,9 @@ The last two entries audit the block design as the public entry point
 (:func:`dppca.dp_pc_dir` with ``standardize="rank"``) computes and releases it: its design
 resolver, its statistic (:func:`dppca.methods.latent_correlation.rank_tau_statistic`) at the
 sensitivity it releases with, and as mechanisms its release function and, on rounded data with
-ties, the whole call (its directions, post-processing of the release).
+ties, the whole call (its directions, post-processing of the release). The release-level
+entry is also a half-noise canary family (:data:`dppca.audit.canary.CANARY_FAMILIES`): the
+Gaussian shift test must reject it with its noise halved and accept it as released.
 """
 from __future__ import annotations
 

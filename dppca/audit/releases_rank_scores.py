@@ -20,8 +20,9 @@ score histograms (directions and map fixed) are the histogram entries' release; 
 is the whole call, its output the released probabilities (post-processing of everything), so the
 distinguishing test sees the whole budget (eps, delta). The entries with "ties" round the data to
 a public grid first (a map of each row alone), so the search meets ties in every column, joint
-ties and duplicated rows. The last entry is the incomplete tau matrix over a public block design
-(:mod:`dppca.stats.elementwise_kendall_blocks`), claimed at the complete statistic's 2 p / n.
+ties and duplicated rows. The incomplete tau matrix over a public block design is audited with
+the rank path's other tau releases (:mod:`dppca.audit.releases_rank`), as the public entry point
+draws and releases it.
 """
 from __future__ import annotations
 
@@ -36,8 +37,6 @@ from ..privacy.composition import GaussianGroup
 from ..privacy.histograms import dp_histogram_counts, histogram_counts
 from ..score_rank import RANK_BUDGET_SHARES, RANK_GAUSSIAN_SHARES
 from ..stats.elementwise_kendall import kendall_tau_matrix
-from ..stats.elementwise_kendall_blocks import block_kendall_tau_matrix, block_tau_sensitivity
-from ..stats.pair_design import block_design
 from .registry import AuditedRelease, register
 from .releases_rank import grid_context, rounded_to_grid, upper_triangle
 
@@ -121,31 +120,5 @@ register(AuditedRelease(
     mechanism=lambda X, c, rng: _pipeline(rounded_to_grid(X, c), c, rng), eps=EPS, delta=DELTA, p=3,
     context=_pipeline_context))
 
-
-# ----------------------------------------------------------------------------- incomplete tau
-
-#: Pairs per row of the audited block design: blocks of 4-5 rows at the search's sizes, so a
-#: row's replacement meets blocks of both sizes (the sum's two weights 2 / (n (b - 1))).
-BLOCK_PAIRS = 3
-
-
-def _block_context(D, rng) -> dict:
-    return {"design": block_design(D.shape[0], BLOCK_PAIRS, rng)}
-
-
-def _block_tau(X, c) -> np.ndarray:
-    return upper_triangle(block_kendall_tau_matrix(X, c["design"]))
-
-
-def _block_mechanism(X, c, rng) -> np.ndarray:
-    n, p = X.shape
-    return ALONE.release(_block_tau(X, c), block_tau_sensitivity(n, p), rng, None,
-                         "rank: Kendall's tau, block design")[0]
-
-
-register(AuditedRelease(
-    "rank: elementwise Kendall's tau (j <= k), incomplete block design", claim="2 p/n (L2)",
-    statistic=_block_tau, sensitivity=lambda n, p, c: block_tau_sensitivity(n, p),
-    mechanism=_block_mechanism, eps=EPS, delta=DELTA, p=4, context=_block_context))
 
 __all__ = []

@@ -39,6 +39,11 @@ class DirectionFit:
         Noise sd of the matrix whose eigenvectors are returned, in g-DPPCA's convention
         (diagonal sd; off-diagonal sd that over sqrt 2), when it differs from ``noise_sd`` (a
         release mapped by post-processing, e.g. the rank path's bridge); None: ``noise_sd``.
+    sampling_sd : float
+        A public bound on the sd of the error the released statistic adds to each entry beyond
+        the non-private reference's, other than the noise (an incomplete U-statistic's extra
+        sampling error over the complete one); the accuracy models add it to ``noise_sd`` in
+        quadrature. Default 0.
 
     See Also
     --------
@@ -64,6 +69,7 @@ class DirectionFit:
     target: str = ""
     spectrum: np.ndarray | None = None
     matrix_noise_sd: float | None = None
+    sampling_sd: float = 0.0
 
 
 def top_eigen(matrix: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

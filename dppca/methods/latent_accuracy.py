@@ -360,7 +360,8 @@ def released_sine_draws(spectrum, k, noise_sd, draws=BOOTSTRAP_DRAWS, seed=BOOTS
     return np.clip(np.concatenate(sines), 0.0, 1.0)
 
 
-def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyReport:
+def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None, *,
+                  design_sd=0.0) -> AccuracyReport:
     """The rank path's accuracy: the pre-release model and, with the release, the post-release one.
 
     Parameters
@@ -373,8 +374,14 @@ def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyR
         All eigenvalues of the released latent correlation, decreasing (post-processing).
     matrix_noise_sd : float, optional
         The latent correlation's noise in g-DPPCA's convention (diagonal sd; off-diagonal sd
-        that over sqrt 2), read from the release (:attr:`DirectionFit.matrix_noise_sd`);
-        default sqrt(2) (pi / 2) sigma (untied columns).
+        that over sqrt 2), read from the release (:attr:`DirectionFit.matrix_noise_sd`, the
+        block design's sampling sd included); default sqrt(2) (pi / 2) sqrt(sigma^2 +
+        design_sd^2) (untied columns).
+    design_sd : float
+        The block design's extra sampling sd per tau entry over the complete statistic
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.block_design_sd`, public from n
+        and the design); 0 for the complete statistic. It enters as noise of that sd, in
+        quadrature with sigma (see Notes).
 
     Returns
     -------
@@ -385,9 +392,18 @@ def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyR
         ``matrix_noise_sd``; for continuous columns :func:`sine_block_noise_sd`, each entry's
         noise through the bridge's slope at its released value, in the released eigenbasis): the
         typical sin-theta to the non-private latent correlation directions of the same rows
-        (the tau U-statistic's sampling error to the population is not in it). It is unreliable
-        from :data:`RANK_WARNING_LEVEL` on, and its quantity states the share of draws at the
-        random level 0.9.
+        (the complete tau U-statistic's sampling error to the population is not in it; a block
+        design's extra error over it is). It is unreliable from :data:`RANK_WARNING_LEVEL` on,
+        and its quantity states the share of draws at the random level 0.9.
+
+    Notes
+    -----
+    The non-private reference is the complete statistic T_C of the same rows. A block design's
+    T_D differs from it by an error with E[T_D - T_C | X] = 0 and per-entry sd at most
+    ``design_sd``, uncorrelated with the release's noise, so the released matrix is T_C plus
+    an error of per-entry variance at most sigma^2 + design_sd^2: the models take that error as
+    noise of the release's law (isotropic across entries, a first-order stand-in for the
+    sampling error's correlated entries).
 
     Examples
     --------
@@ -398,7 +414,7 @@ def rank_accuracy(p, k, sigma, spectrum=None, matrix_noise_sd=None) -> AccuracyR
     >>> report.steps[1].reliable
     True
     """
-    untied = math.sqrt(2.0) * 0.5 * math.pi * sigma
+    untied = math.sqrt(2.0) * 0.5 * math.pi * math.hypot(sigma, design_sd)
     before = _direction_step(p, k, untied)
     steps = [replace(before, step="directions (pre-release)", quantity=before.quantity
                      + ", from public n, p, eps, delta and an assumed gap")]

@@ -20,7 +20,8 @@ from ..privacy.neighbouring import row_bounds
 from ..backends.dask import is_dask_array
 from ..stats.copula_bridge import latent_correlation
 from ..stats.elementwise_kendall import kendall_tau_matrix
-from ..stats.elementwise_kendall_blocks_design import design_note, resolve_rank_design
+from ..stats.elementwise_kendall_blocks_design import (block_design_sd, design_note,
+                                                      resolve_rank_design)
 from ._base import DirectionFit, top_eigen
 from .pairwise_present import present_tau, release_present_tau
 from .latent_accuracy import (bridged_noise_sd, rank_accuracy, rank_direction_accuracy,
@@ -211,11 +212,13 @@ def latent_correlation_directions(values: np.ndarray, k: int, *, eps: float, del
                 values, binary, eps, delta, rng, calibration, ledger, design=blocks, rows=rows)
     # add/remove: n is private, so the note counts no pairs
     note = design_note(n if rows is None else None, blocks, sensitivity)
-    return released_latent_fit(released, k, calibration, sensitivity, sigma, note,
-                               thresholds)[0]
+    return released_latent_fit(released, k, calibration, sensitivity, sigma, note, thresholds,
+                               block_design_sd(n, None if blocks is None else
+                                               blocks.pairs_per_row))[0]
 
 
-def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thresholds=None):
+def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thresholds=None,
+                        design_sd=0.0):
     """The rank path's directions from a released tau matrix (post-processing only).
 
     Parameters
@@ -233,12 +236,16 @@ def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thre
         :func:`dppca.stats.elementwise_kendall_blocks_design.design_note`).
     thresholds : ndarray, optional
         Binary columns' released thresholds (:func:`release_mixed`).
+    design_sd : float
+        The block design's extra sampling sd per entry
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.block_design_sd`); 0: complete.
 
     Returns
     -------
     fit : DirectionFit
         Top-k eigenvectors of the repaired latent correlation, the whole spectrum and the
-        matrix noise sd of the accuracy model.
+        matrix noise sd of the accuracy model (the noise and ``design_sd`` in quadrature,
+        :func:`rank_accuracy`'s Notes).
     basis : ndarray, shape (p, p)
         All p eigenvectors (columns).
 
@@ -254,13 +261,19 @@ def released_latent_fit(released, k, calibration, sensitivity, sigma, note, thre
                                  thresholds)
     fit.notes.append(note)
     bridged = bridged_noise_sd(released, sigma)
+    error = math.hypot(sigma, design_sd)  # the release's error to the complete statistic
+    fit.sampling_sd = float(design_sd)
     # g-DPPCA's convention (diagonal sd); with binary columns the bridges' slopes differ from
     # the sine's, so the bound at the largest sine slope stands in
-    fit.matrix_noise_sd = math.sqrt(2.0) * bridged if thresholds is not None else \
-        sine_block_noise_sd(released, sigma, k, fit.spectrum, basis)
+    fit.matrix_noise_sd = math.sqrt(2.0) * bridged_noise_sd(released, error) \
+        if thresholds is not None else sine_block_noise_sd(released, error, k, fit.spectrum, basis)
     fit.notes.append(f"Noise sd {sigma:.3g} on every released tau entry (diagonal included); "
                      f"on each latent correlation at most {bridged:.3g} (the bridge's Lipschitz "
                      "factor), before the repair.")
+    if design_sd > 0:
+        fit.notes.append(f"The block design adds sampling error of sd at most {design_sd:.3g} "
+                         "per tau entry over the complete statistic; the accuracy model counts "
+                         "it with the noise.")
     return fit, basis
 
 

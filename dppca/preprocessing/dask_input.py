@@ -63,6 +63,44 @@ def as_dask_matrix(X, columns=None):
     return Matrix(values, names)
 
 
+def as_input_matrix(X, lazy: bool, min_rows: int = 4):
+    """``X`` validated: in memory, or a lazy dask Matrix for dask collections and files.
+
+    Parameters
+    ----------
+    X : array_like, pandas.DataFrame, dask collection, str or Path
+        The caller's data.
+    lazy : bool
+        Whether ``X`` is a dask collection or files (:func:`dppca.backends.dask.is_dask_input`).
+    min_rows : int
+        Fewest rows accepted (the same rule for both kinds of input).
+
+    Returns
+    -------
+    dppca.preprocessing.matrix.Matrix
+        :func:`dppca.preprocessing.as_matrix` of ``X``, or :func:`as_dask_matrix` of it.
+
+    Raises
+    ------
+    DPPCATypeError, DPPCAValueError
+        As those raise; fewer than ``min_rows`` rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_input_matrix(np.ones((4, 2)), lazy=False).values.shape
+    (4, 2)
+    """
+    if not lazy:
+        from .matrix import as_matrix
+
+        return as_matrix(X, min_rows=min_rows)
+    mat = as_dask_matrix(X)
+    if mat.n < min_rows:
+        raise DPPCAValueError(f"`X` must have at least {min_rows} rows; got {mat.n}")
+    return mat
+
+
 def _read_files(path, dd):
     lower = path.lower()
     try:
@@ -89,4 +127,4 @@ def _select_columns(frame, columns):
     return frame
 
 
-__all__ = ["as_dask_matrix"]
+__all__ = ["as_dask_matrix", "as_input_matrix"]

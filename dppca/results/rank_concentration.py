@@ -27,8 +27,8 @@ __all__ = ["SHARE_GRID", "bernstein_radius", "untied_share_interval", "weighted_
 SHARE_GRID = np.linspace(0.0, 1.0, 4001)
 
 
-def bernstein_radius(variance, bound, m, alpha):
-    """The r with 2 exp(-m r^2 / (2 v + 2 a r / 3)) = alpha: a Bernstein-type tail radius.
+def bernstein_radius(variance, bound, m, alpha, largest_weight=None):
+    """The r with 2 exp(-r^2 / (2 v / m + 2 w a r / 3)) = alpha: a Bernstein-type tail radius.
 
     Parameters
     ----------
@@ -40,11 +40,16 @@ def bernstein_radius(variance, bound, m, alpha):
         The number of independent summands (for a U-statistic of order 2: floor(n / 2)).
     alpha : float in (0, 1)
         The tail probability.
+    largest_weight : float, optional
+        w, the largest weight of one summand in a weighted sum sum_i w_i X_i with
+        sum_i w_i^2 = 1 / m (an incomplete U-statistic over a block design,
+        :func:`dppca.stats.elementwise_kendall_blocks_design.largest_kernel_weight`); default
+        1 / m (the mean of m summands).
 
     Returns
     -------
     float or ndarray
-        r = L a / (3 m) + sqrt((L a / (3 m))^2 + 2 L v / m), L = log(2 / alpha); inf where v or
+        r = L a w / 3 + sqrt((L a w / 3)^2 + 2 L v / m), L = log(2 / alpha); inf where v or
         a is.
 
     Raises
@@ -69,7 +74,12 @@ def bernstein_radius(variance, bound, m, alpha):
     permutations of W_pi - E U, W_pi the mean of h over the m disjoint pairs
     (pi(1), pi(2)), (pi(3), pi(4)), ..., a mean of m independent summands as above;
     x -> cosh(lam ||x||) is convex, so by Jensen E cosh(lam ||U - E U||) is at most the same
-    bound, and the rest of the proof is unchanged. r solves m r^2 = L (2 v + 2 a r / 3).
+    bound, and the rest of the proof is unchanged. r solves r^2 = L (2 v / m + 2 w a r / 3).
+    Weighted sums: the same proof applied to the summands w_i (X_i - E X_i), bounded by w a
+    (w = max w_i) with total variance v sum w_i^2 = v / m, gives the same tail with w a in
+    place of a / m; a block design's statistic is an average (over the rows' permutations
+    within each block, Jensen as above) of such weighted sums of independent kernels
+    (:func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`).
 
     References
     ----------
@@ -89,7 +99,8 @@ def bernstein_radius(variance, bound, m, alpha):
     if not 0.0 < float(alpha) < 1.0:
         raise DPPCAValueError(f"`alpha` must be in (0, 1); got {alpha}")
     log_term = math.log(2.0 / float(alpha))
-    linear = log_term * np.asarray(bound, dtype=float) / (3.0 * int(m))
+    weight = 1.0 / int(m) if largest_weight is None else max(float(largest_weight), 1.0 / int(m))
+    linear = log_term * np.asarray(bound, dtype=float) * weight / 3.0
     with np.errstate(invalid="ignore"):
         radius = linear + np.sqrt(linear ** 2 + 2.0 * log_term * np.asarray(variance, float)
                                   / int(m))
@@ -97,7 +108,8 @@ def bernstein_radius(variance, bound, m, alpha):
     return float(radius) if radius.ndim == 0 else radius
 
 
-def untied_share_interval(released_diagonal, n, sigma, alpha_sampling, alpha_noise):
+def untied_share_interval(released_diagonal, n, sigma, alpha_sampling, alpha_noise,
+                          largest_weight=None):
     """Simultaneous intervals for each column's population share of untied pairs t_j.
 
     Parameters
@@ -112,6 +124,9 @@ def untied_share_interval(released_diagonal, n, sigma, alpha_sampling, alpha_noi
     alpha_sampling, alpha_noise : float in (0, 1)
         Miss probabilities allowed to the p sampling errors T_jj - t_j together and to the p
         noise draws N_jj together.
+    largest_weight : float, optional
+        The largest kernel weight of a block design's statistic (:func:`bernstein_radius`);
+        ``n`` is then twice its m. Default: the complete statistic.
 
     Returns
     -------
@@ -154,7 +169,8 @@ def untied_share_interval(released_diagonal, n, sigma, alpha_sampling, alpha_noi
         if not 0.0 < float(value) < 1.0:
             raise DPPCAValueError(f"`{name}` must be in (0, 1); got {value}")
     grid = SHARE_GRID
-    spread = bernstein_radius(grid * (1.0 - grid), 1.0, int(n) // 2, float(alpha_sampling) / p)
+    spread = bernstein_radius(grid * (1.0 - grid), 1.0, int(n) // 2, float(alpha_sampling) / p,
+                              largest_weight)
     spread = spread + float(sigma) * norm.isf(float(alpha_noise) / (2.0 * p))
     feasible = np.abs(diagonal[:, None] - grid[None, :]) <= spread[None, :]
     lower, upper = np.zeros(p), np.ones(p)

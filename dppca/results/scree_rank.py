@@ -76,6 +76,12 @@ class RankBound:
     floor : float in (0, 1]
         The diagonal floor of the normalisation
         (:data:`dppca.stats.copula_bridge.DIAGONAL_FLOOR`).
+    largest_weight : float, optional
+        For an incomplete U-statistic over a block design: the largest weight of one
+        independent kernel (:func:`dppca.stats.elementwise_kendall_blocks_design.largest_kernel_weight`),
+        with ``n`` twice the design's m
+        (:func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs`). Default: the
+        complete statistic (m = floor(n / 2) equal weights).
 
     Notes
     -----
@@ -138,6 +144,12 @@ class RankBound:
     radius, see :meth:`sampling_radius`; the smaller is taken); v, a_S and the McDiarmid radius
     decrease in every t'_j, so on the event of (1) the radius computed at t' = max(l, phi) is at
     least them. With both floors' events, g b is the smaller of the two floors' products.
+    Over a block design (drawn independently of the rows) the same steps hold with m the
+    design's :func:`dppca.stats.elementwise_kendall_blocks_design.hoeffding_pairs` and
+    Bernstein's linear term at the largest kernel weight (``largest_weight``), in steps (1) and
+    (4): the incomplete statistic is an average of weighted sums of independent kernels, the
+    decomposition Hoeffding's bound rests on, so its larger variance than the complete
+    statistic's is covered (the complete statistic's bound never used its extra averaging).
     (5) Bridge: |sin(pi x / 2) - sin(pi y / 2)| <= (pi / 2) |x - y|, so
     ||B - R||_F <= (pi / 2) ||b - beta||_F (both diagonals are 1).
     (6) Repair: ||R_hat - R||_F <= r + ||B - R||_F (kept because the repair is iterative and
@@ -166,9 +178,11 @@ class RankBound:
     released_diagonal: np.ndarray | None = None
     ratios: np.ndarray | None = None
     floor: float = 0.05
+    largest_weight: float | None = None
 
     @classmethod
-    def from_release(cls, released, bridged, repaired, sigma, n, floor) -> "RankBound":
+    def from_release(cls, released, bridged, repaired, sigma, n, floor,
+                     largest_weight=None) -> "RankBound":
         """The bound's ingredients from the released tau matrix and its post-processing.
 
         Parameters
@@ -186,6 +200,8 @@ class RankBound:
             Rows.
         floor : float
             The diagonal floor used by the bridge.
+        largest_weight : float, optional
+            The block design's largest kernel weight (None: the complete statistic).
 
         Returns
         -------
@@ -205,7 +221,7 @@ class RankBound:
         p = released.shape[0]
         if p == 1:  # R = [1]: nothing is estimated
             return cls(int(n), 1, float(sigma), 1.0, 0.0, 0.0, np.ones(1), np.zeros((1, 1)),
-                       float(floor))
+                       float(floor), largest_weight)
         released = (released + released.T) / 2.0
         diagonal = np.clip(np.diag(released), floor, 1.0)
         normaliser = np.sqrt(np.outer(diagonal, diagonal))
@@ -214,7 +230,7 @@ class RankBound:
         return cls(int(n), p, float(sigma), float(normaliser[off].min()),
                    float(np.sqrt(np.sum((1.0 / normaliser[off] - 1.0) ** 2))),
                    float(np.linalg.norm(repaired - bridged)), np.diag(released).copy(), ratios,
-                   float(floor))
+                   float(floor), largest_weight)
 
     def shares(self, alpha=0.05):
         """Simultaneous intervals [l_j, u_j] of the population untied shares t_j (step 1).
@@ -239,7 +255,7 @@ class RankBound:
         """
         diagonal = np.ones(self.p) if self.released_diagonal is None else self.released_diagonal
         return untied_share_interval(diagonal, self.n, self.sigma, SHARE_ALPHA * alpha / 2,
-                                     SHARE_ALPHA * alpha / 2)
+                                     SHARE_ALPHA * alpha / 2, self.largest_weight)
 
     def _entries(self, alpha):
         """Off-diagonal s, w and o of steps (1)-(2), and the shares' ends l, u (shape (p,))."""
@@ -270,7 +286,8 @@ class RankBound:
         bound = math.sqrt(inverse.sum() ** 2 - np.sum(inverse ** 2)) + \
             math.sqrt(self.p * (self.p - 1))
         mcdiarmid = math.sqrt(variance / m) + inverse.sum() * math.sqrt(math.log(1 / level) / m)
-        return factor, min(bernstein_radius(variance, bound, m, level), mcdiarmid)
+        return factor, min(bernstein_radius(variance, bound, m, level, self.largest_weight),
+                           mcdiarmid)
 
     def _best_sampling(self, alpha):
         return min((self._sampling(alpha, max(phi, self.floor)) for phi in SAMPLING_FLOORS),

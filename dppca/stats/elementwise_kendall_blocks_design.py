@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
-from .._validation import DPPCAValueError, int_arg, option_arg
-from .pair_design import DESIGNS, BlockDesign, block_design
+from .design_arguments import given_pairs_per_row
+from .pair_design import BlockDesign, block_design
 
 __all__ = ["RANK_BLOCK_WORK", "RANK_COMPLETE_WORK", "RANK_MAX_PAIRS_PER_ROW",
-           "RANK_MIN_PAIRS_PER_ROW", "design_note", "hoeffding_pairs", "rank_pairs_per_row_rule",
+           "RANK_MIN_PAIRS_PER_ROW", "block_design_sd", "design_note", "hoeffding_pairs",
+           "largest_kernel_weight", "rank_pairs_per_row_rule",
            "resolve_rank_design"]
 
 #: ``design="auto"`` keeps the complete statistic while its work p (p + 1) / 2 * n log2(n)
@@ -48,6 +49,9 @@ RANK_MAX_PAIRS_PER_ROW = 511
 def rank_pairs_per_row_rule(n: int, p: int, lazy: bool = False):
     """Pairs per row of ``design="auto"`` on the rank path; ``None`` means the complete statistic.
 
+    The rank path's counterpart of :func:`dppca.stats.pair_design.pairs_per_row_rule` (g-DPPCA's
+    tau): the same meaning of its result, from public numbers only, under its own rule.
+
     Parameters
     ----------
     n, p : int
@@ -66,8 +70,10 @@ def rank_pairs_per_row_rule(n: int, p: int, lazy: bool = False):
     Notes
     -----
     Both choices estimate the same population tau-a matrix without bias and are released at
-    the same sensitivity 2 p / n; they differ in cost and in sampling variance (see
-    :data:`RANK_MIN_PAIRS_PER_ROW`). Public numbers only: the rule reads n and p, never the data.
+    the same sensitivity 2 p / n; they differ in cost and in sampling variance. Unlike
+    g-DPPCA's rule the work, not the noise, sets r: the sampling cost of a small r is
+    bounded by :data:`RANK_MIN_PAIRS_PER_ROW` and counted by the accuracy model
+(:func:`block_design_sd`).
 
     Examples
     --------
@@ -98,7 +104,7 @@ def resolve_rank_design(design: str, pairs_per_row, n: int, p: int, lazy: bool,
         ``pairs_per_row`` pairs per row (default: the rule's r, even where "auto" would be
         complete); "complete": every pair.
     pairs_per_row : int or None
-        r in [1, n - 1]; given, it means the incomplete design (not with "complete").
+        r, checked by :func:`dppca.stats.design_arguments.given_pairs_per_row`.
     n, p : int
         Rows and columns (public).
     lazy : bool
@@ -113,7 +119,7 @@ def resolve_rank_design(design: str, pairs_per_row, n: int, p: int, lazy: bool,
     Raises
     ------
     DPPCAValueError
-        Unknown ``design``; ``pairs_per_row`` outside [1, n - 1] or given with "complete".
+        As :func:`dppca.stats.design_arguments.given_pairs_per_row` raises.
 
     Examples
     --------
@@ -123,12 +129,9 @@ def resolve_rank_design(design: str, pairs_per_row, n: int, p: int, lazy: bool,
     >>> resolve_rank_design("incomplete", 9, 1000, 5, False, np.random.default_rng(0)).pairs_per_row
     9
     """
-    option_arg(design, "design", DESIGNS)
-    if pairs_per_row is not None:
-        if design == "complete":
-            raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
-                                  "design='complete' uses every pair")
-        return block_design(n, int_arg(pairs_per_row, "pairs_per_row", 1, n - 1), rng)
+    given = given_pairs_per_row(design, pairs_per_row, n)
+    if given is not None:
+        return block_design(n, given, rng)
     if design == "complete":
         return None
     r = rank_pairs_per_row_rule(n, p, lazy=lazy or design == "incomplete")
@@ -163,7 +166,9 @@ def hoeffding_pairs(n: int, blocks=None) -> float:
     rows, the design drawn independently of them), kernel weights |B| / (n floor(|B| / 2)),
     summing to 1. Jensen and McDiarmid's lemma then bound its deviation as for equal weights
     1 / m, with 1 / m the sum of the squared weights (the proof of
-    :class:`dppca.results.scree_rank.RankBound`, step 3, with weighted bounded differences).
+    :class:`dppca.results.scree_rank.RankBound`, step 4, with weighted bounded differences);
+    Bernstein's bound also needs the largest weight (:func:`largest_kernel_weight`), above
+    1 / m when the blocks have two sizes, one of them odd.
 
     Examples
     --------
@@ -174,9 +179,93 @@ def hoeffding_pairs(n: int, blocks=None) -> float:
     """
     if blocks is None:
         return float(int(n) // 2)
-    m = int(blocks)
-    sizes = np.diff((np.arange(m + 1, dtype=np.int64) * int(n)) // m).astype(float)
+    sizes = _block_sizes(n, blocks)
     return float(n) ** 2 / float(np.sum(sizes ** 2 / np.floor(sizes / 2)))
+
+
+def _block_sizes(n, blocks) -> np.ndarray:
+    """The block sizes of :func:`dppca.stats.pair_design.block_design` with this many blocks."""
+    m = int(blocks)
+    return np.diff((np.arange(m + 1, dtype=np.int64) * int(n)) // m).astype(float)
+
+
+def largest_kernel_weight(n: int, blocks=None) -> float:
+    """The largest weight of one independent kernel in :func:`hoeffding_pairs`' decomposition.
+
+    Parameters
+    ----------
+    n, blocks
+        As in :func:`hoeffding_pairs` (rows; blocks of the design, None for the complete
+        statistic).
+
+    Returns
+    -------
+    float
+        1 / floor(n / 2) for the complete statistic (equal weights); max over the block sizes
+        b of b / (n floor(b / 2)) for the block design (2 / n when every block is even).
+
+    Notes
+    -----
+    Bernstein's bound for the weighted sum sum_i w_i (h_i - E h), h_i independent with
+    ||h_i - E h|| <= a and E ||h_i - E h||^2 <= v, has the same proof as for the mean of m
+    equal summands (:func:`dppca.results.rank_concentration.bernstein_radius`) with the
+    summands' bound max_i w_i a and their total variance v sum_i w_i^2 = v / m: so the radius
+    takes m from :func:`hoeffding_pairs` and this weight for its linear term.
+
+    Examples
+    --------
+    >>> largest_kernel_weight(1000) == 1 / 500, largest_kernel_weight(1000, 100) == 2 / 1000
+    (True, True)
+    >>> round(largest_kernel_weight(1050, 300) * 1050, 6)  # blocks of 3 and 4: 3 / 1 > 4 / 2
+    3.0
+    """
+    if blocks is None:
+        return 1.0 / float(int(n) // 2)
+    sizes = _block_sizes(n, blocks)
+    return float(np.max(sizes / (float(n) * np.floor(sizes / 2))))
+
+
+def block_design_sd(n: int, pairs_per_row=None) -> float:
+    """Bound on the sd the block design adds to each tau entry, over the complete statistic.
+
+    Parameters
+    ----------
+    n : int
+        Rows (public).
+    pairs_per_row : int, optional
+        The design's fewest pairs per row r (:attr:`BlockDesign.pairs_per_row`, the smallest
+        block's size minus 1); None for the complete statistic (0).
+
+    Returns
+    -------
+    float
+        sqrt(2 / (n r)); 0 without a design.
+
+    Notes
+    -----
+    With h the kernel (bounded by 1), zeta_1 = Var E[h | x] and zeta_2 = Var h <= 1, a block of
+    b rows has Var T(X_B) = (4 (b - 2) zeta_1 + 2 zeta_2) / (b (b - 1)) (Hoeffding 1948), so
+    T_D = sum_B (b / n) T(X_B) has Var T_D = 4 zeta_1 / n + (2 zeta_2 - 4 zeta_1)
+    sum_B b / (b - 1) / n^2. The design is a uniformly random partition drawn independently of
+    the rows, so every pair has the same expected weight and E[T_D | X] = T_C, the complete
+    statistic: T_D - T_C is uncorrelated with T_C and E (T_D - T_C)^2 = Var T_D - Var T_C
+    <= (2 zeta_2 - 4 zeta_1) (sum_B b / (b - 1)) / n^2 <= 2 / (n r), as sum_B b / (b - 1)
+    <= n / r and 0 <= 2 zeta_2 - 4 zeta_1 <= 2 (Lee 1990, Ch. 4.3). At independence of two
+    continuous columns (zeta_1 = 1 / 9, zeta_2 = 1) the factor 2 is 14 / 9, so the bound
+    overstates that sd by 13% at most there. Public: n and the design only.
+
+    References
+    ----------
+    Hoeffding, W. (1948). A class of statistics with asymptotically normal distribution.
+    Ann. Math. Statist. 19(3), 293-325.
+    Lee, A. J. (1990). U-Statistics: Theory and Practice. Marcel Dekker, Ch. 4.3.
+
+    Examples
+    --------
+    >>> block_design_sd(1000), round(block_design_sd(10**6, 15), 6)
+    (0.0, 0.000365)
+    """
+    return 0.0 if pairs_per_row is None else math.sqrt(2.0 / (float(n) * int(pairs_per_row)))
 
 
 def design_note(n: int | None, design: BlockDesign | None, sensitivity: float) -> str:

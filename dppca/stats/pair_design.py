@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import DPPCAValueError, int_arg, option_arg
+from .._validation import DPPCAValueError, int_arg
+from .design_arguments import DESIGNS, given_pairs_per_row
 from .array_api_kendall import is_foreign_array, take_rows
 from .block_kendall import block_kendall_terms
 from .kendall import kendall_tau_matrix, rounding_slack
@@ -33,10 +34,8 @@ from .threads import available_cores, pinned_map
 from ..backends.dask import compute_checked, dask_block_kendall, is_dask_array
 from ..privacy import gaussian_sigma
 
-__all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack", "incomplete_kendall_tau_matrix",
-           "kendall_statistic", "largest_block", "pairs_per_row_rule", "pairwise_sum", "resolve_design"]
-
-DESIGNS = ("auto", "complete", "incomplete")
+__all__ = ["DESIGNS", "BlockDesign", "block_design", "block_sum_slack",
+           "incomplete_kendall_tau_matrix", "kendall_statistic", "largest_block", "pairs_per_row_rule", "pairwise_sum", "resolve_design"]
 
 #: Below this many pair-coordinate operations (n^2 p) the complete statistic costs about a
 #: second on 2 idle cores, so ``design="auto"`` keeps it exact. Measured (fused kernel,
@@ -371,17 +370,11 @@ def resolve_design(design: str, pairs_per_row, n: int, p: int, eps: float, delta
     Raises
     ------
     DPPCAValueError
-        For an unknown ``design``, ``pairs_per_row`` outside [1, n - 1], or
-        ``pairs_per_row`` given with ``design="complete"``.
+        As :func:`dppca.stats.design_arguments.given_pairs_per_row` raises.
     """
-    option_arg(design, "design", DESIGNS)
-    if pairs_per_row is not None:
-        if design == "complete":
-            raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
-                                  "design='complete' uses every pair")
-        return int_arg(pairs_per_row, "pairs_per_row", 1, n - 1)
-    if design == "complete":
-        return None
+    given = given_pairs_per_row(design, pairs_per_row, n)
+    if given is not None or design == "complete":
+        return given
     r = pairs_per_row_rule(n, p, eps, delta, calibration)
     if design == "incomplete" and r is None:
         r = min(n - 1, _noise_pairs_per_row(n, p, eps, delta, calibration))
@@ -418,7 +411,7 @@ def pair_statistic_design(design: str, pairs_per_row, n: int, lazy: bool, rng):
     Raises
     ------
     DPPCAValueError
-        Unknown ``design``; ``pairs_per_row`` outside [1, n - 1] or given with "complete".
+        As :func:`dppca.stats.design_arguments.given_pairs_per_row` raises.
 
     Examples
     --------
@@ -428,12 +421,7 @@ def pair_statistic_design(design: str, pairs_per_row, n: int, lazy: bool, rng):
     >>> pair_statistic_design("incomplete", 99, 1000, False, np.random.default_rng(0)).pairs_per_row
     99
     """
-    option_arg(design, "design", DESIGNS)
-    if pairs_per_row is not None and design == "complete":
-        raise DPPCAValueError("`pairs_per_row` is for design='incomplete' or 'auto'; "
-                              "design='complete' uses every pair")
-    if design == "complete" or (design == "auto" and not lazy and pairs_per_row is None):
+    given = given_pairs_per_row(design, pairs_per_row, n)
+    if design == "complete" or (design == "auto" and not lazy and given is None):
         return None
-    r = (min(SCREE_PAIRS_PER_ROW, n - 1) if pairs_per_row is None
-         else int_arg(pairs_per_row, "pairs_per_row", 1, n - 1))
-    return block_design(n, r, rng)
+    return block_design(n, min(SCREE_PAIRS_PER_ROW, n - 1) if given is None else given, rng)
