@@ -29,6 +29,9 @@ both at 15% MCAR and on native holes only. "auto" is
 not run separately: the table reads the column that :func:`dppca.preprocessing.missing.
 resolve_missing` picks for the path, so it follows the library's default.
 
+The complete-design Kendall matrices (deterministic) are computed once per data set and reused
+across eps (:func:`memoized`); only the noise differs between the eps of one data set.
+
 ``--out X.txt`` writes the summary table to X.txt and every run to X.csv (both with the
 provenance header).
 """
@@ -36,6 +39,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import hashlib
 import io
 import time
 import warnings
@@ -51,6 +56,7 @@ from dppca.metrics import sin_theta
 from dppca.preprocessing import missing_entry
 from dppca.preprocessing import missing as missing_module
 from dppca.preprocessing.missing import MEDIAN_EDGES, MEDIAN_SHARE, resolve_missing
+from dppca.stats import pair_design, present_spatial_kendall as present
 from dppca.stats.kendall import kendall_tau_matrix
 
 import corpus
@@ -153,28 +159,53 @@ def _errors(row: dict, policy: str, directions, truth: dict) -> None:
                                                                                  reference)
 
 
+def memoized(function):
+    """``function(X, **options)`` remembered by the bytes of X (the complete-design Kendall
+    matrices are deterministic: across the eps of one data set only the noise differs)."""
+    cache = {}
+
+    @functools.wraps(function)
+    def wrapper(X, *args, **kwargs):
+        if args or kwargs.get("xi") is not None or kwargs.get("engine") is not None:
+            return function(X, *args, **kwargs)
+        x = np.ascontiguousarray(X, dtype=float)
+        key = (hashlib.sha1(x.tobytes()).hexdigest(), x.shape,
+               tuple(sorted((k, v) for k, v in kwargs.items() if k != "tile")))
+        if key not in cache:
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = function(X, **kwargs)
+        return cache[key].copy()
+    return wrapper
+
+
 def runs(rows, eps_grid, seeds, rates, kinds, paths=tuple(PATHS), shares=(), bonferroni=False,
-         log=print) -> pd.DataFrame:
+         log=print, checkpoint=None) -> pd.DataFrame:
+    """Every run; seeds outermost, so that a ``checkpoint`` CSV written after each seed holds
+    the whole grid at the seeds done so far."""
     out = []
     start = time.time()
-    for name, (complete, native) in datasets(rows).items():
-        cases = [(kind, q) for kind in kinds for q in rates]
-        if native is not None:
-            cases.insert(0, ("native", float(native.isna().to_numpy().mean())))
-        for path in paths:
-            truth = targets(complete, path)
-            done = {}  # the complete-data runs do not depend on the mask: (eps, seed) -> directions
-            for kind, q in cases:
-                for seed in range(seeds):
+    sets = datasets(rows)
+    truths = {(name, path): targets(complete, path) for name, (complete, _) in sets.items()
+              for path in paths}
+    done = {}  # the complete-data runs do not depend on the mask: (name, path, eps, seed)
+    for seed in range(seeds):
+        for name, (complete, native) in sets.items():
+            cases = [(kind, q) for kind in kinds for q in rates]
+            if native is not None:
+                cases.insert(0, ("native", float(native.isna().to_numpy().mean())))
+            for path in paths:
+                truth = truths[name, path]
+                for kind, q in cases:
                     data = native if kind == "native" else masked(
                         complete, kind, q, np.random.default_rng(1000 + seed))
                     dropped = data.dropna()
                     for eps in eps_grid:
                         row = dict(dataset=name, n=len(data), p=data.shape[1], mask=kind, q=q,
                                    path=path, eps=eps, seed=seed)
-                        if (eps, seed) not in done:
-                            done[eps, seed] = one(complete, path, eps, seed, "auto")
-                        _errors(row, "complete", done[eps, seed], truth)
+                        if (name, path, eps, seed) not in done:
+                            done[name, path, eps, seed] = one(complete, path, eps, seed, "auto")
+                        _errors(row, "complete", done[name, path, eps, seed], truth)
                         if PAIRWISE[path]:
                             _errors(row, "pairwise", one(data, path, eps, seed, "pairwise"), truth)
                         _errors(row, "median", one(data, path, eps, seed, "median"), truth)
@@ -191,7 +222,9 @@ def runs(rows, eps_grid, seeds, rates, kinds, paths=tuple(PATHS), shares=(), bon
                                 if len(dropped) >= 4 else None, truth)
                         row["dropna_n"] = len(dropped)
                         out.append(row)
-                log(f"  {name} {path} {kind} {q:.3g}: {time.time() - start:.0f} s")
+                log(f"  seed {seed} {name} {path}: {time.time() - start:.0f} s")
+        if checkpoint:
+            provenance.write_csv(pd.DataFrame(out), checkpoint, index=False, float_format="%.6g")
     return pd.DataFrame(out)
 
 
@@ -261,11 +294,15 @@ def main(argv=None) -> None:
     parser.add_argument("--merge", nargs="+", default=None, metavar="CSV",
                         help="tabulate the runs of these raw CSVs (earlier --out .csv files) "
                              "instead of running")
+    parser.add_argument("--checkpoint", default=None, metavar="CSV",
+                        help="write the runs so far to this CSV after each seed")
     parser.add_argument("--note", default="", help="a line for the results' header")
     parser.add_argument("--out", default=None,
                         help="results: the table (with provenance header); a .txt path also "
                              "gets every run beside it as .csv")
     args = parser.parse_args(argv)
+    pair_design.kendall_tau_matrix = memoized(pair_design.kendall_tau_matrix)
+    present.present_spatial_kendall = memoized(present.present_spatial_kendall)
     if args.merge:
         result = pd.concat([provenance.read_csv(path) for path in args.merge], ignore_index=True)
     elif args.quick:
@@ -273,7 +310,7 @@ def main(argv=None) -> None:
                       args.bonferroni)
     else:
         result = runs(args.rows, tuple(args.eps), args.seeds, RATES, KINDS, tuple(args.paths),
-                      tuple(args.median_shares), args.bonferroni)
+                      tuple(args.median_shares), args.bonferroni, checkpoint=args.checkpoint)
     text = report(result, args.note)
     print(text)
     if args.out:
