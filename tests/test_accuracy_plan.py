@@ -240,3 +240,18 @@ def test_plan_under_add_remove_uses_the_count_share_and_the_lower_bound():
         assert call.accuracy.steps[0].predicted == pytest.approx(first, rel=5 * 17 / 1915)
     with pytest.raises(DPPCAValueError, match="drop"):
         plan(2000, 5, 2, 1.0, 1e-5, missing="drop")  # refused by the call too (n public)
+
+
+def test_cli_plan_takes_the_report_medians_off_the_budget(capsys):
+    # `dppca report` releases its medians once from the whole budget ("auto"), none with a
+    # declared value: `dppca plan --missing` prints the plan of each case.
+    printed = {}
+    for extra in ([], ["--missing", "0"]):
+        assert main(["plan", "--n", "2000", "--p", "6", "--k", "2", "--eps", "1", "--delta",
+                     "1e-5", "--sections", "scree", *extra]) == 0
+        printed[bool(extra)] = capsys.readouterr().out
+    assert "private column medians take" in printed[False]
+    assert "private column medians" not in printed[True]
+    for missing, out in ((None, printed[False]), (0.0, printed[True])):
+        expected = plan(2000, 6, 2, 1.0, 1e-5, **({} if missing is None else {"missing": missing}))
+        assert f"{expected.accuracy.steps[0].predicted:.4f}" in out
