@@ -403,5 +403,6 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 
 __all__ = ["REPORT_SCALE_SHARE", "SECTIONS", "STANDARDIZE_CHOICES", "add_report_parser",
-           "missing_option", "add_standardize_option", "scaled_share", "directions_section", "run_report",
+           "missing_option", "add_standardize_option", "scaled_share", "directions_section",
+           "run_report",
            "score_section", "scree_section"]

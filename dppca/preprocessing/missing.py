@@ -37,8 +37,8 @@ from ..privacy.budget import DECLARED
 from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
 
-__all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy", "impute",
-           "missing_arg", "private_medians", "resolve_missing", "sample_filled", "sample_medians"]
+__all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
+           "impute", "missing_arg", "private_medians", "resolve_missing", "sample_filled", "sample_medians"]
 
 #: The string values of ``missing=``.
 MISSING_OPTIONS = ("auto", "pairwise", "median", "drop")
