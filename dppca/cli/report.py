@@ -404,5 +404,4 @@ SECTIONS = {"directions": directions_section, "score": score_section, "scree": s
 
 __all__ = ["REPORT_SCALE_SHARE", "SECTIONS", "STANDARDIZE_CHOICES", "add_report_parser",
            "missing_option", "add_standardize_option", "scaled_share", "directions_section",
-           "run_report",
-           "score_section", "scree_section"]
+           "run_report", "score_section", "scree_section"]
