@@ -14,9 +14,12 @@ from ._validation import (DPPCAValueError, bool_arg, delta_arg, eps_arg, int_arg
 from .controls import SCREE_METHODS, resolve_controls
 from .directions import SCALE_SHARE
 from .privacy import CALIBRATIONS
+from .preprocessing.missing import MEDIAN_SHARE, resolve_missing
 from .preprocessing.scale_accuracy import scale_accuracy
 from .privacy.accuracy import AccuracyReport
 from .privacy.composition import GaussianGroup
+from .privacy.neighbouring import (ADD_REMOVE, COUNT_DELTA_SHARE, COUNT_SHARE, LABELS,
+                                   count_bounds, neighbouring_arg)
 from .results.base import frame_table, notes_text
 from .scree_plan import scree_plan
 from .scree_rank import RANK, rank_scree_plan
@@ -45,7 +48,10 @@ class Plan:
     n, p, k : int
     eps, delta : float
     settings : dict
-        The other arguments of :func:`plan`.
+        The other arguments of :func:`plan` (``missing`` as the resolved policy's label).
+    spent : Spent or None
+        What the call spends before its steps (medians, row count) and the rows and budget
+        the predictions use (:func:`budget_after_shares`).
 
     Examples
     --------
@@ -54,9 +60,10 @@ class Plan:
     False
     """
 
-    def __init__(self, accuracy, n, p, k, eps, delta, settings):
+    def __init__(self, accuracy, n, p, k, eps, delta, settings, spent=None):
         self.accuracy, self.n, self.p, self.k = accuracy, n, p, k
         self.eps, self.delta, self.settings = eps, delta, dict(settings)
+        self.spent = spent
 
     @property
     def reliable(self) -> bool:
@@ -77,7 +84,9 @@ class Plan:
                    "issue a DPAccuracyWarning and mark the numbers resting on them.")
         after = [POST_RELEASE_NOTE] if any(s.step == "directions" for s in self.accuracy.steps) \
             else []
-        return "\n".join([str(table), *notes_text([verdict, *self.accuracy.notes(), *after])])
+        before = [] if self.spent is None else self.spent.notes
+        return "\n".join([str(table), *notes_text([verdict, *before, *self.accuracy.notes(),
+                                                   *after])])
 
     def __str__(self) -> str:
         return self.as_text()
@@ -88,7 +97,8 @@ class Plan:
 
 
 def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_dppca=True,
-         standardize=False, calibration="analytic", scale_share=SCALE_SHARE) -> Plan:
+         standardize=False, calibration="analytic", scale_share=SCALE_SHARE, missing="auto",
+         neighbouring="replace") -> Plan:
     """Expected accuracy of :func:`dppca.dp_scree` with these settings, from public numbers only.
 
     Parameters
@@ -112,24 +122,38 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
     calibration : {"analytic", "classic"}
     scale_share : float in (0, 1)
         As in :func:`dppca.dp_scree`.
+    missing : {"auto", "median", "drop"}, float or dict
+        As in :func:`dppca.dp_scree` (default "auto": private column medians under replace-one
+        neighbours, dropped incomplete rows under add/remove ones). A policy that releases
+        medians leaves the steps (1 - MEDIAN_SHARE) of eps and delta
+        (:func:`budget_after_shares`); a dict is taken to declare every column when it names
+        at least p of them (the plan has no column names), else medians are released.
+    neighbouring : {"replace", "add_remove"}
+        As in :func:`dppca.dp_pc_dir`. ``"add_remove"``: the noisy row count takes its share
+        of the budget and the steps' sensitivities are those at the count's predicted public
+        lower bound (:func:`budget_after_shares`).
 
     Returns
     -------
     Plan
-        ``print(plan(...))`` shows the table and its notes; ``.to_frame()``, ``.reliable``.
+        ``print(plan(...))`` shows the table and its notes; ``.to_frame()``, ``.reliable``;
+        ``.spent`` the shares taken before the steps.
 
     Raises
     ------
     DPPCAValueError, DPPCATypeError
         n < 4, p < 1, k outside [1, p], eps or delta missing or out of range, unknown method
-        or calibration, a bad control.
+        or calibration, a bad control, a bad ``missing`` or ``neighbouring``, or a pair of
+        them the call refuses (``missing="drop"`` under replace-one neighbours).
 
     Notes
     -----
     Privacy: spends nothing (no data is read). Each prediction is the noise sd of a step's
     Gaussian mechanism (public: sensitivity over sqrt(share) mu) relative to the step's signal
     under a stated assumption (:mod:`dppca.estimators.scree_accuracy`,
-    :func:`dppca.methods.gdppca.direction_accuracy`).
+    :func:`dppca.methods.gdppca.direction_accuracy`), at the budget and rows the call's steps
+    get after the medians and the row count (:func:`budget_after_shares`); ``n``, ``eps`` and
+    ``delta`` of the plan stay the call's.
 
     References
     ----------
@@ -150,25 +174,123 @@ def plan(n, p, k=2, eps=None, delta=None, *, method="clipped", control=None, g_d
     k = int_arg(k, "k", 1, p)
     eps, delta = eps_arg(eps), delta_arg(delta)
     option_arg(calibration, "calibration", CALIBRATIONS)
+    spent = budget_after_shares(n, p, eps, delta, missing=missing, neighbouring=neighbouring,
+                                calibration=calibration)
     if isinstance(standardize, str):  # the rank path: one Kendall's tau release
-        return _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration)
+        return _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration, spent)
     methods = ("clipped",) if method is None else options_arg(method, "method", SCREE_METHODS)
     controls = resolve_controls(control, methods)
     flags = {"g_dppca": bool_arg(g_dppca, "g_dppca"),
              "standardize": bool_arg(standardize, "standardize")}
-    group = GaussianGroup(eps, delta, calibration)
-    report = scree_plan(n, p, k, group, methods, controls, flags, scale_share)
-    extra = [f(n, p, k, eps, delta, standardize=flags["standardize"], calibration=calibration)
-             for f in STEP_PREDICTORS]
+    rows, eps_s, delta_s = spent.rows, spent.eps, spent.delta
+    group = GaussianGroup(eps_s, delta_s, calibration)
+    report = scree_plan(rows, p, k, group, methods, controls, flags, scale_share)
+    extra = [f(rows, p, k, eps_s, delta_s, standardize=flags["standardize"],
+               calibration=calibration) for f in STEP_PREDICTORS]
     if flags["standardize"] and flags["g_dppca"]:  # private scales before the directions
-        extra.insert(0, scale_accuracy(n, p, eps, delta, share=scale_share, calibration=calibration))
+        extra.insert(0, scale_accuracy(rows, p, eps_s, delta_s, share=scale_share,
+                                       calibration=calibration))
     accuracy = AccuracyReport([s for s in extra if s is not None] + report.steps)
     return Plan(accuracy, n, p, k, eps, delta, dict(method=methods, **flags,
-                                                    calibration=calibration))
+                                                    calibration=calibration, **spent.settings),
+                spent)
+
+
+class Spent:
+    """What a call spends before its steps (:func:`budget_after_shares`).
+
+    Attributes
+    ----------
+    rows : int
+        Rows the steps' sensitivities use: n, or under add/remove neighbours the predicted
+        public lower bound of n (from the noisy count at its expected value n).
+    eps, delta : float
+        The budget left for the steps.
+    settings : dict
+        ``missing`` (the resolved policy's label) and ``neighbouring``.
+    notes : list of str
+        One line per share taken (for the plan's Notes).
+    """
+
+    def __init__(self, rows, eps, delta, settings, notes):
+        self.rows, self.eps, self.delta = rows, eps, delta
+        self.settings, self.notes = dict(settings), list(notes)
+
+    def __repr__(self) -> str:
+        return f"Spent(rows={self.rows}, eps={self.eps:.6g}, delta={self.delta:.6g})"
+
+
+def budget_after_shares(n, p, eps, delta, *, missing="auto", neighbouring="replace",
+                        calibration="analytic", entry="dp_scree") -> Spent:
+    """The rows and (eps, delta) a call's steps get after its medians and its noisy row count.
+
+    Parameters
+    ----------
+    n, p : int
+        Rows and columns (public; under add/remove neighbours n is the expected count).
+    eps, delta : float
+        The call's budget.
+    missing : {"auto", "median", "drop"}, float or dict
+        The call's ``missing=`` (:func:`dppca.preprocessing.missing.resolve_missing`).
+    neighbouring : {"replace", "add_remove"}
+        The call's neighbouring relation.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration of the add/remove group.
+    entry : str
+        The public function whose policy is resolved (default ``"dp_scree"``).
+
+    Returns
+    -------
+    Spent
+
+    Notes
+    -----
+    The same arithmetic as the calls, from the shares in the code: a policy that releases
+    medians spends :data:`dppca.preprocessing.missing.MEDIAN_SHARE` of (eps, delta) first
+    (basic composition, :func:`dppca.preprocessing.missing_entry.fill_missing`); under
+    add/remove neighbours the row count takes
+    :data:`dppca.privacy.neighbouring.COUNT_SHARE` of mu^2 of a Gaussian-DP group of (eps,
+    delta - delta_n), delta_n = :data:`~dppca.privacy.neighbouring.COUNT_DELTA_SHARE` delta,
+    and the steps run at that group's standalone share 1 - COUNT_SHARE
+    (:func:`dppca.methods.add_remove.add_remove_fit`), with sensitivities at n_lo + 1
+    (:func:`dppca.privacy.neighbouring.count_bounds` at the count's expected value n).
+    Spends nothing.
+
+    Examples
+    --------
+    >>> budget_after_shares(5000, 4, 1.0, 1e-5)  # "auto": private medians, 10% of the budget
+    Spent(rows=5000, eps=0.9, delta=9e-06)
+    >>> budget_after_shares(5000, 4, 1.0, 1e-5, missing=0.0)  # a declared fill value: free
+    Spent(rows=5000, eps=1, delta=1e-05)
+    >>> spent = budget_after_shares(5000, 4, 1.0, 1e-5, neighbouring="add_remove")
+    >>> spent.rows < 5000 and spent.eps < 1.0
+    True
+    """
+    relation = neighbouring_arg(neighbouring)
+    policy = resolve_missing(missing, entry=entry, neighbouring=relation)
+    medians = policy.kind == "median" or (policy.kind == "value" and policy.default is None
+                                          and len(policy.values) < p)
+    rows, notes = n, []
+    if medians:
+        eps, delta = (1.0 - MEDIAN_SHARE) * eps, (1.0 - MEDIAN_SHARE) * delta
+        notes.append(f"missing values ({policy.label}): private column medians take "
+                     f"{MEDIAN_SHARE:.0%} of eps and delta first; the steps below use "
+                     f"eps={eps:.4g}, delta={delta:.3g}.")
+    if relation == ADD_REMOVE:
+        failure = COUNT_DELTA_SHARE * delta
+        group = GaussianGroup(eps, delta - failure, calibration)
+        sigma = group.share(COUNT_SHARE).sigma(1.0)
+        rows = int(count_bounds(float(n), sigma, failure).rows.sensitivity_rows)
+        eps, delta = group.standalone(1.0 - COUNT_SHARE)
+        notes.append(f"{LABELS[ADD_REMOVE]}: the row count takes {COUNT_SHARE:.0%} of mu^2 "
+                     f"(noise sd {sigma:.3g}) and its bounds {COUNT_DELTA_SHARE:.0%} of delta; "
+                     f"the steps use eps={eps:.4g}, delta={delta:.3g} and sensitivities at "
+                     f"{rows} rows (the count's lower bound at its expected value n={n}).")
+    return Spent(rows, eps, delta, dict(missing=policy.label, neighbouring=relation), notes)
 
 
 
-def _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration) -> Plan:
+def _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration, spent) -> Plan:
     """:func:`plan` of ``standardize="rank"``: public arithmetic only."""
     if standardize != RANK:
         raise DPPCAValueError(f"`standardize` must be False, True or {RANK!r}; got "
@@ -176,8 +298,9 @@ def _rank_plan(n, p, k, eps, delta, method, control, standardize, calibration) -
     if method not in (None, "clipped", RANK) or control is not None:
         raise DPPCAValueError("with standardize='rank' the scree values are the latent "
                               "correlation's eigenvalues: `method` and `control` do not apply")
-    return Plan(rank_scree_plan(n, p, k, eps, delta, calibration), n, p, k, eps, delta,
-                dict(method=(RANK,), standardize=RANK, calibration=calibration))
+    return Plan(rank_scree_plan(spent.rows, p, k, spent.eps, spent.delta, calibration), n, p, k,
+                eps, delta, dict(method=(RANK,), standardize=RANK, calibration=calibration,
+                                 **spent.settings), spent)
 
 
-__all__ = ["POST_RELEASE_NOTE", "Plan", "STEP_PREDICTORS", "plan"]
+__all__ = ["POST_RELEASE_NOTE", "Plan", "STEP_PREDICTORS", "Spent", "budget_after_shares", "plan"]

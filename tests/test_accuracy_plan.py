@@ -41,7 +41,8 @@ def test_plan_predicts_the_private_scales_of_standardize():
     # the directions inherit it; without standardize, or with non-private directions, no such step.
     from dppca.preprocessing.scale_accuracy import scale_accuracy
 
-    steps = plan(569, 30, 2, 4.0, 1e-5, standardize=True, scale_share=0.3).to_frame()
+    steps = plan(569, 30, 2, 4.0, 1e-5, standardize=True, scale_share=0.3,
+                 missing=0.0).to_frame()  # a declared fill value: no medians before the scales
     first = steps.iloc[0]
     expected = scale_accuracy(569, 30, 4.0, 1e-5, share=0.3)
     assert first["step"] == "column scales" and first["predicted"] == expected.predicted
@@ -177,3 +178,80 @@ def test_app_shows_the_plan_before_a_run():
     assert "Expected accuracy" in html and "UNRELIABLE" in html
     sent["k"] = None  # an empty field: nothing shown (the run explains)
     assert _plan_table(SimpleNamespace(n=150, p=4), sent.get, False) is None
+
+
+def _predicted(report):
+    return report.to_frame().set_index("step")["predicted"]
+
+
+def test_plan_predicts_what_the_call_predicts_after_its_medians():
+    # dp_scree's default missing="auto" releases private medians (MEDIAN_SHARE of eps and delta)
+    # before its steps, whether or not a cell is missing; its pre-release block is computed on
+    # the rest. The plan's rows are the same public arithmetic, so they agree to rounding.
+    X = small_data(n=2000, p=6)
+    for kwargs in ({}, {"missing": 0.0}):
+        call = dp_scree(X, 2, eps=1.0, delta=1e-5, rng=0, **kwargs)
+        released = {s.step: s.predicted for s in call.accuracy.steps}
+        planned = _predicted(plan(2000, 6, 2, 1.0, 1e-5, **kwargs))
+        assert planned.to_dict() == pytest.approx({s: released[s] for s in planned.index},
+                                                  rel=1e-12)
+
+
+def test_plan_takes_the_median_share_from_the_code():
+    from dppca.preprocessing.missing import MEDIAN_SHARE
+
+    left = 1.0 - MEDIAN_SHARE
+    for standardize in (False, True, "rank"):
+        auto = plan(3000, 6, 2, 2.0, 1e-5, standardize=standardize)
+        declared = plan(3000, 6, 2, 2.0 * left, 1e-5 * left, standardize=standardize,
+                        missing=0.0)
+        pair = _predicted(auto).to_numpy(), _predicted(declared).to_numpy()
+        np.testing.assert_allclose(*pair, rtol=1e-12)
+        free = _predicted(plan(3000, 6, 2, 2.0, 1e-5, standardize=standardize, missing=0.0))
+        assert (free.to_numpy() < pair[0]).any()  # the medians' share costs accuracy
+        assert auto.eps == 2.0 and "private column medians take" in str(auto)
+    # a dict naming every column declares them all (free); one naming fewer leaves medians
+    every = {f"V{j}": 0.0 for j in range(6)}
+    assert _predicted(plan(3000, 6, 2, 2.0, 1e-5, missing=every)).equals(
+        _predicted(plan(3000, 6, 2, 2.0, 1e-5, missing=0.0)))
+    assert _predicted(plan(3000, 6, 2, 2.0, 1e-5, missing={"V0": 0.0})).equals(
+        _predicted(plan(3000, 6, 2, 2.0, 1e-5)))
+
+
+def test_plan_under_add_remove_uses_the_count_share_and_the_lower_bound():
+    # The rank path's directions under add/remove neighbours: the call's pre-release prediction
+    # uses its noisy count's lower bound, the plan the bound at the count's expected value n;
+    # they differ by the count's noise (sd 17 at eps 1: 1% of n_lo = 1915 at most 5 sd), which
+    # moves the tau's sensitivity 2 p / n_lo, hence the prediction, by that relative amount.
+    from dppca.planning import budget_after_shares
+    from dppca.privacy.neighbouring import COUNT_SHARE
+
+    X = small_data(n=2000, p=5)
+    spent = budget_after_shares(2000, 5, 1.0, 1e-5, neighbouring="add_remove")
+    assert spent.rows < 2000 and spent.eps < 1.0 and spent.delta < 1e-5
+    assert f"{COUNT_SHARE:.0%} of mu^2" in spent.notes[0]
+    planned = plan(2000, 5, 2, 1.0, 1e-5, standardize="rank", neighbouring="add_remove")
+    replace = plan(2000, 5, 2, 1.0, 1e-5, standardize="rank", missing=0.0)
+    first = planned.accuracy.steps[0].predicted
+    assert first > replace.accuracy.steps[0].predicted
+    for seed in range(3):
+        call = dp_pc_dir(X, 2, standardize="rank", eps=1.0, delta=1e-5, rng=seed,
+                         neighbouring="add_remove")
+        assert call.accuracy.steps[0].predicted == pytest.approx(first, rel=5 * 17 / 1915)
+    with pytest.raises(DPPCAValueError, match="drop"):
+        plan(2000, 5, 2, 1.0, 1e-5, missing="drop")  # refused by the call too (n public)
+
+
+def test_cli_plan_takes_the_report_medians_off_the_budget(capsys):
+    # `dppca report` releases its medians once from the whole budget ("auto"), none with a
+    # declared value: `dppca plan --missing` prints the plan of each case.
+    printed = {}
+    for extra in ([], ["--missing", "0"]):
+        assert main(["plan", "--n", "2000", "--p", "6", "--k", "2", "--eps", "1", "--delta",
+                     "1e-5", "--sections", "scree", *extra]) == 0
+        printed[bool(extra)] = capsys.readouterr().out
+    assert "private column medians take" in printed[False]
+    assert "private column medians" not in printed[True]
+    for missing, out in ((None, printed[False]), (0.0, printed[True])):
+        expected = plan(2000, 6, 2, 1.0, 1e-5, **({} if missing is None else {"missing": missing}))
+        assert f"{expected.accuracy.steps[0].predicted:.4f}" in out

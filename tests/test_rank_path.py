@@ -211,7 +211,7 @@ def test_method_rank_without_standardize_is_the_same_release(gaussian):
 def test_plan_predicts_the_rank_directions_as_the_result_does(gaussian):
     from dppca import plan
 
-    planned = plan(2000, 5, 2, 4.0, 1e-5, standardize="rank")
+    planned = plan(2000, 5, 2, 4.0, 1e-5, standardize="rank", missing=0.0)  # no medians, as the call
     result = dp_pc_dir(gaussian, 2, standardize="rank", eps=4, delta=1e-5, rng=0, missing=0.0)
     # the plan covers dp_scree's rank path too: its directions row, then the values' half-width
     assert [s.step for s in planned.accuracy.steps] == ["directions (pre-release)",

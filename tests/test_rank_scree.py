@@ -239,7 +239,7 @@ def test_method_rank_is_accepted():
 
 
 def test_plan_predicts_the_halfwidth_from_public_numbers():
-    report = plan(2000, 5, 3, 1.0, 1e-5, standardize="rank")
+    report = plan(2000, 5, 3, 1.0, 1e-5, standardize="rank", missing=0.0)  # rank_scree: no medians
     row = report.to_frame().set_index("step").loc["rank: scree values (half-width)"]
     planned = row["predicted"] * 5 / 3  # predicted = half-width / (p / k)
     # The plan assumes no ties and off-diagonal ratios sqrt((p / k - 1) / (p - 1)) = 0.41 at

@@ -5,7 +5,7 @@ import argparse
 
 from .._validation import DPPCAValueError, delta_arg, eps_arg
 from .data import feature_columns, load_data
-from .report import SECTIONS, add_standardize_option, scaled_share
+from .report import SECTIONS, add_standardize_option, missing_option, scaled_share
 
 
 def add_plan_parser(sub) -> argparse.ArgumentParser:
@@ -24,6 +24,9 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
     plan.add_argument("--eps", type=float, required=True, help="total epsilon of the report")
     plan.add_argument("--delta", type=float, required=True, help="total delta of the report")
     add_standardize_option(plan)
+    plan.add_argument("--missing", default="auto", type=missing_option,
+                      help="as in `report`: the private medians of the default take their share "
+                           "of the budget before the sections (dppca.plan's missing=)")
     plan.add_argument("--sections", default=",".join(SECTIONS), help="as in `report`")
     plan.set_defaults(func=run_plan)
     return plan
@@ -47,7 +50,10 @@ def run_plan(args) -> int:
           f"eps={share * eps:.4g}, delta={share * delta:.3g}\n")
     # "sd": the scales' share is already off the sections' budget (as the report spends it).
     standardize = "rank" if args.standardize == "rank" else False
-    print(plan(n, p, args.k, share * eps, share * delta, standardize=standardize))
+    # The report releases its medians once, from the whole budget, and splits the rest: by basic
+    # composition each section keeps (1 - MEDIAN_SHARE) of its share, as plan() computes.
+    print(plan(n, p, args.k, share * eps, share * delta, standardize=standardize,
+               missing=getattr(args, "missing", "auto")))
     return 0
 
 

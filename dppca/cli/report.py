@@ -91,7 +91,7 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--delta", type=float, required=True, help="total delta of the report")
     report.add_argument("--seed", type=int, default=None, help="random seed")
     add_standardize_option(report)
-    report.add_argument("--missing", default="auto", type=_missing_option,
+    report.add_argument("--missing", default="auto", type=missing_option,
                         help="what an empty or NaN cell means (public): auto (default) or "
                              "median = private column medians (10%% of the budget, released "
                              "once for the report) fill them; a number = that public value; "
@@ -121,8 +121,14 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     return report
 
 
-def _missing_option(text: str):
-    """``--missing``: a policy name or a number (a declared fill value)."""
+def missing_option(text: str):
+    """``--missing``: a policy name or a number (a declared fill value).
+
+    Examples
+    --------
+    >>> missing_option("median"), missing_option("0")
+    ('median', 0.0)
+    """
     try:
         return float(text)
     except ValueError:
@@ -397,5 +403,5 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
 SECTIONS = {"directions": directions_section, "score": score_section, "scree": scree_section}
 
 __all__ = ["REPORT_SCALE_SHARE", "SECTIONS", "STANDARDIZE_CHOICES", "add_report_parser",
-           "add_standardize_option", "scaled_share", "directions_section", "run_report",
-           "score_section", "scree_section"]
+           "missing_option", "add_standardize_option", "scaled_share", "directions_section",
+           "run_report", "score_section", "scree_section"]

@@ -27,17 +27,18 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
 from ..privacy.budget import DECLARED
-from ..privacy.histograms import HISTOGRAM_THRESHOLD_SD, histogram_counts, histogram_quantiles
+from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
 
-__all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MISSING_OPTIONS", "MissingPolicy", "impute",
-           "missing_arg", "private_medians", "resolve_missing", "sample_filled", "sample_medians"]
+__all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
+           "impute", "missing_arg", "private_medians", "resolve_missing", "sample_filled", "sample_medians"]
 
 #: The string values of ``missing=``.
 MISSING_OPTIONS = ("auto", "pairwise", "median", "drop")
@@ -54,6 +55,14 @@ MEDIAN_SHARE = 0.1
 #: in absolute value is read within its bin of relative width 41%, interpolated linearly.
 _POSITIVE = 2.0 ** np.arange(-24.0, 48.0 + 1e-9, 0.5)
 MEDIAN_EDGES = np.concatenate((-_POSITIVE[::-1], _POSITIVE))
+
+#: Noisy counts of the median release below this many noise sd are set to 0 before the median
+#: is read. A bin that holds no data passes it with probability 0.05 / bins (Bonferroni over a
+#: column's 289 bins: 3.58 sd), so a column carries a phantom bin with probability at most 0.05.
+#: At 2 sd (the scree histograms' rule) each of the 289 empty bins passes with probability
+#: 0.023, about 6.6 phantom bins per column, each with at least 2 sd of mass: at a small budget
+#: they outweigh the data (a median of 0 or 1e13 for a column centred at 47).
+MEDIAN_THRESHOLD_SD = NormalDist().inv_cdf(1.0 - 0.05 / (MEDIAN_EDGES.size - 1))
 
 
 @dataclass(frozen=True)
@@ -236,7 +245,7 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     -------
     ndarray, shape (q,)
         The medians read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
-        ``HISTOGRAM_THRESHOLD_SD`` noise sd set to 0 first); 0 (the public default) for a
+        :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first); 0 (the public default) for a
         column whose noisy counts are all below it.
 
     Notes
@@ -262,7 +271,7 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     counts = np.stack([histogram_counts(column[~np.isnan(column)], MEDIAN_EDGES)[0]
                        for column in x.T])
     noisy, sigma = noise.release(counts, math.sqrt(2.0 * x.shape[1]), rng, ledger, step)
-    kept = np.where(noisy > HISTOGRAM_THRESHOLD_SD * sigma, noisy, 0.0)
+    kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
     return np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
                      for row in kept])
 
