@@ -267,8 +267,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
                               method_options)
     if binary is not None:
         options["binary"] = tuple(binary)
-    if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS \
-            and not is_dask_input(X):
+    if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS:
         options["missing"] = "pairwise"
     neighbouring = neighbouring_arg(neighbouring)
     if is_dask_input(X):
