@@ -144,9 +144,7 @@ def incomplete_kendall_tau_matrix(X, design: BlockDesign, sign="spherical", radi
     sign, radius, xi
         The generalized spatial sign, as in :func:`dppca.stats.kendall.kendall_tau_matrix`.
     block_sum : callable, optional
-        The sum over the blocks of a chunk, :func:`sum_block_kendall` by default; a
-        NaN-skipping one (:func:`dppca.stats.present_spatial_kendall.sum_block_present_kendall`)
-        makes the statistic pairwise present, and then NaN cells pass unchecked on dask.
+        A NaN-skipping :func:`sum_block_kendall` (pairwise present; NaN unchecked on dask).
 
     Returns
     -------
@@ -210,10 +208,8 @@ def kendall_statistic(X, pairs_per_row, rng, sign="spherical", radius=None, xi=N
 
     ``pairs_per_row=None``: the complete U-statistic (a dask array is computed in memory,
     which ``design="auto"`` does only when n^2 p <= 2e10); otherwise the incomplete
-    statistic over a block design drawn from ``rng``. ``present``: a pair ``(complete,
-    block_sum)`` of NaN-skipping forms of :func:`dppca.stats.kendall.kendall_tau_matrix` and
-    :func:`sum_block_kendall` (the pairwise-present statistic; the design is drawn from ``rng``
-    as without it). Returns (K of shape (p, p), str).
+    statistic over a block design drawn from ``rng``. ``present``: NaN-skipping forms
+    ``(complete, block_sum)`` of both (pairwise present). Returns (K of shape (p, p), str).
     """
     n = X.shape[0]
     complete, block_sum = present or (kendall_tau_matrix, None)
