@@ -9,6 +9,10 @@ import math
 import numba
 import numpy as np
 
+#: Between these, p squares of |u_j| <= top neither overflow nor lose a normal number
+#: (p <= 2^100): u is used as it is; outside, scaled first.
+_SMALL, _LARGE = 2.0 ** -400, 2.0 ** 400
+
 
 @numba.njit(cache=True, parallel=True)
 def present_spherical_sums(x, order, bounds, out):
@@ -18,34 +22,38 @@ def present_spherical_sums(x, order, bounds, out):
     x: rows in their original order, shape (n, p), NaN for a missing cell; order: the design's
     permutation (position -> row; rows are read through it); bounds: block boundaries in
     ``order``; out: float64, shape (len(bounds) - 1, p, p), overwritten with each block's sum.
-    Each u is scaled by the power of two at or above its largest coordinate before it is
-    squared (exactly, in two power-of-two factors), so nothing overflows or underflows (data within +-2^400 have differences within
-    2^401); every term is then a product of numbers in [-1, 1] divided by ||u||^2 >= 1.
+    A u whose largest coordinate lies outside [2^-400, 2^400] is scaled by the power of two at
+    or above it before it is squared (exactly, in two power-of-two factors), so nothing
+    overflows or underflows; each term u_j u_k / ||u||^2 is then in [-1, 1].
     """
     p = x.shape[1]
     for block in numba.prange(bounds.size - 1):
+        first, size = bounds[block], bounds[block + 1] - bounds[block]
+        rows = np.empty((size, p))  # the block's rows, contiguous
+        for a in range(size):
+            rows[a] = x[order[first + a]]
         acc = np.zeros((p, p))
         d = np.empty(p)
-        for a in range(bounds[block], bounds[block + 1]):
-            ra = order[a]
-            for b in range(a + 1, bounds[block + 1]):
-                rb = order[b]
+        for a in range(size):
+            for b in range(a + 1, size):
                 top = 0.0
                 for j in range(p):
-                    u = x[ra, j]
-                    v = x[rb, j]
+                    u = rows[a, j]
+                    v = rows[b, j]
                     t = u - v if (u == u and v == v) else 0.0  # NaN != NaN: a missing cell
                     d[j] = t
                     top = max(top, abs(t))
                 if top == 0.0:
                     continue
-                # 2^-e in two exact factors: 2^1074 (a subnormal top) overflows as one
-                e = -math.frexp(top)[1]
-                low = math.ldexp(1.0, e // 2)
-                high = math.ldexp(1.0, e - e // 2)
+                if top < _SMALL or top > _LARGE:
+                    # 2^-e in two exact factors: 2^1074 (a subnormal top) overflows as one
+                    e = -math.frexp(top)[1]
+                    low = math.ldexp(1.0, e // 2)
+                    high = math.ldexp(1.0, e - e // 2)
+                    for j in range(p):
+                        d[j] = (d[j] * low) * high
                 s = 0.0
                 for j in range(p):
-                    d[j] = (d[j] * low) * high
                     s += d[j] * d[j]
                 for j in range(p):
                     if d[j] != 0.0:
