@@ -164,10 +164,10 @@ def sum_block_present_kendall(X, order, bounds, sign="spherical", radius=None, x
     so the proof of :func:`dppca.stats.pair_design.incomplete_kendall_tau_matrix` holds as it
     is (2 sqrt(2) G^2 / n after the division by n, whichever form each block takes). Every
     form is a function of the block's rows alone, so a chunk's term does not depend on how
-    dask cuts the other rows. Rounding: the kernel adds a block's m = b (b - 1) / 2 terms,
-    each of norm at most 1 (1 + 4 u), one after the other, so its normalised sum is within
-    about m u = 1.5e-11 (b = 513) of the exact one, against a block sensitivity of
-    2 sqrt(2) / b = 5.5e-3: inside the slack of :func:`dppca.stats.pair_design.block_sum_slack`
+    dask cuts the other rows. Rounding: the kernel sums a block's terms (each of norm at most
+    1 + 4 u) row by row, then over the rows, so its normalised sum is within about 2 b u of
+    the exact one, against a block sensitivity of 2 sqrt(2) / b: a relative b^2 u / sqrt(2)
+    (2e-11 at b = 513), inside the slack of :func:`dppca.stats.pair_design.block_sum_slack`
     (rho_engine is 6.7e-6 at b = 513, p = 8), as :func:`present_spatial_kendall`'s products are.
 
     Examples

@@ -24,7 +24,11 @@ def present_spherical_sums(x, order, bounds, out):
     ``order``; out: float64, shape (len(bounds) - 1, p, p), overwritten with each block's sum.
     A u whose largest coordinate lies outside [2^-400, 2^400] is scaled by the power of two at
     or above it before it is squared (exactly, in two power-of-two factors), so nothing
-    overflows or underflows; each term u_j u_k / ||u||^2 is then in [-1, 1].
+    overflows or underflows; each term u_j u_k / ||u||^2 is then in [-1, 1]. The terms of a row
+    are summed first, then the rows: a block of b rows is within about 2 b u of the exact sum
+    per pair (u = 2^-53), 2e-11 of its sensitivity 2 sqrt(2) / b at b = 513 and 2e-7 at
+    b = 50000, far inside the engine's slack there (7e-6 and 0.06,
+    :func:`dppca.stats.kendall.rounding_slack` at p = 8).
     """
     p = x.shape[1]
     for block in numba.prange(bounds.size - 1):
@@ -33,8 +37,10 @@ def present_spherical_sums(x, order, bounds, out):
         for a in range(size):
             rows[a] = x[order[first + a]]
         acc = np.zeros((p, p))
+        row_sum = np.empty((p, p))  # the pairs of row a: two levels of summation
         d = np.empty(p)
         for a in range(size):
+            row_sum[:] = 0.0
             for b in range(a + 1, size):
                 top = 0.0
                 for j in range(p):
@@ -59,7 +65,8 @@ def present_spherical_sums(x, order, bounds, out):
                     if d[j] != 0.0:
                         w = d[j] / s
                         for k in range(j, p):
-                            acc[j, k] += w * d[k]
+                            row_sum[j, k] += w * d[k]
+            acc += row_sum
         for j in range(p):
             for k in range(j, p):
                 out[block, j, k] = acc[j, k]
