@@ -199,7 +199,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        Non-numeric or non-finite X, fewer than 2 rows, k not an integer in [1, p], eps <= 0,
+        Non-numeric X (NaN and +-inf cells are not errors: ``missing=``), fewer than 2 rows,
+        k not an integer in [1, p], eps <= 0,
         delta outside (0, 1), eps/delta missing for a private method, unknown method, sign or
         calibration, options that do not belong to the method, constant columns when
         standardizing.
