@@ -219,3 +219,18 @@ def test_present_kernel_equals_the_numpy_pair_loop_at_adversarial_magnitudes():
     slow = sum((b - a) * present_spatial_kendall(x[design.order[a:b]])
                for a, b in zip(design.bounds[:-1], design.bounds[1:]))
     np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12 * np.abs(slow).max())
+
+
+def test_drop_policy_removes_incomplete_rows_lazily(frames, no_full_compute):
+    """missing='drop' (add/remove neighbours) on dask input: the same rows as dropna in memory,
+    still lazy (the guard fails on any computation of the whole N-row array)."""
+    from dppca.preprocessing.missing import MissingPolicy
+    from dppca.preprocessing.missing_entry import fill_missing
+
+    policy = MissingPolicy("drop", "drop")
+    expected = frames[True].dropna().to_numpy()
+    for X in (_lazy(frames[True]), dd.from_pandas(frames[True], npartitions=3)):
+        dropped = fill_missing(X, policy, eps=1.0, delta=1e-5, rng=0).X
+        assert type(dropped).__module__.split(".")[0] == "dask"
+        values = dropped.to_dask_array(lengths=True) if hasattr(dropped, "columns") else dropped
+        np.testing.assert_array_equal(np.asarray(values.compute_chunk_sizes()), expected)

@@ -205,8 +205,8 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
     # arguments, before reading a cell, so nothing is counted for it here)
     if policy.kind in ("pairwise", "drop") or not (_in_memory(X) or lazy) or \
             (lazy and (eps is None or delta is None)):
-        if policy.kind == "drop" and _in_memory(X):
-            X = _frame(X).dropna()  # add/remove neighbours only (resolve_missing)
+        if policy.kind == "drop" and (_in_memory(X) or lazy):
+            X = _dropped(X, lazy)  # add/remove neighbours only (resolve_missing)
         return Filled(X, None, eps, delta, {})
     frame = _lazy_table(X) if lazy else _frame(X)
     if frame is None or not (lazy or isinstance(frame, pd.DataFrame)):
@@ -305,6 +305,21 @@ def _lazy_table(X):
         return None
     values = X if not any(np.isnan(c) for c in X.chunks[0]) else X.compute_chunk_sizes()
     return values.astype(np.float64)
+
+
+def _dropped(X, lazy):
+    """``X`` without its incomplete rows: lazily for dask input (a dask array's chunk sizes
+    become unknown; the lazy input check computes them), else as a DataFrame."""
+    if not lazy:
+        return _frame(X).dropna()
+    table = _lazy_table(X)
+    if table is None:
+        return X  # the function's own check refuses it
+    if hasattr(table, "columns"):
+        return table.dropna()
+    import dask.array as da
+
+    return table[~da.isnan(table).any(axis=1)]
 
 
 def _columns(table) -> list:
