@@ -199,7 +199,8 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        Non-numeric or non-finite X, fewer than 2 rows, k not an integer in [1, p], eps <= 0,
+        Non-numeric X (NaN and +-inf cells are not errors: ``missing=``), fewer than 2 rows,
+        k not an integer in [1, p], eps <= 0,
         delta outside (0, 1), eps/delta missing for a private method, unknown method, sign or
         calibration, options that do not belong to the method, constant columns when
         standardizing.
@@ -267,8 +268,7 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
                               method_options)
     if binary is not None:
         options["binary"] = tuple(binary)
-    if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS \
-            and not is_dask_input(X):
+    if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS:
         options["missing"] = "pairwise"
     neighbouring = neighbouring_arg(neighbouring)
     if is_dask_input(X):

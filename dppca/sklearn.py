@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from ._validation import (DPPCATypeError, DPPCAValueError, bool_arg, delta_arg, eps_arg, float_arg,
                           int_arg, seed_of)
+from .backends.dask import is_dask_input
 from .directions import RANK, dp_pc_dir
 from .preprocessing import as_matrix
 from .preprocessing.schema import declared_input, priced
@@ -290,8 +291,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or pandas.DataFrame, shape (n_samples, n_features)
-            Numeric data, n_samples >= 2 (>= 4 with ``explained_variance=True``).
+        X : array_like, pandas.DataFrame, dask array or dask DataFrame, shape (n_samples, n_features)
+            Numeric data, n_samples >= 2 (>= 4 with ``explained_variance=True``). A dask
+            collection is computed into memory first (the estimator holds its data, as
+            scikit-learn's checks do), then follows the same ``missing=`` policy as in-memory
+            data; for data beyond memory call :func:`dppca.dp_pc_dir` on it.
         y : None
             Ignored.
 
@@ -300,6 +304,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         DPPCA
             self, fitted.
         """
+        if is_dask_input(X) and hasattr(X, "compute"):
+            X = X.compute()  # a pandas DataFrame or an ndarray: the in-memory path below
         if isinstance(X, pd.DataFrame):
             check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
         rng = _generator(self.random_state)

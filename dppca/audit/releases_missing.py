@@ -5,7 +5,8 @@ public cut (drawn from the base dataset) becomes NaN. The map acts on each value
 replaced row stays one replaced row, and the neighbour search, moving one row's values across
 the cut, makes neighbours that differ by missing cells as well as by values. Audited: the rank
 path's pairwise-present tau and its present-row counts (:mod:`dppca.methods.pairwise_present`),
-g-DPPCA's pairwise-present spatial-sign matrix (:mod:`dppca.stats.present_spatial_kendall`) and
+g-DPPCA's pairwise-present spatial-sign matrix (:mod:`dppca.stats.present_spatial_kendall`; all
+pairs, and over a block design as dask input and large n compute it) and
 the private column medians' histogram (:func:`dppca.preprocessing.missing.private_medians`).
 """
 from __future__ import annotations
@@ -22,7 +23,8 @@ from ..privacy import Ledger
 from ..privacy.composition import GaussianGroup
 from ..privacy.histograms import histogram_counts
 from ..stats.pairwise_kendall import present_kendall_counts
-from ..stats.present_spatial_kendall import present_spatial_kendall
+from ..stats.pair_design import block_design, incomplete_kendall_tau_matrix
+from ..stats.present_spatial_kendall import present_spatial_kendall, sum_block_present_kendall
 from .registry import AuditedRelease, register
 
 EPS, DELTA = 1.0, 1e-5
@@ -83,6 +85,32 @@ register(AuditedRelease(
     statistic=lambda X, c: present_spatial_kendall(punched(X, c)),
     sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
     mechanism=_spatial_mechanism, eps=EPS, delta=DELTA, p=3, context=holes_context))
+
+
+#: Pairs per row of the block-design entry: blocks of 4 rows, so the audit's few rows make
+#: several blocks and a replaced row moves one block's pairwise-present term.
+BLOCK_PAIRS = 3
+
+
+def _holes_and_blocks(D, rng) -> dict:
+    """The public cut and a public block design for the audit's n rows (drawn from ``rng``)."""
+    return {**holes_context(D, rng), "design": block_design(D.shape[0], BLOCK_PAIRS, rng)}
+
+
+def _block_spatial_mechanism(X, c, rng):
+    fit = gdppca_directions(punched(X, c), X.shape[1], eps=EPS, delta=DELTA, rng=rng,
+                            calibration="analytic", ledger=Ledger(EPS, DELTA), missing="pairwise",
+                            design="incomplete", pairs_per_row=BLOCK_PAIRS)
+    return (fit.vectors * fit.eigenvalues) @ fit.vectors.T
+
+
+register(AuditedRelease(
+    "missing: g-DPPCA pairwise-present Kendall's tau matrix, block design",
+    claim="2 sqrt(2)/n (Frob.)",
+    statistic=lambda X, c: incomplete_kendall_tau_matrix(punched(X, c), c["design"],
+                                                         block_sum=sum_block_present_kendall),
+    sensitivity=lambda n, p, c: GDPPCA_SENSITIVITY_CONSTANT / n,
+    mechanism=_block_spatial_mechanism, eps=EPS, delta=DELTA, p=3, context=_holes_and_blocks))
 
 
 def _median_counts(X, c):

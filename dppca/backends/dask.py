@@ -19,6 +19,8 @@ dask_block_kendall(X, design, ...)
     ``sum_B |B| K_g(X_B)`` computed per chunk and reduced (shape (p, p)).
 dask_block_terms(X, design, statistic)
     A statistic of each chunk of whole design blocks (scree pair statistics), stacked.
+chunk_totals(X, statistic)
+    The sum over row chunks of an exact (integer) statistic of each chunk (histogram counts).
 pair_chunk_statistics(X, first, second, rows, statistic)
     A statistic of the paired differences x_a - x_b per group of ``rows`` pairs (private scales).
 """
@@ -31,7 +33,7 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 
-__all__ = ["compute_checked", "dask_block_kendall", "is_dask_array", "is_dask_input",
+__all__ = ["chunk_totals", "compute_checked", "dask_block_kendall", "is_dask_array", "is_dask_input",
            "dask_block_terms", "pair_chunk_statistics", "TARGET_CHUNK_BYTES"]
 
 #: Rows per chunk of the permuted data aim at this size (64 MiB): big enough for BLAS,
@@ -72,7 +74,8 @@ def is_dask_array(X) -> bool:
     return type(X).__module__.split(".")[0] == "dask"
 
 
-def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=None) -> np.ndarray:
+def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=None, *,
+                       missing=False) -> np.ndarray:
     """``sum_B |B| K_g(X_B)`` over the blocks of ``design``, computed chunk by chunk.
 
     Parameters
@@ -87,6 +90,9 @@ def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=N
         execution layer imports no statistic.
     sign, radius, xi
         The generalized spatial sign (see :func:`dppca.stats.kendall.kendall_tau_matrix`).
+    missing : bool
+        NaN cells are missing values that ``block_sum`` skips (a pairwise-present statistic):
+        no check. Default False: the data must be finite.
 
     Returns
     -------
@@ -97,7 +103,10 @@ def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=N
     Raises
     ------
     DPPCAValueError
-        If X holds NaN or inf (checked in the same pass).
+        If X holds NaN or inf and ``missing`` is False (checked in the same pass). The entry
+        points never get there: their ``missing=`` policy fills or skips every NaN cell and
+        their input clamps +-inf (:func:`dppca.preprocessing.dask_input.as_dask_matrix`), so this
+        guards internal callers only.
 
     Notes
     -----
@@ -110,9 +119,46 @@ def dask_block_kendall(X, design, block_sum, sign="spherical", radius=None, xi=N
 
     parts = [dask.delayed(block_sum)(block, np.arange(local[-1]), local, sign, radius, xi)
              for block, local in _design_chunks(X, design)]
+    if missing:
+        return list(dask.compute(*parts))
     sums, finite = dask.compute(parts, da.isfinite(X).all())
     _check_finite(finite)
     return list(sums)
+
+
+def chunk_totals(X, statistic):
+    """``sum over row chunks of statistic(chunk)``: one pass over the data, rows never gathered.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        The data (chunk sizes need not be known).
+    statistic : callable
+        Maps a (rows, p) float64 chunk, whole rows, to an array of a fixed shape whose sum over
+        the chunks is the statistic of all rows (exact integer counts, so that the total does
+        not depend on the chunking, e.g. histogram counts of each column).
+
+    Returns
+    -------
+    ndarray
+        The total (the statistic of the whole array when it is additive over rows).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> x = da.from_array(np.arange(10.0).reshape(5, 2), chunks=(2, 1))
+    >>> chunk_totals(x, lambda rows: np.array([rows.shape[0]])).tolist()
+    [5]
+    """
+    import dask
+
+    parts = [dask.delayed(statistic)(block) for block in
+             X.astype(np.float64).rechunk({1: -1}).to_delayed()[:, 0]]
+    totals = dask.compute(*parts)
+    total = totals[0].copy()
+    for term in totals[1:]:
+        total += term
+    return total
 
 
 def dask_block_terms(X, design, statistic) -> np.ndarray:
@@ -198,10 +244,12 @@ def pair_chunk_statistics(X, first, second, rows, statistic) -> list:
     return [result for result, _ in results]
 
 
-def compute_checked(X) -> np.ndarray:
-    """``X`` computed into memory (small data: the complete design), checked for NaN/inf."""
+def compute_checked(X, missing=False) -> np.ndarray:
+    """``X`` computed into memory (small data: the complete design), checked for NaN/inf unless
+    ``missing`` (NaN cells are missing values that the statistic skips)."""
     values = np.asarray(X.compute(), dtype=np.float64)
-    _check_finite(np.isfinite(values).all())
+    if not missing:
+        _check_finite(np.isfinite(values).all())
     return values
 
 

@@ -13,14 +13,16 @@ import math
 
 import numpy as np
 
+from ..backends.dask import chunk_totals, compute_checked, is_dask_array
 from ..privacy import Ledger
 from ..privacy.composition import GaussianGroup
-from ..stats.elementwise_kendall_blocks import block_kendall_tau_matrix, block_tau_sensitivity
+from ..stats.elementwise_kendall_blocks import (block_kendall_tau_matrix, block_tau_sensitivity,
+                                                dask_block_kendall_tau_matrix)
 from ..stats.pairwise_kendall import present_kendall_counts, present_kendall_tau_matrix
 from .rank_sensitivity import UNIT_ROUNDOFF, rank_tau_sensitivity
 
-__all__ = ["COUNT_FLOOR", "COUNT_SHARE", "present_count_sensitivity", "present_tau",
-           "release_present_tau"]
+__all__ = ["COUNT_FLOOR", "COUNT_SHARE", "present_count_sensitivity", "present_row_counts",
+           "present_tau", "release_present_tau"]
 
 #: Share of the Gaussian-DP budget (mu^2) spent on the present-row counts M_jk. The debiased
 #: entry T_jk C(n, 2) / C(M_jk, 2) has noise from the tau release, sd (2 p / n) / (mu
@@ -74,8 +76,9 @@ def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
 
     Parameters
     ----------
-    values : ndarray, shape (n, p)
-        The data; NaN marks a missing cell.
+    values : ndarray or dask.array.Array, shape (n, p)
+        The data; NaN marks a missing cell. A dask array without a design is computed in
+        memory (the complete statistic is chosen for small data only).
     binary : ndarray of bool, shape (p,)
         Public binary columns (their shares of ones are released too when any).
     eps, delta : float
@@ -90,7 +93,8 @@ def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
         Share of mu^2 for the binary shares of ones (when there are binary columns).
     design : dppca.stats.pair_design.BlockDesign, optional
         A public block design (drawn independently of the data): the sign sums are the
-        incomplete U-statistic over its pairs (NaN cells ties, as in the complete statistic),
+        incomplete U-statistic over its pairs (NaN cells ties, as in the complete statistic;
+        on a dask array chunk by chunk, and the counts in one more pass, rows never gathered),
         released at :func:`dppca.stats.elementwise_kendall_blocks.block_tau_sensitivity`, and
         rescaled by the same released counts (under MCAR a random design pair is present in
         both columns with the same probability as any pair). None: every pair.
@@ -142,14 +146,17 @@ def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
     binary = np.asarray(binary, dtype=bool)
     rows, cols = np.triu_indices(p)
     pairs = n * (n - 1) / 2.0
+    if design is None and is_dask_array(values):
+        values = compute_checked(values, missing=True)  # the complete design: small data
     if design is None:
         counts, present = present_kendall_counts(values)
         statistic, sensitivity = counts[rows, cols] / pairs, rank_tau_sensitivity(n, p)
         step = "directions: elementwise Kendall's tau, pairwise present (j <= k)"
     else:
-        observed = (~np.isnan(values)).astype(np.int64)
-        present = observed.T @ observed
-        statistic = block_kendall_tau_matrix(values, design, missing_as_ties=True)[rows, cols]
+        present = present_row_counts(values)
+        statistic = (dask_block_kendall_tau_matrix(values, design, missing_as_ties=True)
+                     if is_dask_array(values) else
+                     block_kendall_tau_matrix(values, design, missing_as_ties=True))[rows, cols]
         sensitivity = block_tau_sensitivity(n, p)
         step = (f"directions: elementwise Kendall's tau, pairwise present (j <= k), block design "
                 f"(>= {design.pairs_per_row} pairs per row)")
@@ -176,6 +183,20 @@ def release_present_tau(values: np.ndarray, binary, eps: float, delta: float,
             "directions: binary columns' shares of ones")
         shares = noisy_ones * n / observed[rows == cols][binary]  # ones among observed rows
     return released, sensitivity, sigma * float(np.median(scale)), shares
+
+
+def present_row_counts(values) -> np.ndarray:
+    """M_jk, the rows observing both columns j and k (int64, shape (p, p)); one pass on dask.
+
+    Examples
+    --------
+    >>> present_row_counts(np.array([[1.0, np.nan], [2.0, 3.0]])).tolist()
+    [[2, 1], [1, 1]]
+    """
+    if is_dask_array(values):
+        return chunk_totals(values, present_row_counts)
+    observed = (~np.isnan(np.asarray(values, dtype=float))).astype(np.int64)
+    return observed.T @ observed
 
 
 def present_tau(values: np.ndarray, binary) -> tuple:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
-from .matrix import Matrix
+from .matrix import Matrix, clamp_values
 
 def as_dask_matrix(X, columns=None):
     """Validate a dask input lazily and return it as a Matrix of a dask array.
@@ -26,8 +26,10 @@ def as_dask_matrix(X, columns=None):
     Returns
     -------
     dppca.preprocessing.matrix.Matrix
-        ``values`` is a float64 dask array with known chunk sizes; ``columns`` the names
-        (V1..Vp for arrays).
+        ``values`` is a float64 dask array with known chunk sizes, each value clamped lazily to
+        the public range (:func:`dppca.preprocessing.matrix.clamp_values`: +-inf are extreme
+        values, as in memory; NaN cells stay, for the call's ``missing=`` policy); ``columns``
+        the names (V1..Vp for arrays).
 
     Raises
     ------
@@ -44,7 +46,9 @@ def as_dask_matrix(X, columns=None):
     if isinstance(X, dd.DataFrame):
         X = _select_columns(X, columns)
         names = [str(c) for c in X.columns]
-        values = X.to_dask_array(lengths=True).astype(np.float64)
+        # float64 per column first: a nullable integer column's pd.NA becomes NaN (a missing
+        # cell for the policy) instead of an object that no float conversion takes
+        values = X.astype("float64").to_dask_array(lengths=True)
     elif isinstance(X, da.Array):
         if columns is not None:
             raise DPPCATypeError("`columns` selects DataFrame columns; `X` is a dask array")
@@ -60,7 +64,14 @@ def as_dask_matrix(X, columns=None):
                              f"files; got {type(X).__name__}")
     if values.shape[0] < 2 or values.shape[1] < 1:
         raise DPPCAValueError(f"`X` must have at least 2 rows and 1 column; got shape {values.shape}")
-    return Matrix(values, names)
+    return Matrix(clamp_values(values), names)
+
+
+def read_files(path):
+    """A Parquet dataset or CSV files as a lazy dask DataFrame (see :func:`as_dask_matrix`)."""
+    import dask.dataframe as dd
+
+    return _read_files(str(path), dd)
 
 
 def as_input_matrix(X, lazy: bool, min_rows: int = 4):
@@ -127,4 +138,4 @@ def _select_columns(frame, columns):
     return frame
 
 
-__all__ = ["as_dask_matrix", "as_input_matrix"]
+__all__ = ["as_dask_matrix", "as_input_matrix", "read_files"]

@@ -33,12 +33,14 @@ import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
+from ..backends.dask import chunk_totals, is_dask_array
 from ..privacy.budget import DECLARED
 from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
 
 __all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
-           "impute", "missing_arg", "private_medians", "resolve_missing", "sample_filled", "sample_medians"]
+           "binary_codes", "binary_dtype", "impute", "median_counts", "missing_arg", "private_medians",
+           "resolve_missing", "sample_filled", "sample_medians"]
 
 #: The string values of ``missing=``.
 MISSING_OPTIONS = ("auto", "pairwise", "median", "drop")
@@ -230,8 +232,11 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
 
     Parameters
     ----------
-    values : ndarray, shape (n, q)
-        The columns; NaN marks a missing cell (not counted), +-inf fall in the end bins.
+    values : ndarray or dask.array.Array, shape (n, q)
+        The columns; NaN marks a missing cell (not counted), +-inf fall in the end bins. A dask
+        array is counted chunk by chunk in one pass (:func:`dppca.backends.dask.chunk_totals`):
+        the counts are exact integers, the same for any chunking as in memory, so the same
+        ``rng`` gives the same medians.
     noise : dppca.privacy.composition.GaussianShare
         The release's budget.
     rng : numpy.random.Generator
@@ -267,13 +272,34 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     >>> bool(np.all(np.abs(medians - 5.0) < 0.5))
     True
     """
-    x = np.asarray(values, dtype=float)
-    counts = np.stack([histogram_counts(column[~np.isnan(column)], MEDIAN_EDGES)[0]
-                       for column in x.T])
-    noisy, sigma = noise.release(counts, math.sqrt(2.0 * x.shape[1]), rng, ledger, step)
+    counts = chunk_totals(values, median_counts) if is_dask_array(values) else \
+        median_counts(values)
+    noisy, sigma = noise.release(counts, math.sqrt(2.0 * counts.shape[0]), rng, ledger, step)
     kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
     return np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
                      for row in kept])
+
+
+def median_counts(values) -> np.ndarray:
+    """Counts of each column's observed cells in the bins of :data:`MEDIAN_EDGES` (NaN not counted).
+
+    Parameters
+    ----------
+    values : ndarray, shape (n, q)
+
+    Returns
+    -------
+    ndarray of int64, shape (q, len(MEDIAN_EDGES) - 1)
+        Additive over rows (the dask path sums them over chunks).
+
+    Examples
+    --------
+    >>> median_counts(np.array([[1.0], [np.nan], [np.inf]])).sum(axis=1).tolist()
+    [2]
+    """
+    x = np.asarray(values, dtype=float)
+    return np.stack([histogram_counts(column[~np.isnan(column)], MEDIAN_EDGES)[0]
+                     for column in x.T]).astype(np.int64)
 
 
 def sample_medians(values: np.ndarray) -> np.ndarray:
@@ -290,28 +316,79 @@ def sample_medians(values: np.ndarray) -> np.ndarray:
                      for j in range(x.shape[1])])
 
 
+def binary_dtype(dtype) -> bool:
+    """Whether a column of this dtype is binary with room for a hole: pandas' nullable
+    ``boolean`` or a Categorical of 2 categories (the rank path's binary columns,
+    :func:`dppca.methods.latent_correlation.rank_columns`; a numpy bool column has no hole).
+
+    Examples
+    --------
+    >>> binary_dtype(pd.BooleanDtype()), binary_dtype(pd.CategoricalDtype(["a", "b"]))
+    (True, True)
+    >>> binary_dtype(np.dtype(bool)), binary_dtype(np.dtype(float))
+    (False, False)
+    """
+    return isinstance(dtype, pd.BooleanDtype) or \
+        (isinstance(dtype, pd.CategoricalDtype) and len(dtype.categories) == 2)
+
+
+def binary_codes(column: pd.Series) -> np.ndarray:
+    """Float codes of a column: its values for a numeric one, 0/1 for a binary one
+    (:func:`binary_dtype`: False/True, first/second category); NaN for a missing cell.
+
+    Examples
+    --------
+    >>> binary_codes(pd.Series([True, None, False], dtype="boolean")).tolist()
+    [1.0, nan, 0.0]
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy().astype(float)
+        return np.where(codes < 0, np.nan, codes)
+    if isinstance(column.dtype, pd.BooleanDtype):
+        column = column.astype("Float64")
+    return column.to_numpy(dtype=float, na_value=np.nan)
+
+
 def impute(frame: pd.DataFrame, columns, fill) -> pd.DataFrame:
     """``frame`` with the NaN cells of ``columns`` replaced by ``fill`` (one value per column).
 
     Parameters
     ----------
-    frame : pandas.DataFrame, shape (n, p)
+    frame : pandas.DataFrame or dask.dataframe.DataFrame, shape (n, p)
     columns : list of column labels
-        The columns to fill (numeric).
+        The columns to fill: numeric ones (cast to float64 first, so that a nullable integer
+        column takes a fractional median, whether or not a cell is missing), or binary ones
+        (:func:`binary_dtype`), which take level 1 (True, the second category) for a fill
+        value above 0.5 and level 0 otherwise (the rank path's threshold for binary columns)
+        and keep their dtype.
     fill : array_like, shape (len(columns),)
         The fill values (public or released).
 
     Returns
     -------
     pandas.DataFrame
-        A copy; the other columns are unchanged.
+        A copy (lazy for dask); the other columns are unchanged.
 
     Examples
     --------
     >>> impute(pd.DataFrame({"a": [1.0, np.nan]}), ["a"], [0.5])["a"].tolist()
     [1.0, 0.5]
+    >>> impute(pd.DataFrame({"b": pd.Series([True, None], dtype="boolean")}), ["b"],
+    ...        [0.7])["b"].tolist()
+    [True, True]
     """
-    return frame.fillna({c: float(v) for c, v in zip(columns, fill)})
+    dtypes = {c: frame[c].dtype for c in columns}
+    casts = {c: "float64" for c in columns if not binary_dtype(dtypes[c])}
+    values = {}
+    for c, v in zip(columns, fill):
+        level = int(float(v) > 0.5)
+        if isinstance(dtypes[c], pd.CategoricalDtype) and binary_dtype(dtypes[c]):
+            values[c] = dtypes[c].categories[level]
+        elif binary_dtype(dtypes[c]):
+            values[c] = bool(level)
+        else:
+            values[c] = float(v)
+    return (frame.astype(casts) if casts else frame).fillna(values)
 
 
 def sample_filled(mat: Matrix, keep: bool = False) -> Matrix:

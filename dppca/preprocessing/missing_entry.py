@@ -14,16 +14,20 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._validation import delta_arg, eps_arg, rng_arg
+from ..backends.dask import is_dask_input
 from ..privacy.budget import Ledger
 from ..privacy.composition import GaussianGroup
 from ..privacy.spending import debit, records_outcome
-from .missing import MEDIAN_SHARE, impute, private_medians, resolve_missing, sample_medians
+from .dask_input import read_files
+from .missing import (MEDIAN_SHARE, binary_codes, binary_dtype, impute, private_medians,
+                      resolve_missing, sample_medians)
 
 __all__ = ["Filled", "absorb_medians", "applies_missing_policy", "documents_missing", "fill_missing",
            "policy_applied"]
@@ -163,8 +167,11 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
 
     Parameters
     ----------
-    X : DataFrame, array_like or other input
-        The caller's data (dask collections and files are handed on as they are).
+    X : DataFrame, array_like, dask collection, path to Parquet/CSV files, or other input
+        The caller's data. A dask array, dask DataFrame or file path is filled lazily: its
+        medians are counted chunk by chunk (one pass, nothing gathered) and its NaN cells are
+        replaced by ``fillna`` on the dask DataFrame, which goes on to the function (a dask
+        array goes on as a dask array; files as the dask DataFrame read from them).
     policy : dppca.preprocessing.missing.MissingPolicy
     eps, delta : float or None
         The call's budget; None: NON-PRIVATE sample medians.
@@ -193,24 +200,30 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
     ...              rng=0).fill
     {'a': 0.5}
     """
-    if policy.kind in ("pairwise", "drop") or not _in_memory(X):
-        if policy.kind == "drop" and _in_memory(X):
-            X = _frame(X).dropna()  # add/remove neighbours only (resolve_missing)
+    lazy = is_dask_input(X)
+    # dask and file input: private calls only (the function refuses eps=None from its
+    # arguments, before reading a cell, so nothing is counted for it here)
+    if policy.kind in ("pairwise", "drop") or not (_in_memory(X) or lazy) or \
+            (lazy and (eps is None or delta is None)):
+        if policy.kind == "drop" and (_in_memory(X) or lazy):
+            X = _dropped(X, lazy)  # add/remove neighbours only (resolve_missing)
         return Filled(X, None, eps, delta, {})
-    frame = _frame(X)
-    if not isinstance(frame, pd.DataFrame):
+    frame = _lazy_table(X) if lazy else _frame(X)
+    if frame is None or not (lazy or isinstance(frame, pd.DataFrame)):
         return Filled(X, None, eps, delta, {})
     # Every numeric column, integer ones included: a CSV column reads as int without a hole and
     # as float with one, so choosing by float dtype would release medians only when a cell is
     # missing (a ledger that depends on the data).
-    columns = [c for c in frame.columns if (group is None or not _names(group, c))
-               and _fillable(frame[c].dtype)]
+    # and, in memory, binary columns that can hold a hole (nullable boolean, 2-category
+    # Categorical: the rank path's binary columns), chosen by dtype, never by the cells
+    columns = [c for c in _columns(frame) if (group is None or not _names(group, c))
+               and (_fillable(_dtype(frame, c)) or
+                    (isinstance(frame, pd.DataFrame) and binary_dtype(_dtype(frame, c))))]
     fill = policy.declared(columns)
     todo = np.isnan(fill)
     medians, charged = None, False
     if todo.any():
-        values = frame[[c for c, t in zip(columns, todo) if t]].to_numpy(dtype=float,
-                                                                      na_value=np.nan)
+        values = _values(frame, [c for c, t in zip(columns, todo) if t])
         if eps is None or delta is None:
             fill[todo] = sample_medians(values)  # a NON-PRIVATE call: its own reference
         else:
@@ -221,7 +234,7 @@ def fill_missing(X, policy, *, eps, delta, rng, budget=None, entry="", group=Non
             fill[todo] = private_medians(values, GaussianGroup(eps_m, delta_m).share(1.0),
                                          _spawned(rng), medians)
             eps, delta = eps - eps_m, delta - delta_m
-    frame = impute(frame, columns, fill) if columns else frame
+    frame = _imputed(frame, columns, fill) if columns else frame
     return Filled(frame, medians, eps, delta, dict(zip(columns, fill.tolist())), charged)
 
 
@@ -275,6 +288,66 @@ def absorb_medians(items, medians, policy) -> None:
 
 def _in_memory(X) -> bool:
     return isinstance(X, (pd.DataFrame, pd.Series, np.ndarray, list, tuple))
+
+
+def _lazy_table(X):
+    """Dask or file input as a lazy table: a dask DataFrame (files are read lazily, their header
+    only), or a float64 dask array of known chunk sizes (columns V1..Vp, as
+    :func:`dppca.preprocessing.dask_input.as_dask_matrix` names them); None for an array that
+    the function's own check refuses (not 2-D, not numeric)."""
+    import dask.array as da
+
+    if isinstance(X, (str, os.PathLike)):
+        return read_files(X)
+    if not isinstance(X, da.Array):
+        return X if hasattr(X, "columns") else None  # a dask DataFrame, or refused later
+    if X.ndim != 2 or not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_):
+        return None
+    values = X if not any(np.isnan(c) for c in X.chunks[0]) else X.compute_chunk_sizes()
+    return values.astype(np.float64)
+
+
+def _dropped(X, lazy):
+    """``X`` without its incomplete rows: lazily for dask input (a dask array's chunk sizes
+    become unknown; the lazy input check computes them), else as a DataFrame."""
+    if not lazy:
+        return _frame(X).dropna()
+    table = _lazy_table(X)
+    if table is None:
+        return X  # the function's own check refuses it
+    if hasattr(table, "columns"):
+        return table.dropna()
+    import dask.array as da
+
+    return table[~da.isnan(table).any(axis=1)]
+
+
+def _columns(table) -> list:
+    return list(table.columns) if hasattr(table, "columns") else \
+        [f"V{j + 1}" for j in range(table.shape[1])]
+
+
+def _dtype(table, column):
+    return table[column].dtype if hasattr(table, "columns") else table.dtype
+
+
+def _values(table, columns):
+    """The columns to take medians of, float64 with NaN for a missing cell: an ndarray, or a lazy
+    dask array for dask input (its medians are counted chunk by chunk, never gathered)."""
+    if isinstance(table, pd.DataFrame):
+        return np.column_stack([binary_codes(table[c]) for c in columns])
+    if hasattr(table, "columns"):
+        return table[columns].astype("float64").to_dask_array()
+    return table[:, [int(c[1:]) - 1 for c in columns]]
+
+
+def _imputed(table, columns, fill):
+    """``table`` with the NaN cells of ``columns`` replaced by ``fill`` (lazily for dask)."""
+    if hasattr(table, "columns"):
+        return impute(table, columns, fill)  # pandas or dask DataFrame.fillna
+    import dask.array as da
+
+    return da.where(da.isnan(table), np.asarray(fill, dtype=float)[None, :], table)
 
 
 def _fillable(dtype) -> bool:

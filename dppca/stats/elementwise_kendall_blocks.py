@@ -175,7 +175,13 @@ def _chunk_counts(rows, order, bounds, sign=None, radius=None, xi=None) -> dict:
     return block_kendall_sign_counts(rows, BlockDesign(order, bounds))
 
 
-def dask_block_kendall_tau_matrix(X, design: BlockDesign) -> np.ndarray:
+def _chunk_counts_ties(rows, order, bounds, sign=None, radius=None, xi=None) -> dict:
+    """:func:`_chunk_counts` with NaN cells as ties (the pairwise-present statistic)."""
+    return block_kendall_sign_counts(rows, BlockDesign(order, bounds), missing_as_ties=True)
+
+
+def dask_block_kendall_tau_matrix(X, design: BlockDesign, *,
+                                  missing_as_ties: bool = False) -> np.ndarray:
     """:func:`block_kendall_tau_matrix` of a dask array, chunk by chunk (n beyond memory).
 
     Parameters
@@ -185,6 +191,9 @@ def dask_block_kendall_tau_matrix(X, design: BlockDesign) -> np.ndarray:
         lengths=True)``), finite.
     design : dppca.stats.pair_design.BlockDesign
         The public block design for n rows.
+    missing_as_ties : bool
+        NaN cells are ties (sign 0), as in :func:`block_kendall_sign_counts`; NaN passes
+        unchecked. Default False: X must be finite.
 
     Returns
     -------
@@ -197,7 +206,7 @@ def dask_block_kendall_tau_matrix(X, design: BlockDesign) -> np.ndarray:
     Raises
     ------
     DPPCAValueError
-        If X holds NaN or inf, or a block has fewer than 2 rows.
+        If X holds NaN or inf (unless ``missing_as_ties``), or a block has fewer than 2 rows.
 
     See Also
     --------
@@ -218,7 +227,8 @@ def dask_block_kendall_tau_matrix(X, design: BlockDesign) -> np.ndarray:
     from ..backends.dask import dask_block_kendall
 
     totals: dict = {}
-    for part in dask_block_kendall(X, design, _chunk_counts):
+    chunk = _chunk_counts_ties if missing_as_ties else _chunk_counts
+    for part in dask_block_kendall(X, design, chunk, missing=missing_as_ties):
         for size, counts in part.items():
             totals[size] = totals.get(size, 0) + counts
     return _weighted(totals, design.n)
