@@ -64,9 +64,9 @@ import provenance
 
 K, DELTA = 2, 1e-5
 PATHS = {"gdppca": {}, "standardized": {"standardize": True}, "rank": {"standardize": "rank"}}
-#: Whether the path's directions have a pairwise-present form (the same public rule as
-#: dp_pc_dir's: g-DPPCA without private scales, and the rank path).
-PAIRWISE = {"gdppca": True, "standardized": False, "rank": True}
+#: The path's pairwise-present form, if any (resolve_missing's ``pairwise``, the same public
+#: rule as dp_pc_dir's: g-DPPCA without private scales, and the rank path).
+PAIRWISE = {"gdppca": "gdppca", "standardized": False, "rank": "rank"}
 EPS_GRID, RATES, KINDS = (0.5, 1.0, 2.0, 4.0), (0.05, 0.15, 0.30), ("MCAR", "MAR")
 
 

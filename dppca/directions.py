@@ -42,19 +42,21 @@ GAUSSIAN_METHODS = ("gdppca", "rank")
 RANK = "rank"
 
 
-def _pairwise_directions(arguments) -> bool:
-    """Whether the call's directions are a Kendall's tau that can skip a cell (public arguments)."""
+def _pairwise_directions(arguments):
+    """The Kendall's tau of the call's directions that can skip a cell (public arguments):
+    ``"rank"``, ``"gdppca"`` or False (``resolve_missing``'s ``pairwise``)."""
     standardize, method = arguments.get("standardize", False), arguments.get("method")
     if (isinstance(standardize, str) and standardize == RANK) or method == RANK:
-        return True
+        return RANK
     g_dppca = arguments.get("g_dppca")
     if g_dppca is None:
         g_dppca = arguments.get("eps") is not None or arguments.get("delta") is not None
     if (method or ("gdppca" if g_dppca is True else None)) != "gdppca":
         return False
     scale = arguments.get("scale")
-    return standardize is False or (scale is not None and not isinstance(scale, ColumnScales)
-                                    and fully_declared(scale, _header(arguments.get("X"))))
+    return "gdppca" if standardize is False or (
+        scale is not None and not isinstance(scale, ColumnScales)
+        and fully_declared(scale, _header(arguments.get("X")))) else False
 
 
 def _header(X) -> list:
@@ -173,11 +175,14 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     missing : {"auto", "pairwise", "median", "drop"}, float or dict
         What a NaN cell means (a public policy; :mod:`dppca.preprocessing.missing`); +-inf
         cells are extreme values, never refused. "auto" (default): "pairwise" for g-DPPCA
-        without private scales and for the rank path (a pair of rows uses the coordinates both
-        observe; complete data give the same statistic; the rank path also releases its
-        present-row counts, always), "median" otherwise (private column medians from a tenth of
-        the budget, then imputation). A number or ``{column: value}`` declares public fill
-        values (free). "drop" needs add/remove neighbours (it changes n).
+        without private scales (a pair of rows uses the coordinates both observe; complete
+        data give the same statistic), "median" otherwise, the rank path included (private
+        column medians from a tenth of the budget, then imputation; on the rank path they keep
+        every pair of rows, where "pairwise" keeps a share (1 - q)^4 per tau entry at a missing
+        rate q: :func:`dppca.preprocessing.missing.resolve_missing`). "pairwise" on the rank
+        path, when asked for, also releases its present-row counts, always. A number or
+        ``{column: value}`` declares public fill values (free). "drop" needs add/remove
+        neighbours (it changes n).
     neighbouring : {"replace", "add_remove"}
         The neighbouring relation (public, on the ledger). ``"replace"`` (default): one row
         replaced, n public. ``"add_remove"``: one row added or removed, n private: the call

@@ -35,6 +35,8 @@ def frames():
 ENTRY_POINTS = {
     "gdppca": lambda X: dp_pc_dir(X, 2, eps=1, delta=1e-5, rng=3),
     "rank": lambda X: dp_pc_dir(X, 2, standardize="rank", eps=1, delta=1e-5, rng=3),
+    "rank_pairwise": lambda X: dp_pc_dir(X, 2, standardize="rank", eps=1, delta=1e-5, rng=3,
+                                         missing="pairwise"),
     "analyze_gauss": lambda X: dp_pc_dir(X, 2, method="analyze_gauss", eps=1, delta=1e-5, rng=3),
     "standardized": lambda X: dp_pc_dir(X, 2, standardize=True, eps=1, delta=1e-5, rng=3),
     "scree": lambda X: dp_scree(X, 2, eps=2, delta=1e-5, rng=3),
@@ -104,6 +106,28 @@ def test_policy_errors_come_from_the_arguments():
     with pytest.raises(DPPCAValueError, match="`missing` must be one of"):
         resolve_missing("zero", entry="dp_score")
     assert resolve_missing("drop", entry="dp_pc_dir", neighbouring="add_remove").kind == "drop"
+    with pytest.raises(DPPCAValueError, match="`pairwise` must be"):
+        resolve_missing("auto", entry="dp_pc_dir", pairwise=True)
+
+
+@pytest.mark.parametrize(("call", "default"), [
+    (dict(standardize="rank"), "median"),      # the rank path: private medians
+    (dict(method="rank"), "median"),
+    ({}, "pairwise"),                          # g-DPPCA in raw units: pairwise present
+    (dict(standardize=True), "median"),        # private scales need every cell
+])
+def test_auto_is_the_rank_paths_medians_and_g_dppcas_pairwise(frames, call, default):
+    """missing="auto" is the same call as the policy it names (same seed: the same draws, the
+    same directions and ledger rows), and "pairwise" stays available on the rank path."""
+    _, holes, _ = frames
+    auto = dp_pc_dir(holes, 2, eps=1, delta=1e-5, rng=3, **call)
+    named = dp_pc_dir(holes, 2, eps=1, delta=1e-5, rng=3, missing=default, **call)
+    assert auto.missing == f"{named.missing} (auto)"
+    np.testing.assert_array_equal(auto.directions.to_numpy(), named.directions.to_numpy())
+    assert auto.ledger.to_frame()["step"].tolist() == named.ledger.to_frame()["step"].tolist()
+    if call.get("standardize") == "rank":
+        asked = dp_pc_dir(holes, 2, eps=1, delta=1e-5, rng=3, missing="pairwise", **call)
+        assert asked.missing == "pairwise present"
 
 
 def test_count_sensitivity_is_attained_by_a_complete_row_replaced_by_an_empty_one():
@@ -119,8 +143,8 @@ def test_count_sensitivity_is_attained_by_a_complete_row_replaced_by_an_empty_on
         assert np.linalg.norm(diff) <= present_count_sensitivity(p) + 1e-12
 
 
-def test_rank_path_at_15_percent_mcar_is_accurate():
-    """Gaussian simulation, n = 4000, p = 6, eps = 2, 15% MCAR, 5 seeds.
+def test_rank_path_pairwise_at_15_percent_mcar_is_accurate():
+    """Gaussian simulation, n = 4000, p = 6, eps = 2, 15% MCAR, 5 seeds, missing="pairwise".
 
     The pairwise-present entry keeps the pairs whose two rows observe both columns, a share
     (1 - 0.15)^4 = 0.52, so the tau noise (sd 2 p / (n mu sqrt(0.85)), mu = 0.5 at eps = 2) is
@@ -139,7 +163,8 @@ def test_rank_path_at_15_percent_mcar_is_accurate():
     holes[rng.random(x.shape) < 0.15] = np.nan
     errors, values = [], []
     for seed in range(5):
-        fit = dp_pc_dir(holes, 1, standardize="rank", eps=2, delta=1e-5, rng=seed)
+        fit = dp_pc_dir(holes, 1, standardize="rank", eps=2, delta=1e-5, rng=seed,
+                        missing="pairwise")
         errors.append(sin_theta(fit.directions.to_numpy(), truth.directions.to_numpy()))
         values.append(np.asarray(fit.eigenvalues)[0])
     assert np.mean(errors) < 0.05
@@ -186,7 +211,7 @@ def test_rank_pairwise_present_over_a_block_design():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = dp_pc_dir(holed, 1, standardize="rank", eps=4.0, delta=1e-5, rng=3,
-                           design="incomplete", pairs_per_row=15)
+                           design="incomplete", pairs_per_row=15, missing="pairwise")
         reference = dp_pc_dir(x, 1, standardize="rank", g_dppca=False)
     steps = result.ledger.to_frame()["step"].tolist()
     assert steps[0].startswith("directions: elementwise Kendall's tau, pairwise present")

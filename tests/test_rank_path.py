@@ -149,7 +149,7 @@ def test_nonprivate_reference_is_the_latent_correlation_pca(gaussian):
 
 
 # missing=0.0 below: a declared fill value, a no-op on complete data, pins the complete-data
-# release (the default "pairwise" also releases the present-row counts).
+# release (the default, private column medians, also releases the medians).
 def test_same_seed_same_output_and_ledger_sums_to_the_budget(gaussian):
     first = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=11, missing=0.0)
     second = dp_pc_dir(gaussian, 2, standardize="rank", eps=1.5, delta=1e-6, rng=11, missing=0.0)

@@ -52,8 +52,9 @@ def applies_missing_policy(entry: str, pairwise=None):
     entry : str
         The public function's name (for the policy and the budget log).
     pairwise : callable, optional
-        ``pairwise(arguments) -> bool``: whether the call (its bound public arguments) has a
-        pairwise-present statistic; default: never.
+        ``pairwise(arguments) -> {False, "gdppca", "rank"}``: the call's pairwise-present
+        statistic, from its bound public arguments (``resolve_missing``'s ``pairwise``);
+        default: none.
 
     Returns
     -------
@@ -91,7 +92,7 @@ def applies_missing_policy(entry: str, pairwise=None):
             bound = signature.bind(*args, **kwargs)
             arguments = bound.arguments
             policy = resolve_missing(arguments.get("missing", "auto"), entry=entry,
-                                     pairwise=bool(pairwise and pairwise(arguments)),
+                                     pairwise=pairwise(arguments) if pairwise else False,
                                      neighbouring=arguments.get("neighbouring", "replace"))
             arguments["missing"] = policy
             with policy_applied():

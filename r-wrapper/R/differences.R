@@ -24,7 +24,7 @@
 #' | `print()` of [dp_pc_dir()] | the matrix | the matrix plus a one-line privacy footer; `summary()` gives the full summary | the guarantee travels with the numbers |
 #' | `cpp.option` | chooses the C++ code | accepted and ignored | the Python core is always fast |
 #' | `seed`, `calibration`, `noise`, `nonprivate` | absent | added | reproducibility and privacy options |
-#' | `NA` cells of `X` | no policy | a public `missing =` policy on every private function (default `"auto"`: pairwise-present Kendall's tau for the directions, private column medians elsewhere, on the ledger); never an error | a refusal or a result that depended on where the holes are would reveal them |
+#' | `NA` cells of `X` | no policy | a public `missing =` policy on every private function (default `"auto"`: pairwise-present Kendall's tau for g-DPPCA's directions, private column medians elsewhere (the rank path included), on the ledger); never an error | a refusal or a result that depended on where the holes are would reveal them |
 #' | neighbouring datasets | one row replaced, n public | `neighbouring = "replace"` (the same) or `"add_remove"` (n private, a noisy count on the ledger) | data whose row count is itself sensitive |
 #'
 #' @name dppcapy-differences

@@ -58,9 +58,9 @@
 #'   with every column declared no scale is released.
 #' @param missing What an `NA` (or `NaN`) cell of `X` means: a public policy, chosen from the
 #'   arguments alone and never a refusal, so that the ledger and every message are the same
-#'   whichever cells are missing. `"auto"` (default): `"pairwise"` for the Kendall's tau
-#'   directions (g-DPPCA without private scales, the rank path), `"drop"` under
-#'   `neighbouring = "add_remove"`, `"median"` otherwise. `"pairwise"`: a pair of rows uses
+#'   whichever cells are missing. `"auto"` (default): `"pairwise"` for g-DPPCA's directions
+#'   without private scales, `"drop"` under `neighbouring = "add_remove"`, `"median"`
+#'   otherwise, the rank path included (its medians keep every pair of rows). `"pairwise"`: a pair of rows uses
 #'   the coordinates both observe (complete data give the same statistic; the rank path also
 #'   releases its present-row counts and rescales each tau entry by them; g-DPPCA's
 #'   off-diagonal entries shrink by the share of pairs observing both coordinates).

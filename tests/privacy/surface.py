@@ -124,6 +124,9 @@ def rank_entry_points(full: bool = False) -> dict:
     rank = dict(eps=EPS, delta=DELTA, rng=1, standardize="rank")
     calls = {
         "dp_pc_dir[standardize=rank]": lambda X, g: dp_pc_dir(X, 2, **rank),
+        # "auto" is private medians on the rank path; pairwise present when asked for
+        "dp_pc_dir[standardize=rank, pairwise]": lambda X, g: dp_pc_dir(X, 2, missing="pairwise",
+                                                                         **rank),
         "dp_scree[standardize=rank]": lambda X, g: dp_scree(X, 2, **rank),
         "dp_score[standardize=rank]": lambda X, g: dp_score(X, **rank),
         "DPPCA.fit[standardize=rank]": lambda X, g: DPPCA(n_components=2, eps=EPS, delta=DELTA,
