@@ -42,9 +42,11 @@ from statistics import NormalDist
 
 from .._validation import DPPCAValueError, option_arg
 
-__all__ = ["ADD_REMOVE", "COUNT_DELTA_SHARE", "COUNT_SHARE", "LABELS", "NEIGHBOURINGS",
-           "PrivateCount", "REPLACE", "RowBounds", "add_remove_unsupported", "count_bounds",
-           "neighbouring_arg", "relation_label", "release_row_count", "row_bounds"]
+__all__ = ["ADD_REMOVE", "COUNT_DELTA_SHARE", "COUNT_SHARE", "GroupRemainder", "LABELS",
+           "NEIGHBOURINGS", "PrivateCount", "REPLACE", "RowBounds", "add_remove_unsupported",
+           "count_bounds", "count_first", "count_notes", "documents_neighbouring", "neighbouring_arg",
+           "observations_label", "pair_rows", "relation_label", "release_row_count",
+           "row_bounds"]
 
 REPLACE, ADD_REMOVE = "replace", "add_remove"
 #: ``neighbouring=`` choices.
@@ -60,6 +62,52 @@ LABELS = {REPLACE: "replace-one (n public)", ADD_REMOVE: "add/remove (n private)
 COUNT_SHARE = 0.05
 #: Share of the call's delta that the bounds [n_lo, n_hi] may fail with (delta_n, two-sided).
 COUNT_DELTA_SHARE = 0.05
+
+
+#: The ``neighbouring`` parameter paragraph of an entry point that refuses add/remove.
+_REFUSED_DOC = """The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` and :func:`dppca.dp_scree` cover
+        it."""
+
+#: The paragraph of an entry point that covers add/remove (``{covered}``: what it covers).
+_COVERED_DOC = """The neighbouring relation (public, on the ledger). ``"replace"`` (default): one
+        row replaced, n public. ``"add_remove"``: one row added or removed, n private: the call
+        first releases n (:func:`dppca.privacy.neighbouring.release_row_count`, 5% of the
+        Gaussian-DP budget) and every later sensitivity is its add/remove bound at a public
+        lower bound of n; outputs print the noisy n. Covered: {covered}; anything else is
+        refused from the arguments alone."""
+
+
+def documents_neighbouring(covered: str | None = None):
+    """Decorator: put the ``neighbouring`` paragraph where a docstring says ``{neighbouring_doc}``.
+
+    Parameters
+    ----------
+    covered : str, optional
+        What the entry point covers under add/remove neighbours (e.g. "the clipped method");
+        None: it refuses ``"add_remove"``.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function itself, its docstring filled.
+
+    Examples
+    --------
+    >>> @documents_neighbouring()
+    ... def f():
+    ...     "neighbouring : {neighbouring_doc}"
+    >>> f.__doc__.startswith("neighbouring : The neighbouring relation (public). Only")
+    True
+    """
+    text = _REFUSED_DOC if covered is None else _COVERED_DOC.format(covered=covered)
+
+    def decorate(function):
+        if function.__doc__:
+            function.__doc__ = function.__doc__.replace("{neighbouring_doc}", text)
+        return function
+    return decorate
 
 
 def neighbouring_arg(value) -> str:
@@ -281,3 +329,177 @@ def release_row_count(n: int, share, rng, ledger, failure: float) -> PrivateCoun
         ledger.record("row count: public bounds n_lo, n_hi (failure probability)",
                       "tail bound of the count's noise", 0.0, "L2", sigma, 0.0, failure)
     return count
+
+
+def observations_label(ledger) -> str:
+    """The summary key of n: "No. Observations", or "No. Observations (noisy)" when n is private.
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> observations_label(ledger)
+    'No. Observations'
+    >>> ledger.neighbouring = LABELS[ADD_REMOVE]
+    >>> observations_label(ledger)
+    'No. Observations (noisy)'
+    """
+    noisy = ledger is not None and ledger.neighbouring == LABELS[ADD_REMOVE]
+    return "No. Observations (noisy)" if noisy else "No. Observations"
+
+
+def pair_rows(m: int, rows: RowBounds | None, min_rows: int = 4) -> tuple[int, int]:
+    """(pairs for the sensitivity, pairs for the rounding slack) of m disjoint random pairs.
+
+    Parameters
+    ----------
+    m : int
+        floor(n / 2), the pairs drawn (private under add/remove).
+    rows : RowBounds or None
+        None: replace-one, (m, m). Else the add/remove bounds (n_lo + 1, n_hi).
+    min_rows : int
+        The fewest rows the entry point accepts (public; neighbours below it are refused).
+
+    Returns
+    -------
+    tuple of int
+        Add/remove: (floor(max(n_lo, min_rows) / 2), floor(n_hi / 2)).
+
+    Notes
+    -----
+    Disjoint pairs are a uniform random maximum matching of the rows (a random permutation,
+    consecutive pairs; with n odd the one row left over is uniform). Couple D (n rows) and
+    D+ = D plus a row x: with n odd, D's left-over row u is paired with x in D+ (uniform, since u
+    is); with n even, pick y uniform in D + x, leave y out and, when y != x, pair x with y's
+    partner. The coupled pairings differ by one pair added (n odd) or one pair value replaced
+    (n even), so a mean of values in [0, C] over the pairs moves by at most C / floor(n / 2),
+    n the smaller data set's rows (a replaced pair: C / m with m = floor(n / 2) pairs; an
+    added one: C / (m + 1)); mixing over a coupling keeps an (eps, delta) bound (each coupled
+    draw is (eps, delta)-close, and the bound is linear in the probabilities). The bound falls
+    with n; it is evaluated at max(n_lo, min_rows) <= n on the count's good event (data sets
+    below ``min_rows`` rows are refused). Each histogram count of the pair values moves by at
+    most 1 per replaced or added pair, as under replace-one.
+
+    Examples
+    --------
+    >>> pair_rows(500, None), pair_rows(500, RowBounds(951.0, 1051))
+    ((500, 500), (475, 525))
+    """
+    if rows is None:
+        return m, m
+    lower = int(rows.sensitivity_rows) - 1
+    return max(lower, min_rows) // 2, int(rows.slack_rows) // 2
+
+
+class GroupRemainder:
+    """The part of a Gaussian-DP group left after the row count: a group of its own whose
+    shares are recorded as shares of the whole.
+
+    Parameters
+    ----------
+    parent : dppca.privacy.GaussianGroup
+        The call's group (count included).
+    fraction : float in (0, 1)
+        The remainder's share of the parent's mu^2 (1 - :data:`COUNT_SHARE`).
+
+    Notes
+    -----
+    A release with a ``fraction`` f of this group gets f x ``fraction`` of the parent's mu^2,
+    so releases whose shares of the remainder sum to at most 1 and the count together use at
+    most the parent's mu^2 (Gaussian-DP composition).
+
+    Examples
+    --------
+    >>> from dppca.privacy import GaussianGroup
+    >>> parent = GaussianGroup(1.0, 1e-5)
+    >>> rest = GroupRemainder(parent, 0.95)
+    >>> round(rest.share(0.5).fraction, 4), round(rest.mu / parent.mu, 4)
+    (0.475, 0.9747)
+    """
+
+    def __init__(self, parent, fraction: float):
+        self.parent, self.fraction = parent, float(fraction)
+        self.calibration = parent.calibration
+        self.mu = math.sqrt(self.fraction) * parent.mu
+        self.eps, self.delta = parent.standalone(self.fraction)
+
+    def share(self, fraction):
+        """A share of the remainder, as a share of the parent."""
+        return self.parent.share(self.fraction * float(fraction))
+
+    def standalone(self, fraction) -> tuple[float, float]:
+        """(eps, delta) of a share of the remainder alone (see GaussianGroup.standalone)."""
+        return self.parent.standalone(self.fraction * float(fraction))
+
+    def fraction_of(self, sensitivity, sigma) -> float:
+        """Share of the remainder's mu^2 used by a Gaussian release."""
+        return self.parent.fraction_of(sensitivity, sigma) / self.fraction
+
+    def absorb(self, releases, ledger) -> float:
+        """Record Gaussian releases as shares of the parent; their total share of the remainder."""
+        total = self.parent.absorb(releases, ledger)
+        return total / self.fraction
+
+
+def count_first(n: int, eps: float, delta: float, calibration: str, rng, ledger):
+    """Release n first and hand back the rest of the call's Gaussian-DP group.
+
+    Parameters
+    ----------
+    n : int
+        The private number of rows.
+    eps, delta : float
+        The Gaussian-DP part of the call's budget.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration of the group.
+    rng : numpy.random.Generator
+        Source of the count's noise.
+    ledger : Ledger
+        The call's ledger; its ``neighbouring`` becomes "add/remove (n private)".
+
+    Returns
+    -------
+    count : PrivateCount
+    rest : GroupRemainder
+        1 - :data:`COUNT_SHARE` of the group of (eps, delta - delta_n).
+
+    Notes
+    -----
+    Privacy: the group is (eps, delta - delta_n) with delta_n = :data:`COUNT_DELTA_SHARE`
+    delta the bounds' failure probability (a ledger row of its own), so the call is
+    (eps, delta)-DP under add/remove neighbours when every later release's sensitivity holds at
+    the bounds (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> count, rest = count_first(800, 1.0, 1e-5, "analytic", np.random.default_rng(0), ledger)
+    >>> count.lower < 800 < count.upper, len(ledger), round(rest.fraction, 2)
+    (True, 2, 0.95)
+    """
+    from .composition import GaussianGroup
+
+    failure = COUNT_DELTA_SHARE * delta
+    group = GaussianGroup(eps, delta - failure, calibration)
+    ledger.neighbouring = LABELS[ADD_REMOVE]
+    count = release_row_count(n, group.share(COUNT_SHARE), rng, ledger, failure)
+    return count, GroupRemainder(group, 1.0 - COUNT_SHARE)
+
+
+def count_notes(count: PrivateCount | None) -> list[str]:
+    """The summary note of an add/remove call's count (none under replace-one).
+
+    Examples
+    --------
+    >>> count_notes(None)
+    []
+    >>> count_notes(count_bounds(1000.4, 10.0, 1e-6))[0][:41]
+    'Add/remove neighbours: n is private; No. '
+    """
+    if count is None:
+        return []
+    return [f"Add/remove neighbours: n is private; No. Observations is the noisy count (sd "
+            f"{count.sigma:.3g}); every sensitivity is taken at its public lower bound "
+            f"n_lo = {count.lower} (failure probability {count.failure:.2g}, in delta)."]
