@@ -171,7 +171,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         Bad data (non-numeric, NaN/inf, fewer than 4 rows), k outside [1, p], eps or delta
         missing or out of range, unknown or repeated methods, controls for methods not
         requested or of the wrong type, non-bool flags, unknown calibration, directions that
-        do not match X or exceed the budget.
+        do not match X or exceed the budget; ``neighbouring="add_remove"`` with what it does
+        not cover (:func:`check_add_remove_scree`; from the arguments alone).
 
     See Also
     --------
@@ -304,7 +305,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     shares = scree_shares(n_public, rest, len(methods), group.mu, k < mat.p, centre)
     trace, trace_sd, anchor, trace_bias = private_trace(values, pairs, group, shares, generator,
                                                          shared, centre, rows)
-    trace = min(trace, given.variance_bound(dirs.scale))  # post-processing: a public bound
+    # post-processing: a public bound (at max(n_lo, 4) rows under add/remove: n private)
+    trace = min(trace, given.variance_bound(dirs.scale, None if count is None else
+                                            max(count.lower, 4)))
     scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = shares.method
     fits, ledgers = {}, {}
