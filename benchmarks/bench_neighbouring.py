@@ -107,7 +107,7 @@ def _error(x, reference, method, eps, seed, relation, entry) -> tuple[float, flo
             result = dp_scree(x, K, eps=eps, delta=DELTA, rng=seed, neighbouring=relation,
                               **SCREE_METHODS[method])
             values = result.scree.iloc[:, 0].to_numpy()
-            if method != "rank":  # the values' estimand: the variances along the released directions
+            if method != "rank":  # the values' estimand: variances along the released directions
                 scores = x.to_numpy(float) @ result.directions.to_numpy()
                 reference = np.var(scores, axis=0, ddof=1)
             return (float(np.mean(np.abs(values - reference) / reference)),
@@ -132,7 +132,8 @@ def table(eps_values, seeds, max_rows, entry="dp_pc_dir", names=None) -> list[st
     """``seeds``: {method: seeds per cell}; ``names``: the data sets (default all)."""
     metric = "err" if entry == "dp_scree" else "sin"
     lines = [f"{'data set':<22}{'n':>7}{'p':>4}  {'method':<8}{'eps':>5}{metric + ' replace':>13}"
-             f"{metric + ' add/rem':>13}{'ratio':>7}{'+-2se':>7}{'noise ratio':>13}  verdict (<= {TARGET})"]
+             f"{metric + ' add/rem':>13}{'ratio':>7}{'+-2se':>7}{'noise ratio':>13}"
+             f"  verdict (<= {TARGET})"]
     ratios = []
     for name, x in datasets(max_rows).items():
         if names and name not in names:
@@ -150,7 +151,8 @@ def table(eps_values, seeds, max_rows, entry="dp_pc_dir", names=None) -> list[st
                              f"{ar_sd / rep_sd:>13.4f}  "
                              f"{'ok' if ratio <= TARGET else 'MISSED'}")
                 print(lines[-1], flush=True)
-    lines.append(f"cells: {len(ratios)}; ratio of mean {'error' if entry == 'dp_scree' else 'sin-theta'}: median {np.median(ratios):.3f}, "
+    measure = "error" if entry == "dp_scree" else "sin-theta"
+    lines.append(f"cells: {len(ratios)}; ratio of mean {measure}: median {np.median(ratios):.3f}, "
                  f"max {max(ratios):.3f}; within {TARGET}: {sum(r <= TARGET for r in ratios)}"
                  f"/{len(ratios)}")
     return lines

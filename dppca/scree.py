@@ -48,8 +48,9 @@ from .scree_rank import rank_scree
 from .privacy.spending import debit, records_outcome
 from .preprocessing.schema import declared_input
 from .preprocessing.missing_entry import applies_missing_policy, documents_missing
-from .privacy.neighbouring import (ADD_REMOVE, add_remove_unsupported, count_first, count_notes,
-                                   documents_neighbouring, neighbouring_arg)
+from .privacy.counted_group import count_first, count_notes
+from .privacy.neighbouring import (ADD_REMOVE, add_remove_unsupported, documents_neighbouring,
+                                   neighbouring_arg)
 
 
 
@@ -63,7 +64,7 @@ _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 SCREE_ADD_REMOVE = ("the clipped method with g-DPPCA directions computed in the call (raw data, "
                     "or every scale declared public; complete design; proofs in "
                     ":func:`dppca.estimators.pair_means.pair_release_sensitivity` and "
-                    ":func:`dppca.privacy.neighbouring.pair_rows`) and standardize='rank'")
+                    ":func:`dppca.privacy.counted_group.pair_rows`) and standardize='rank'")
 
 
 # ----------------------------------------------------------------------------- dp_scree
@@ -222,7 +223,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       :func:`dppca.estimators.pair_means.pair_release_sensitivity`); the trace's clipped
       disjoint-pair mean C_T / floor(max(n_lo, 4) / 2) and its histograms sqrt(2), the
       clip histograms sqrt(2k) (a coupling of the random pairings adds or replaces one pair
-      value, :func:`dppca.privacy.neighbouring.pair_rows`). Every public branch (budget
+      value, :func:`dppca.privacy.counted_group.pair_rows`). Every public branch (budget
       shares, tuning gates, the clip choice's noise) reads n_lo + 1, never n; the result
       prints the noisy count.
 

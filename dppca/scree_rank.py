@@ -27,8 +27,8 @@ from .preprocessing import as_matrix
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
 from .privacy.accuracy import AccuracyReport
-from .privacy.neighbouring import (ADD_REMOVE, add_remove_unsupported, count_first, count_notes,
-                                   neighbouring_arg)
+from .privacy.counted_group import count_first, count_notes
+from .privacy.neighbouring import ADD_REMOVE, add_remove_unsupported, neighbouring_arg
 from .privacy.spending import debit
 from .results.directions import PCDirections
 from .results.scree_rank import (RANK_METHOD, RankBound, RankScreeFit, RankScreeResult,
@@ -205,7 +205,7 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     count : dppca.privacy.neighbouring.PrivateCount, optional
         Add/remove neighbours: the released row count (on ``ledger`` already); the tau
         release's sensitivity is taken at its bounds and every output prints its noisy n.
-    group : dppca.privacy.neighbouring.GroupRemainder, optional
+    group : dppca.privacy.counted_group.GroupRemainder, optional
         With ``count``: the rest of the call's Gaussian-DP group, all of it for the tau release.
 
     Returns

@@ -15,7 +15,8 @@ from dppca.methods.add_remove import (add_remove_fit, kendall_add_remove_sensiti
                                       rank_tau_add_remove_sensitivity)
 from dppca.preprocessing.drop_rows import drop_incomplete_rows
 from dppca.privacy import GaussianGroup, Ledger
-from dppca.privacy.neighbouring import COUNT_DELTA_SHARE, COUNT_SHARE, count_first
+from dppca.privacy.counted_group import count_first
+from dppca.privacy.neighbouring import COUNT_DELTA_SHARE, COUNT_SHARE
 from dppca.score_plot import dp_score_plot
 from dppca.sklearn import DPPCA
 
@@ -213,7 +214,7 @@ def test_scree_sensitivities_are_their_add_remove_bounds_at_the_count(data):
     # The call draws its count first from the seed's generator, so the same draw here gives the
     # bounds n_lo, n_hi it used; each ledger row must be its proved bound there.
     from dppca.estimators.pair_means import pair_release_sensitivity, paired_mean_sensitivity
-    from dppca.privacy.neighbouring import pair_rows
+    from dppca.privacy.counted_group import pair_rows
 
     result = dp_scree(data, 2, eps=EPS, delta=DELTA, rng=5, neighbouring="add_remove")
     count, _ = count_first(N, EPS, DELTA, "analytic", np.random.default_rng(5), Ledger(EPS, DELTA))

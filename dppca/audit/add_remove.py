@@ -25,7 +25,8 @@ from ..estimators.clip_choice import clip_edges
 from ..estimators.pair_means import (clipped_paired_statistic, dp_clipped_mean,
                                      dp_clipped_paired_mean, normalised_pair_statistic,
                                      pair_release_sensitivity, paired_mean_sensitivity)
-from ..privacy.neighbouring import RowBounds, pair_rows
+from ..privacy.counted_group import pair_rows
+from ..privacy.neighbouring import RowBounds
 from ..privacy.quantiles import dp_histogram_counts, histogram_counts
 from ..stats.pair_statistics import paired_squares
 from ..stats.paired_differences import random_pairs
@@ -154,7 +155,7 @@ def _pairs_context(D, rng):
 def coupled_pairs(X, c) -> tuple[np.ndarray, np.ndarray]:
     """The pairing of a neighbour X coupled with the base data set's (``c["base"]``, ``c["pairs"]``).
 
-    The coupling of :func:`dppca.privacy.neighbouring.pair_rows`: X is the base, the base with a
+    The coupling of :func:`dppca.privacy.counted_group.pair_rows`: X is the base, the base with a
     row appended (index n), or the base without one row r. Added to n odd rows: the left-over row
     is paired with the new one. Added to n even rows: the coupling's uniform y is the first pair's
     first row (the proof covers every y), which leaves while the new row takes its place.

@@ -150,7 +150,7 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
     m : int, optional
         The public number of values per column the clipping bias is divided by (default
         ``w.shape[0]``, public under replace-one; under add/remove a public lower bound of it,
-        :func:`dppca.privacy.neighbouring.pair_rows`, so the choice is post-processing of the
+        :func:`dppca.privacy.counted_group.pair_rows`, so the choice is post-processing of the
         noisy counts and public numbers only).
 
     Returns

@@ -328,7 +328,7 @@ def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
         Ledger label.
     pairs : tuple of int, optional
         Add/remove neighbours: (pairs for the sensitivity, pairs for the rounding slack) from
-        :func:`dppca.privacy.neighbouring.pair_rows`. None: (m, m), replace-one.
+        :func:`dppca.privacy.counted_group.pair_rows`. None: (m, m), replace-one.
 
     Returns
     -------
@@ -340,7 +340,7 @@ def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
     moves by at most 1/m: Gaussian mechanism with sensitivity (1/m) mean_inflation(m) (the
     rounding slack of a computed mean, :func:`dppca.stats.pair_statistics.mean_inflation`), then
     times C. nan values (never produced from finite data) count as C. Add/remove: the coupled
-    pairings differ by one pair replaced or added (:func:`dppca.privacy.neighbouring.pair_rows`),
+    pairings differ by one pair replaced or added (:func:`dppca.privacy.counted_group.pair_rows`),
     so the mean moves by at most 1 / m_lo, m_lo = floor(max(n_lo, 4) / 2), plus twice a computed
     mean's rounding error at the larger m_hi (increasing in m):
     1 / m_lo + (mean_inflation(m_hi) - 1) / m_hi.

@@ -15,7 +15,8 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
-from ..privacy.neighbouring import pair_rows, row_bounds
+from ..privacy.counted_group import pair_rows
+from ..privacy.neighbouring import row_bounds
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
 from .clip_choice import TRACE_LOG2_RANGE, TailBias, dp_clip_choice, near_tail_size
@@ -98,7 +99,7 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None,
 
     Under add/remove neighbours (``rows``, the count's :class:`dppca.privacy.neighbouring.RowBounds`)
     every use of the number of pairs m takes its public bounds
-    (:func:`dppca.privacy.neighbouring.pair_rows`): the clipped mean's sensitivity
+    (:func:`dppca.privacy.counted_group.pair_rows`): the clipped mean's sensitivity
     (:func:`dppca.estimators.pair_means.dp_clipped_paired_mean`) and the clip choice's noise sd
     and bias denominator; the histograms keep L2 sensitivity sqrt(2) (a coupled pairing adds
     or replaces one pair value: at most two counts move by 1).
@@ -154,7 +155,7 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
     :class:`dppca.privacy.neighbouring.RowBounds`) the U-statistics' sensitivity is their
     add/remove bound (:func:`dppca.estimators.pair_means.pair_release_sensitivity`), the tuning
     histograms keep sqrt(2k) (a coupled pairing adds or replaces one pair value per component,
-    :func:`dppca.privacy.neighbouring.pair_rows`), and every public branch and noise sd reads
+    :func:`dppca.privacy.counted_group.pair_rows`), and every public branch and noise sd reads
     the public bounds of n and m, never the private n.
     """
     k = scores.shape[1]

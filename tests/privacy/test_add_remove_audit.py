@@ -103,7 +103,7 @@ def test_the_search_sees_the_scree_bounds(name):
 
 def test_an_uncoupled_pairing_breaks_the_trace_bound():
     # The trace's bound rests on coupling the random pairings of neighbours
-    # (dppca.privacy.neighbouring.pair_rows): pairing a neighbour's rows afresh (here by
+    # (dppca.privacy.counted_group.pair_rows): pairing a neighbour's rows afresh (here by
     # position, as if the pairing ignored which row was added or removed) moves many pair values
     # and can exceed the claim, so the coupled statistic is what the audit must check.
     import numpy as np
