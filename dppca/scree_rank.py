@@ -117,8 +117,8 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     (Han & Liu 2012); PVE over its trace p (public). Under add/remove neighbours the count and
     the tau release form one Gaussian-DP group of (eps, delta - delta_n), delta_n the count
     bounds' failure probability (:mod:`dppca.privacy.neighbouring`); the intervals' sampling
-    part counts floor(n_lo / 2) pairs (fewer than the data's on the good event: wider, still
-    covering), and the result prints the noisy n.
+    part counts floor(max(n_lo, 4) / 2) pairs (at most the data's on the good event, n >= 4:
+    wider, still covering), and the result prints the noisy n.
 
     References
     ----------
@@ -252,7 +252,9 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     repaired = latent_correlation(released)
     # the sampling part of the intervals counts independent pairs: floor(n / 2), or the block
     # design's (RankBound reads them as floor(rows / 2))
-    rows = 2 * int(hoeffding_pairs(n if count is None else count.lower,
+    # (add/remove: pairs of max(n_lo, 4) rows, fewer than the data's on the count's good event,
+    # and this entry refuses fewer than 4 rows)
+    rows = 2 * int(hoeffding_pairs(n if count is None else max(count.lower, 4),
                                    None if design is None else len(design.bounds) - 1))
     bound = RankBound.from_release(released, bridged, repaired, sigma, rows, DIAGONAL_FLOOR)
     values = RankScreeFit(ValueRelease(spectrum[:k], np.full(k, bound.noise_sd()), np.zeros(k),

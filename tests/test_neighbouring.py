@@ -261,3 +261,15 @@ def test_pair_release_sensitivity_add_remove_formula():
     # replace-one at n: the same form at (n, n)
     assert pair_release_sensitivity(101, [0.0], [1.0]) == pytest.approx(
         pair_release_sensitivity(7, [0.0], [1.0], rows=RowBounds(101.0, 101)), rel=1e-15)
+
+
+@pytest.mark.parametrize("standardize", [False, "rank"])
+def test_scree_runs_whatever_the_noisy_count_on_tiny_data(standardize):
+    # At n = 12 the count's noise (sd ~17) puts n_lo at its floor 1 for most seeds: every public
+    # bound then falls back to the 4 rows the entry needs, and no step fails (a failure would
+    # depend on the released count only, but it would stop the analyst)
+    x = np.random.default_rng(0).normal(size=(12, 3))
+    for seed in range(3):
+        result = dp_scree(x, 2, eps=EPS, delta=DELTA, rng=seed, standardize=standardize,
+                          neighbouring="add_remove")
+        assert np.isfinite(result.scree.to_numpy()).all()
