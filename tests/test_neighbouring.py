@@ -236,6 +236,11 @@ def test_scree_sensitivities_are_their_add_remove_bounds_at_the_count(data):
     assert rows["trace: clipped mean of ||x_a - x_b||^2/2"] == pytest.approx(
         paired_mean_sensitivity(*pair_rows(N // 2, count.rows)), rel=1e-12)
     assert pair_rows(N // 2, count.rows) == (count.lower // 2, count.upper // 2)
+    # the histograms keep their replace-one L2 bounds: a coupled pairing adds or replaces one
+    # pair value per component (sqrt(2) for the trace's, sqrt(2k) for the clip's, k = 2)
+    assert rows["trace tuning: log2 histogram of ||x_a - x_b||^2/2"] == pytest.approx(math.sqrt(2))
+    assert rows["clipped tuning: log2 histograms of the pair values (PC1..PCk)"] == \
+        pytest.approx(2.0)
 
 
 def test_rank_scree_sensitivity_is_the_add_remove_bound_at_the_count(data):
