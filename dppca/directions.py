@@ -300,6 +300,63 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
                    options=options)
 
 
+def directions_at_bounds(mat, k, scales, count, *, eps, delta, rng, calibration,
+                         ledger) -> PCDirections:
+    """g-DPPCA directions whose sensitivity is taken at a released count's bounds (add/remove).
+
+    For entry points that release the row count once and spend a share of their group on the
+    directions (:func:`dppca.dp_scree` with ``neighbouring="add_remove"``).
+
+    Parameters
+    ----------
+    mat : validated matrix, shape (n, p), in memory
+        The data (n private).
+    k : int
+        Number of directions.
+    scales : ColumnScales or None
+        Declared public column scales, or None (raw units).
+    count : dppca.privacy.neighbouring.PrivateCount
+        The released count; its bounds give the sensitivity and the printed n.
+    eps, delta : float
+        The directions' own budget (a share of the caller's group).
+    rng : numpy.random.Generator
+        Source of the noise.
+    calibration : {"analytic", "classic"}
+        Gaussian calibration.
+    ledger : Ledger
+        Receives the directions' release.
+
+    Returns
+    -------
+    PCDirections
+        With ``n_obs`` the noisy count.
+
+    Notes
+    -----
+    Privacy: g-DPPCA's Kendall's tau matrix (complete design) with the add/remove sensitivity
+    2 sqrt(2) / (n_lo + 1) (:func:`dppca.methods.add_remove.kendall_add_remove_sensitivity`,
+    proved there); valid on the count's good event, whose failure the caller charges to delta.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.preprocessing import as_matrix
+    >>> from dppca.privacy.neighbouring import count_bounds
+    >>> mat = as_matrix(np.random.default_rng(0).normal(size=(400, 3)))
+    >>> dirs = directions_at_bounds(mat, 2, None, count_bounds(402.3, 16.0, 5e-7), eps=1.0,
+    ...                             delta=1e-5, rng=np.random.default_rng(1),
+    ...                             calibration="analytic", ledger=Ledger(1.0, 1e-5))
+    >>> dirs.n_obs, dirs.directions.shape
+    (402, (3, 2))
+    """
+    fit = METHODS["gdppca"](mat.scaled(None if scales is None else scales.values), k, eps=eps,
+                            delta=delta, rng=rng, calibration=calibration, ledger=ledger,
+                            rows=count.rows, design="complete")
+    fit.private_count = count
+    return _result(fit, mat, scales, method="gdppca", ledger=ledger, eps=eps, delta=delta,
+                   calibration=calibration, seed=None)
+
+
 def _input_matrix(X):
     """Validated input: in memory (as_matrix), or a lazy dask array for dask collections and files."""
     if is_dask_input(X):

@@ -37,7 +37,7 @@ from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
 from .score_rank import rank_scores
-from .privacy.neighbouring import add_remove_unsupported
+from .privacy.neighbouring import add_remove_unsupported, documents_neighbouring
 
 #: R's budget split (score_helpers.R:730-750): without private directions half for the frame and
 #: half for the histograms, with g-DPPCA a third each.
@@ -50,6 +50,7 @@ PARTITION_SHARE = 0.1
 
 
 @applies_missing_policy("dp_score")
+@documents_neighbouring()
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
@@ -124,9 +125,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
     neighbouring : {"replace", "add_remove"}
-        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
-        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
-        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
+        {neighbouring_doc}
 
     Returns
     -------
@@ -204,6 +203,7 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
 
 
 @applies_missing_policy("dp_score_group")
+@documents_neighbouring()
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
@@ -267,9 +267,7 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
     neighbouring : {"replace", "add_remove"}
-        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
-        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
-        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
+        {neighbouring_doc}
 
     Returns
     -------

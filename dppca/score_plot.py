@@ -12,9 +12,10 @@ from .directions import SCALE_SHARE
 from .results.score import ScoreResult
 from .preprocessing.missing_entry import documents_missing
 from .score import PARTITION_SHARE, PRIVATE_PLOTS, dp_score, dp_score_group
-from .privacy.neighbouring import add_remove_unsupported
+from .privacy.neighbouring import add_remove_unsupported, documents_neighbouring
 
 @documents_missing
+@documents_neighbouring()
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
@@ -68,9 +69,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
     neighbouring : {"replace", "add_remove"}
-        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
-        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
-        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
+        {neighbouring_doc}
 
     Returns
     -------
@@ -110,6 +109,7 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
 
 
 @documents_missing
+@documents_neighbouring()
 def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
@@ -176,9 +176,7 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
     neighbouring : {"replace", "add_remove"}
-        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
-        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
-        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
+        {neighbouring_doc}
 
     Returns
     -------

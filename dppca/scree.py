@@ -49,7 +49,9 @@ from .privacy.spending import debit, records_outcome
 from .preprocessing.dask_input import as_input_matrix
 from .preprocessing.schema import declared_input
 from .preprocessing.missing_entry import applies_missing_policy, documents_missing
-from .privacy.neighbouring import add_remove_unsupported
+from .privacy.counted_group import count_first, count_notes
+from .privacy.neighbouring import (ADD_REMOVE, add_remove_unsupported, documents_neighbouring,
+                                   neighbouring_arg)
 
 
 
@@ -59,11 +61,18 @@ class _Omitted(tuple):
 
 _OMITTED_METHODS = _Omitted(SCREE_METHODS)
 
+#: What dp_scree covers under add/remove neighbours (its docstring says so).
+SCREE_ADD_REMOVE = ("the clipped method with g-DPPCA directions computed in the call (raw data, "
+                    "or every scale declared public; complete design; proofs in "
+                    ":func:`dppca.estimators.pair_means.pair_release_sensitivity` and "
+                    ":func:`dppca.privacy.counted_group.pair_rows`) and standardize='rank'")
+
 
 # ----------------------------------------------------------------------------- dp_scree
 
 @applies_missing_policy("dp_scree")
 @records_outcome
+@documents_neighbouring(SCREE_ADD_REMOVE)
 @states_gdppca_sensitivity
 def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
              standardize=False, g_dppca=True, mono=True, *, calibration="analytic", rng=None,
@@ -149,9 +158,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
     neighbouring : {"replace", "add_remove"}
-        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
-        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
-        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
+        {neighbouring_doc}
 
     Returns
     -------
@@ -166,7 +173,8 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         Bad data (non-numeric, NaN/inf, fewer than 4 rows), k outside [1, p], eps or delta
         missing or out of range, unknown or repeated methods, controls for methods not
         requested or of the wrong type, non-bool flags, unknown calibration, directions that
-        do not match X or exceed the budget.
+        do not match X or exceed the budget; ``neighbouring="add_remove"`` with what it does
+        not cover (:func:`check_add_remove_scree`; from the arguments alone).
 
     See Also
     --------
@@ -205,6 +213,20 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
       its first direction need not carry the most variance).
     * With g_dppca=False the directions depend on every row without noise, so the released
       values are private only conditionally on the directions: not (eps, delta)-DP end to end.
+    * Add/remove neighbours (``neighbouring="add_remove"``, n private): the row count is
+      released first (sensitivity 1, ``COUNT_SHARE`` of the group; its bounds n_lo, n_hi fail
+      with probability ``COUNT_DELTA_SHARE`` delta, charged to delta:
+      :mod:`dppca.privacy.neighbouring`), and the rest of the group runs the same steps with
+      each sensitivity at the bounds: the directions 2 sqrt(2) / (n_lo + 1)
+      (:func:`dppca.methods.add_remove.kendall_add_remove_sensitivity`); the clipped
+      U-statistics 2 sqrt(k) / (n_lo + 1) (a mean of terms in [0, 1] over the C(n, 2) pairs
+      moves by at most 2 / (n + 1) when a row is added to n rows,
+      :func:`dppca.estimators.pair_means.pair_release_sensitivity`); the trace's clipped
+      disjoint-pair mean C_T / floor(max(n_lo, 4) / 2) and its histograms sqrt(2), the
+      clip histograms sqrt(2k) (a coupling of the random pairings adds or replaces one pair
+      value, :func:`dppca.privacy.counted_group.pair_rows`). Every public branch (budget
+      shares, tuning gates, the clip choice's noise) reads n_lo + 1, never n; the result
+      prints the noisy count.
 
     Differences from R (reference/r-dppca-scree.md §15): no centring by the sample mean (which
     broke R's sensitivities); k components released jointly; Gaussian-DP composition; Laplace
@@ -223,14 +245,20 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     >>> res.scree.shape
     (5, 1)
     """
-    add_remove_unsupported(neighbouring, "dp_scree")
+    add_remove = neighbouring_arg(neighbouring) == ADD_REMOVE
     if isinstance(standardize, str):  # the rank path: one Kendall's tau release
         return rank_scree(X, k, standardize=standardize, method=None if isinstance(
             method, _Omitted) else method, control=control, eps=eps, delta=delta, center=center,
             g_dppca=g_dppca, mono=mono, calibration=calibration, rng=rng, nonprivate=nonprivate,
             directions=directions, scale_share=scale_share, noise=noise, design=design,
-            pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget)
+            pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget,
+            neighbouring=neighbouring)
     lazy = is_dask_input(X)
+    if add_remove:  # the arguments alone, before the data are read (a codebook may hold scales)
+        check_add_remove_scree(lazy, _resolve_methods(method), dict(
+            g_dppca=g_dppca is True, standardize=standardize is True,
+            scales_declared=scale is not None or bounds is not None), design, pairs_per_row,
+            directions, noise)
     given = declared_input(as_input_matrix(X, lazy), bounds, scale)
     mat = given.matrix
     methods = _resolve_methods(method)
@@ -243,6 +271,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     option_arg(calibration, "calibration", CALIBRATIONS)
     controls = resolve_controls(control, methods)
     _check_lazy_call(lazy, flags)
+    if add_remove:
+        design = check_add_remove_scree(lazy, methods, flags, design, pairs_per_row,
+                                        directions, noise)
     generator = rng_arg(rng)
     # Drawn (only when used) before anything touches the data: bad arguments fail first.
     pair_design = pair_statistic_design(design, pairs_per_row, mat.n, lazy, generator)
@@ -250,16 +281,22 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     debit(budget, "dp_scree", eps, delta, k=k, methods=methods, g_dppca=flags["g_dppca"])
     pure = _pure_budgets(controls, eps, flags["g_dppca"])
     group = GaussianGroup(eps - sum(pure.values()), delta, calibration)
-    accuracy = scree_plan(mat.n, mat.p, k, group, methods, controls, flags, scale_share,
+    shared = Ledger(eps, delta)
+    given.record(shared)
+    count = rows = None
+    if add_remove:  # n private: released first, every later step reads its public bounds
+        count, group = count_first(mat.n, eps - sum(pure.values()), delta, calibration,
+                                   generator, shared)
+        rows = count.rows
+    n_public = mat.n if rows is None else int(rows.sensitivity_rows)
+    accuracy = scree_plan(n_public, mat.p, k, group, methods, controls, flags, scale_share,
                           directions)
     # public arithmetic, before any private computation; g-DPPCA directions computed here are
     # judged by their post-release row (released gaps), as in dp_pc_dir, not the assumed gap
     own = directions is None and flags["g_dppca"]
     AccuracyReport([s for s in accuracy.steps if not (own and s.step == "directions")]).warn()
-    shared = Ledger(eps, delta)
-    given.record(shared)
     dirs, used = scree_directions(mat, k, flags, group, generator, shared, directions,
-                                  scale_share, noise, given.scale)
+                                  scale_share, noise, given.scale, count)
     values = mat.scaled(dirs.scale)
     pairs = random_pairs(mat.n, generator)
     rest = 1.0 - used
@@ -267,18 +304,22 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
     # centre is released (to anchor the tuning histograms). Public arithmetic (n, eps, delta)
     # sizes the centre's share so that it is not noise-dominated where that is affordable.
     centre = public_centre(mat.p, flags)
-    shares = scree_shares(mat.n, rest, len(methods), group.mu, k < mat.p, centre)
+    shares = scree_shares(n_public, rest, len(methods), group.mu, k < mat.p, centre)
     trace, trace_sd, anchor, trace_bias = private_trace(values, pairs, group, shares, generator,
-                                                         shared, centre)
-    trace = min(trace, given.variance_bound(dirs.scale))  # post-processing: a public bound
+                                                         shared, centre, rows)
+    # post-processing: a public bound (at max(n_lo, 4) rows under add/remove: n private)
+    trace = min(trace, given.variance_bound(dirs.scale, None if count is None else
+                                            max(count.lower, 4)))
     scores = _scores(values, dirs.directions.to_numpy()[:, :k], pair_design)
     share = shares.method
     fits, ledgers = {}, {}
     for name in methods:
         ledgers[name] = Ledger(eps, delta)
+        ledgers[name].neighbouring = shared.neighbouring
         ledgers[name].extend(shared)
         fits[name] = FITTERS[name](scores, pairs, anchor, controls[name], group, share, pure[name],
-                                    generator, ledgers[name], pair_design)
+                                    generator, ledgers[name], pair_design,
+                                    **({} if rows is None else {"rows": rows}))
     reference = _nonprivate_reference(mat, k, flags["standardize"], given.scale) \
         if flags["nonprivate"] else None
     order = variance_order(fits, directions is None and flags["g_dppca"] and flags["mono"]
@@ -293,9 +334,11 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
                          directions=dirs.directions.iloc[:, order].set_axis(mat.columns, axis=0)
                          .set_axis(columns, axis=1),
                          private_directions=dirs.private, scale_source=dirs.scale_source,
-                         n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
+                         n_obs=mat.n if count is None else count.reported, eps=eps,
+                         delta=delta, calibration=calibration,
                          seed=seed_of(rng), mono=flags["mono"], controls=controls,
-                         nonprivate=reference, extra_notes=_calibration_notes(group),
+                         nonprivate=reference,
+                         extra_notes=_calibration_notes(group) + count_notes(count),
                          accuracy=AccuracyReport(accuracy.steps + released + checked))
     # Post-release rows of the Kendall order and the values (released values only), after the
     # public pre-release ones and the directions' post-release row (dp_pc_dir warned of that).
@@ -305,6 +348,7 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
 
 
 @documents_missing
+@documents_neighbouring(SCREE_ADD_REMOVE)
 def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, center=True,
                   standardize=False, g_dppca=True, mono=True, type="pve", plot_control=None, *,
                   calibration="analytic", rng=None, nonprivate=False, directions=None, ax=None,
@@ -361,9 +405,7 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     missing : {"auto", "median", "drop"}, float or dict
         {missing_doc}
     neighbouring : {"replace", "add_remove"}
-        The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
-        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
-        sensitivities are not proved); :func:`dppca.dp_pc_dir` covers it.
+        {neighbouring_doc}
 
     Returns
     -------
@@ -389,14 +431,14 @@ def dp_scree_plot(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=N
     >>> type(result.figure).__name__
     'Figure'
     """
-    add_remove_unsupported(neighbouring, "dp_scree_plot")
+    neighbouring_arg(neighbouring)
     option_arg(type, "type", ("pve", "scree"))
     plot_control = control_arg(plot_control, ScreePlotControl, "plot_control")
     result = dp_scree(X, k, method, control, eps, delta, center, standardize, g_dppca, mono,
                       calibration=calibration, rng=rng, nonprivate=nonprivate, directions=directions,
                       scale_share=scale_share, noise=noise, design=design,
                       pairs_per_row=pairs_per_row, bounds=bounds, scale=scale, budget=budget,
-                      missing=missing)
+                      missing=missing, neighbouring=neighbouring)
     result.figure = result.plot(type=type, plot_control=plot_control, ax=ax)
     return result
 
@@ -445,6 +487,64 @@ def _pure_budgets(controls, eps, g_dppca) -> dict:
         else:
             budgets[name] = 0.0
     return budgets
+
+
+def check_add_remove_scree(lazy, methods, flags, design, pairs_per_row, directions,
+                           noise) -> str:
+    """Refuse, from the arguments alone, what ``dp_scree`` does not cover under add/remove.
+
+    Parameters
+    ----------
+    lazy : bool
+        Dask or file input.
+    methods : tuple of str
+        The resolved methods.
+    flags : dict
+        ``g_dppca``, ``standardize``, ``scales_declared``.
+    design : str
+        The ``design`` argument.
+    pairs_per_row : int or None
+        The incomplete design's pairs per row.
+    directions : PCDirections or None
+        The caller's directions.
+    noise : str
+        The directions' sensitivity constant.
+
+    Returns
+    -------
+    str
+        "complete": the pair design of the call (the incomplete one is drawn for the private n).
+
+    Raises
+    ------
+    DPPCAValueError
+        Anything but the clipped method with private g-DPPCA directions computed in the call,
+        raw data or declared public scales, in memory, complete design, ``noise="tight"``.
+
+    Examples
+    --------
+    >>> check_add_remove_scree(False, ("clipped",), dict(g_dppca=True, standardize=False),
+    ...                        "auto", None, None, "tight")
+    'complete'
+    """
+    what = None
+    if lazy:
+        what = "dask and file input"
+    elif [m for m in methods if m != "clipped"]:
+        what = "dp_scree's pmwm and huber methods (their tuning reads n; use method='clipped')"
+    elif not flags["g_dppca"] or directions is not None:
+        what = ("dp_scree with NON-PRIVATE or given directions (use g_dppca=True, no "
+                "directions=)")
+    elif flags["standardize"] and not flags.get("scales_declared"):
+        what = ("dp_scree's private column scales (declare every scale public with scale=, or "
+                "use standardize='rank')")
+    elif design == "incomplete" or pairs_per_row is not None:
+        what = "the incomplete pair design (drawn for the private n; use design='complete')"
+    elif noise != "tight":
+        what = "noise='r_dppca' (the R package's replace-one constant)"
+    if what:
+        add_remove_unsupported(ADD_REMOVE, what)
+    return "complete"
 
 
 def _released_steps(dirs) -> list:

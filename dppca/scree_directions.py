@@ -13,16 +13,17 @@ from dataclasses import replace
 import numpy as np
 
 from ._validation import DPPCATypeError, DPPCAValueError, float_arg
-from .directions import SCALE_SHARE, dp_pc_dir
+from .directions import SCALE_SHARE, directions_at_bounds, dp_pc_dir
 from .preprocessing import column_scales
 from .preprocessing.schema import priced
+from .privacy import Ledger
 from .privacy.accuracy import StepAccuracy
 from .results import PCDirections
 from .scree_plan import DIRECTION_SHARE
 
 
 def scree_directions(mat, k, flags, group, rng, shared, directions, scale_share=SCALE_SHARE,
-                     noise="tight", scale=None) -> tuple:
+                     noise="tight", scale=None, count=None) -> tuple:
     """The directions of a scree call and the share of its Gaussian-DP group they used.
 
     Parameters
@@ -49,6 +50,10 @@ def scree_directions(mat, k, flags, group, rng, shared, directions, scale_share=
         Sensitivity of directions computed here (see :func:`dppca.dp_pc_dir`).
     scale : optional
         Declared public column scales.
+    count : dppca.privacy.neighbouring.PrivateCount, optional
+        Add/remove neighbours: the released row count; g-DPPCA's sensitivity is then taken at
+        its bounds (:func:`dppca.directions.directions_at_bounds`; the caller allows no private
+        scales, no given directions and no NON-PRIVATE ones).
 
     Returns
     -------
@@ -81,6 +86,13 @@ def scree_directions(mat, k, flags, group, rng, shared, directions, scale_share=
     >>> dirs.k, round(used, 2)
     (2, 0.5)
     """
+    if count is not None:
+        scales = column_scales(mat, True, scale) if flags["standardize"] else None
+        eps_d, delta_d = group.standalone(DIRECTION_SHARE)
+        inner = Ledger(eps_d, delta_d)
+        dirs = directions_at_bounds(mat, k, scales, count, eps=eps_d, delta=delta_d, rng=rng,
+                                    calibration=group.calibration, ledger=inner)
+        return dirs, group.absorb(inner.releases, shared)
     if directions is None and flags["g_dppca"]:
         scales, spent = None, 0.0
         if flags.get("scales_declared"):

@@ -27,6 +27,8 @@ from .preprocessing.dask_input import as_input_matrix
 from .preprocessing.schema import declared_input
 from .privacy import CALIBRATIONS, Ledger, gaussian_sigma
 from .privacy.accuracy import AccuracyReport
+from .privacy.counted_group import count_first, count_notes
+from .privacy.neighbouring import ADD_REMOVE, add_remove_unsupported, neighbouring_arg
 from .privacy.spending import debit
 from .results.directions import PCDirections
 from .results.scree_rank import (RANK_METHOD, RankBound, RankScreeFit, RankScreeResult,
@@ -43,7 +45,7 @@ _UNUSED = {"control": None, "directions": None, "scale": None, "noise": "tight"}
 def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, center=True,
                g_dppca=True, mono=True, calibration="analytic", rng=None, nonprivate=False,
                bounds=None, budget=None, design="auto", pairs_per_row=None,
-               **unused) -> RankScreeResult:
+               neighbouring="replace", **unused) -> RankScreeResult:
     """Private eigenvalues of the latent Gaussian-copula correlation, PVE over p, intervals.
 
     Parameters
@@ -85,6 +87,11 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         and p, :func:`dppca.stats.elementwise_kendall_blocks_design.rank_pairs_per_row_rule`).
     pairs_per_row : int, optional
         Pairs per row of the block design (default: the rule's).
+    neighbouring : {"replace", "add_remove"}
+        ``"add_remove"``: n private; the row count is released first (5% of the Gaussian-DP
+        budget) and the tau matrix's sensitivity is 2 p / (n_lo + 1) at its public lower bound
+        (:func:`dppca.methods.add_remove.rank_tau_add_remove_sensitivity`; complete design
+        only, the block design is drawn for the private n and is refused).
     **unused
         The dp_scree arguments that do not apply here (``control``, ``directions``, ``scale``,
         ``noise``, ``scale_share``): refused unless at their default.
@@ -112,7 +119,11 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
     :func:`dppca.stats.elementwise_kendall_blocks_design.largest_kernel_weight`). The
     latent correlation, its eigenvectors and eigenvalues, PVE and the intervals are
     post-processing. Estimand: eigenvalues of the latent Gaussian-copula correlation matrix
-    (Han & Liu 2012); PVE over its trace p (public).
+    (Han & Liu 2012); PVE over its trace p (public). Under add/remove neighbours the count and
+    the tau release form one Gaussian-DP group of (eps, delta - delta_n), delta_n the count
+    bounds' failure probability (:mod:`dppca.privacy.neighbouring`); the intervals' sampling
+    part counts floor(max(n_lo, 4) / 2) pairs (at most the data's on the good event, n >= 4:
+    wider, still covering), and the result prints the noisy n.
 
     References
     ----------
@@ -142,6 +153,11 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         raise DPPCAValueError("standardize='rank' releases its own directions from the same "
                               "Kendall's tau release: g_dppca=False is not available")
     lazy = is_dask_input(X)
+    add_remove = neighbouring_arg(neighbouring) == ADD_REMOVE
+    if add_remove and (lazy or design == "incomplete" or pairs_per_row is not None):
+        add_remove_unsupported(ADD_REMOVE, "the rank scree's incomplete design and dask or file "
+                               "input (both drawn for a public n; use design='complete' on data "
+                               "in memory)")
     given = declared_input(as_input_matrix(X, lazy), bounds, None)
     mat = given.matrix
     k = int_arg(k, "k", 1, mat.p)
@@ -153,18 +169,23 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         raise DPPCAValueError("nonprivate=True is not available for dask or file input")
     option_arg(calibration, "calibration", CALIBRATIONS)
     generator = rng_arg(rng)
-    blocks = resolve_rank_design(design, pairs_per_row, mat.n, mat.p, lazy, generator)
+    blocks = None if add_remove else resolve_rank_design(design, pairs_per_row, mat.n, mat.p,
+                                                         lazy, generator)
     debit(budget, "dp_scree", eps, delta, gaussian=True, calibration=calibration, k=k,
           methods=(RANK,))
     ledger = Ledger(eps, delta)
     given.record(ledger)
+    count = group = None
+    if add_remove:
+        count, group = count_first(mat.n, eps, delta, calibration, generator, ledger)
     return rank_scree_release(mat, k, eps=eps, delta=delta, rng=generator,
                               calibration=calibration, ledger=ledger, design=blocks,
-                              seed=seed_of(rng), nonprivate=nonprivate)[0]
+                              seed=seed_of(rng), nonprivate=nonprivate, count=count,
+                              group=group)[0]
 
 
 def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=None, seed=None,
-                       nonprivate=False):
+                       nonprivate=False, count=None, group=None):
     """The rank scree's one release and its post-processing: scree values and directions.
 
     Parameters
@@ -181,6 +202,11 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
         The seed as given, for the summaries.
     nonprivate : bool
         Also give the NON-PRIVATE latent eigenvalues.
+    count : dppca.privacy.neighbouring.PrivateCount, optional
+        Add/remove neighbours: the released row count (on ``ledger`` already); the tau
+        release's sensitivity is taken at its bounds and every output prints its noisy n.
+    group : dppca.privacy.counted_group.GroupRemainder, optional
+        With ``count``: the rest of the call's Gaussian-DP group, all of it for the tau release.
 
     Returns
     -------
@@ -208,25 +234,37 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     >>> bool((scree.directions == directions.directions).all().all()), len(scree.ledger["rank"])
     (True, 1)
     """
+    bounds = None if count is None else count.rows
+    n = mat.n if bounds is None else int(bounds.sensitivity_rows)  # public: n, or n_lo + 1
+    eps_r, delta_r = (eps, delta) if group is None else group.standalone(1.0)
+    target = ledger if group is None else Ledger(eps_r, delta_r)
     pairs = None if design is None else design.pairs_per_row
-    rank_scree_plan(mat.n, mat.p, k, eps, delta, calibration, pairs).warn()  # public arithmetic
-    released, sensitivity, sigma = release_kendall_tau(mat.values, eps, delta, rng, calibration,
-                                                       ledger, design=design)
-    note = design_note(mat.n, design, sensitivity)
+    rank_scree_plan(n, mat.p, k, eps_r, delta_r, calibration, pairs).warn()  # public arithmetic
+    released, sensitivity, sigma = release_kendall_tau(mat.values, eps_r, delta_r, rng,
+                                                       calibration, target, design=design,
+                                                       rows=bounds)
+    if group is not None:
+        group.absorb(target.releases, ledger)
+    note = design_note(n if count is None else None, design, sensitivity)
     fit, vectors = released_latent_fit(released, k, calibration, sensitivity, sigma, note,
-                                       design_sd=block_design_sd(mat.n, pairs))
+                                       design_sd=block_design_sd(n, pairs))
     fit.target = TARGETS[RANK]
     spectrum = fit.spectrum
     bridged = bridged_matrix(released, DIAGONAL_FLOOR)
     repaired = latent_correlation(released)
-    rows, weight = _sampling_pairs(mat.n, None if design is None else len(design.bounds) - 1)
+    # the sampling part of the intervals counts independent pairs: floor(n / 2), or the block
+    # design's (add/remove: pairs of max(n_lo, 4) rows, fewer than the data's on the count's
+    # good event, and this entry refuses fewer than 4 rows)
+    rows, weight = _sampling_pairs(mat.n if count is None else max(count.lower, 4),
+                                   None if design is None else len(design.bounds) - 1)
     bound = RankBound.from_release(released, bridged, repaired, sigma, rows, DIAGONAL_FLOOR,
                                    weight)
     values = RankScreeFit(ValueRelease(spectrum[:k], np.full(k, bound.noise_sd()), np.zeros(k),
                                        np.full(k, float(mat.p))),
                           f"Gaussian ({calibration}) on Kendall's tau",
                           "eigenvalues of the repaired latent correlation (no tuning)", bound)
-    directions = PCDirections(fit, mat.columns, method=RANK, ledger=ledger, n_obs=mat.n, eps=eps,
+    n_obs = mat.n if count is None else count.reported  # add/remove: never the true n
+    directions = PCDirections(fit, mat.columns, method=RANK, ledger=ledger, n_obs=n_obs, eps=eps,
                               delta=delta, calibration=calibration, seed=seed)
     reference = None
     if nonprivate:
@@ -237,9 +275,10 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     directions.accuracy = AccuracyReport(steps)
     values_plan = rank_values_accuracy(rows, mat.p, k, sigma, weight)
     result = RankScreeResult(values, ledger=ledger, directions=directions.directions.copy(),
-                             n_obs=mat.n, eps=eps, delta=delta, calibration=calibration,
+                             n_obs=n_obs, eps=eps, delta=delta, calibration=calibration,
                              seed=seed, nonprivate=reference,
-                             accuracy=AccuracyReport(steps + [values_plan]), extra_notes=[note])
+                             accuracy=AccuracyReport(steps + [values_plan]),
+                             extra_notes=[note] + count_notes(count))
     posted = [s for s in result.accuracy.steps if "post-release" in s.step]
     AccuracyReport(posted).warn(basis="released values only")
     return result, directions

@@ -13,7 +13,6 @@ release with the bound's row numbers from ``ctx["m"]`` (set by the search for th
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -22,15 +21,24 @@ from ..methods.add_remove import (kendall_add_remove_sensitivity, rank_tau_add_r
 from ..methods.gdppca import gdppca_directions
 from ..methods.latent_correlation import binary_proportions, release_kendall_tau, release_mixed
 from ..privacy import GaussianGroup, Ledger
+from ..estimators.clip_choice import clip_edges
+from ..estimators.pair_means import (clipped_paired_statistic, dp_clipped_mean,
+                                     dp_clipped_paired_mean, normalised_pair_statistic,
+                                     pair_release_sensitivity, paired_mean_sensitivity)
+from ..privacy.counted_group import pair_rows
 from ..privacy.neighbouring import RowBounds
+from ..privacy.quantiles import dp_histogram_counts, histogram_counts
+from ..stats.pair_statistics import paired_squares
+from ..stats.paired_differences import random_pairs
 from ..privacy.samplers import add_gaussian_noise
 from ..stats.elementwise_kendall import kendall_tau_matrix as elementwise_tau
 from ..stats.kendall import kendall_tau_matrix
-from .neighbours import (PairSearch, SearchResult, replacement_rows, search_bases,
+from .neighbours import (PairSearch, SearchResult, replacement_rows, run_search,
                          statistic_or_none)
 from .registry import AuditedRelease
 
-__all__ = ["ADD_REMOVE_CANARY_FAMILIES", "ADD_REMOVE_REGISTRY", "SIZES", "add_remove_search", "count_mechanism"]
+__all__ = ["ADD_REMOVE_CANARY_FAMILIES", "ADD_REMOVE_REGISTRY", "SIZES", "add_remove_search",
+           "count_mechanism", "coupled_pairs"]
 
 EPS, DELTA = 1.0, 1e-5
 #: Sizes of the base data sets (removing a row leaves at least 2).
@@ -112,6 +120,123 @@ _register(AuditedRelease(
     mechanism=_mixed_mechanism, eps=EPS, delta=DELTA, p=4))
 
 
+# ----------------------------------------------------------------------------- dp_scree
+
+def _clip_context(D, rng):
+    """Public clips of the pair values around the base data set's median pair value."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        i, j = np.triu_indices(D.shape[0], 1)
+        scale = np.median((D[i] - D[j]) ** 2 / 2, axis=0)
+    scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+    return {"clip": scale * 10.0 ** rng.uniform(-6, 1, size=D.shape[1])}
+
+
+_register(AuditedRelease(
+    "add/remove: scree clipped pair means", claim="2 sqrt(k)/(m + 1) (+ 2 sqrt(k) E(m + 1))",
+    statistic=lambda X, c: normalised_pair_statistic(X, 0.0, c["clip"]),
+    sensitivity=lambda m, p, c: pair_release_sensitivity(
+        m, np.zeros(p), c["clip"], rows=RowBounds(float(m + 1), m + 1)),
+    mechanism=lambda X, c, rng: dp_clipped_mean(
+        X, c["clip"], GaussianGroup(EPS, DELTA).share(1.0), rng, rows=_rows(c)).estimate
+    / c["clip"], eps=EPS, delta=DELTA, context=_clip_context))
+
+
+def _pairs_context(D, rng):
+    """The base data set's random pairing (the call's draw), the base itself (to couple a
+    neighbour's pairing to it), a clip and a histogram scale around its pair values."""
+    pairs = random_pairs(D.shape[0], rng)
+    with np.errstate(over="ignore", invalid="ignore"):
+        typical = float(np.median(_halves(D, pairs)))
+    typical = typical if np.isfinite(typical) and typical > 0 else 1.0
+    return {"pairs": pairs, "base": D, "clip": typical * 10.0 ** rng.uniform(-3, 1),
+            "scale": typical}
+
+
+def coupled_pairs(X, c) -> tuple[np.ndarray, np.ndarray]:
+    """The pairing of a neighbour X coupled with the base data set's (``c["base"]``, ``c["pairs"]``).
+
+    The coupling of :func:`dppca.privacy.counted_group.pair_rows`: X is the base, the base with a
+    row appended (index n), or the base without one row r. Added to n odd rows: the left-over row
+    is paired with the new one. Added to n even rows: the coupling's uniform y is the first pair's
+    first row (the proof covers every y), which leaves while the new row takes its place.
+    Removed from n even rows: r's pair goes (its partner is left over). Removed from n odd rows:
+    r's partner is paired with the left-over row (nothing changes when r is the left-over row).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n', p)
+        The base or a neighbour of it (|n' - n| <= 1).
+    c : dict
+        The context: ``base`` (n, p) and ``pairs`` (its pairing).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        First and second rows of X's pairs: floor(n' / 2) of them.
+
+    Examples
+    --------
+    >>> base = np.arange(10.0).reshape(5, 2)
+    >>> c = {"base": base, "pairs": (np.array([0, 1]), np.array([2, 3]))}  # row 4 left over
+    >>> [a.tolist() for a in coupled_pairs(np.vstack([base, [9.0, 9.0]]), c)]
+    [[0, 1, 4], [2, 3, 5]]
+    >>> [a.tolist() for a in coupled_pairs(np.delete(base, 1, axis=0), c)]
+    [[0, 3], [1, 2]]
+    """
+    D, (first, second) = c["base"], c["pairs"]
+    n, rows = D.shape[0], X.shape[0]
+    first, second = np.asarray(first).copy(), np.asarray(second).copy()
+    left = np.setdiff1d(np.arange(n), np.concatenate([first, second]))  # n odd: one row
+    if rows == n:
+        return first, second
+    if rows == n + 1:
+        if left.size:
+            return np.append(first, left[0]), np.append(second, n)
+        first[0] = n
+        return first, second
+    r = next((i for i in range(rows) if not np.array_equal(X[i], D[i], equal_nan=True)), n - 1)
+    if left.size and r != left[0]:
+        first[first == r], second[second == r] = left[0], left[0]
+    elif not left.size:
+        keep = (first != r) & (second != r)
+        first, second = first[keep], second[keep]
+    return first - (first > r), second - (second > r)
+
+
+def _halves(X, pairs):
+    first, second = pairs
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.sum((X[first] - X[second]) ** 2, axis=1) / 2
+
+
+def _trace_pairs(c) -> tuple[int, int]:
+    """(pairs of the smaller data set's bound, pairs of the larger's) as a call would use them."""
+    return pair_rows(0, _rows(c))
+
+
+_register(AuditedRelease(
+    "add/remove: trace clipped mean of ||x_a - x_b||^2/2 (coupled pairs)",
+    claim="1/floor(max(m, 4)/2) (+ rounding)",
+    statistic=lambda X, c: np.atleast_1d(clipped_paired_statistic(
+        _halves(X, coupled_pairs(X, c)), c["clip"])),
+    sensitivity=lambda m, p, c: paired_mean_sensitivity(
+        *pair_rows(0, RowBounds(float(m + 1), m + 1))),
+    mechanism=lambda X, c, rng: np.atleast_1d(dp_clipped_paired_mean(
+        _halves(X, coupled_pairs(X, c)), c["clip"], GaussianGroup(EPS, DELTA).share(1.0), rng,
+        pairs=_trace_pairs(c))[0] / c["clip"]),
+    eps=EPS, delta=DELTA, p=3, context=_pairs_context))
+
+_register(AuditedRelease(
+    "add/remove: scree clip-choice log2 histograms (coupled pairs)", claim="sqrt(2k)",
+    statistic=lambda X, c: histogram_counts(paired_squares(X, coupled_pairs(X, c)),
+                                            clip_edges(c["scale"])),
+    sensitivity=lambda m, p, c: math.sqrt(2 * p),
+    mechanism=lambda X, c, rng: dp_histogram_counts(
+        paired_squares(X, coupled_pairs(X, c)), clip_edges(c["scale"]),
+        GaussianGroup(EPS, DELTA).share(1.0), rng)[0].ravel(),
+    eps=EPS, delta=DELTA, p=2, context=_pairs_context))
+
+
 class _AddRemoveSearch(PairSearch):
     """The neighbour search's bookkeeping, with the claim at the smaller data set's rows m
     (also handed to the mechanisms as ``ctx["m"]``)."""
@@ -155,13 +280,9 @@ def add_remove_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_
     >>> result.ratio
     1.0
     """
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # extreme inputs overflow on purpose
-        rng = np.random.default_rng(seed)
-        search = _AddRemoveSearch(release)
-        search_bases(search, _added_or_removed, rng, sizes, rows_per_dataset, random_rows)
-        _greedy(search, rng, greedy_steps)
-        return search.best
+    return run_search(_AddRemoveSearch(release), _added_or_removed, _greedy, seed=seed,
+                      sizes=sizes, rows_per_dataset=rows_per_dataset, random_rows=random_rows,
+                      greedy_steps=greedy_steps)
 
 
 def _added_or_removed(D, r, rng, random_rows):

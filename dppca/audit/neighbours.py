@@ -249,17 +249,48 @@ def neighbour_search(release: AuditedRelease, *, seed=0, sizes=SIZES, rows_per_d
     >>> bool(result.ratio <= 1 + 1e-9), result.D.shape
     (True, (5, 2))
     """
+    return run_search(PairSearch(release), _replaced, _greedy, seed=seed, sizes=sizes,
+                      rows_per_dataset=rows_per_dataset, random_rows=random_rows,
+                      greedy_steps=greedy_steps)
+
+
+def run_search(search, neighbours, climb, *, seed, sizes, rows_per_dataset, random_rows,
+               greedy_steps) -> SearchResult:
+    """The neighbour search of one relation: the base data sets' neighbours, then a climb.
+
+    Parameters
+    ----------
+    search : PairSearch
+        The bookkeeping (its ``bound`` and ``pair_context`` say how the relation claims).
+    neighbours : callable (D, r, rng, random_rows) -> iterable of (ndarray, str)
+        The relation's neighbours of D around row r (:func:`search_bases`).
+    climb : callable (search, rng, steps) -> None
+        Hill-climbing from the worst pair found (the relation knows which row moves).
+    seed : int
+        Seed of every random choice.
+    sizes, rows_per_dataset, random_rows, greedy_steps
+        As in :func:`neighbour_search`.
+
+    Returns
+    -------
+    SearchResult
+        The worst pair found.
+
+    Examples
+    --------
+    >>> from dppca.audit import REGISTRY
+    >>> result = run_search(PairSearch(REGISTRY["scree: clipped pair means"]), _replaced,
+    ...                     _greedy, seed=0, sizes=(5,), rows_per_dataset=1, random_rows=1,
+    ...                     greedy_steps=2)
+    >>> bool(result.ratio <= 1 + 1e-9)
+    True
+    """
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # extreme inputs overflow on purpose
-        return _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greedy_steps)
-
-
-def _neighbour_search(release, seed, sizes, rows_per_dataset, random_rows, greedy_steps):
-    rng = np.random.default_rng(seed)
-    search = PairSearch(release)
-    search_bases(search, _replaced, rng, sizes, rows_per_dataset, random_rows)
-    _greedy(search, rng, greedy_steps)
-    return search.best
+        rng = np.random.default_rng(seed)
+        search_bases(search, neighbours, rng, sizes, rows_per_dataset, random_rows)
+        climb(search, rng, greedy_steps)
+        return search.best
 
 
 def _replaced(D, r, rng, random_rows):
@@ -340,5 +371,5 @@ def _spread(column) -> float:
     scale = float(np.max(np.abs(column))) or 1.0
     return float(np.std(column / scale)) * scale
 
-__all__ = ["PairSearch", "SearchResult", "neighbour_search", "replacement_rows", "search_bases",
-           "statistic_or_none"]
+__all__ = ["PairSearch", "SearchResult", "neighbour_search", "replacement_rows", "run_search",
+           "search_bases", "statistic_or_none"]

@@ -124,7 +124,7 @@ def clip_edges(anchor: float, log2_range=CLIP_LOG2_RANGE) -> np.ndarray:
 
 def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
                    ledger: Ledger | None = None, step="clip choice: log2 histograms",
-                   log2_range=CLIP_LOG2_RANGE) -> ClipChoice:
+                   log2_range=CLIP_LOG2_RANGE, m=None) -> ClipChoice:
     """Private clips of the k columns of ``w`` from one joint noisy log2 histogram.
 
     Parameters
@@ -147,6 +147,11 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
         Ledger label.
     log2_range : (int, int)
         Octaves (lo, hi) of the bins around the anchor (public).
+    m : int, optional
+        The public number of values per column the clipping bias is divided by (default
+        ``w.shape[0]``, public under replace-one; under add/remove a public lower bound of it,
+        :func:`dppca.privacy.counted_group.pair_rows`, so the choice is post-processing of the
+        noisy counts and public numbers only).
 
     Returns
     -------
@@ -185,7 +190,7 @@ def dp_clip_choice(w, anchor, noise: GaussianShare, unit_sd, fallback, rng, *,
     """
     edges = clip_edges(anchor, log2_range)
     noisy, sigma = dp_histogram_counts(w, edges, noise, rng, ledger=ledger, step=step)
-    return choose_clips(noisy, sigma, edges, w.shape[0], unit_sd, fallback)
+    return choose_clips(noisy, sigma, edges, w.shape[0] if m is None else m, unit_sd, fallback)
 
 
 def choose_clips(noisy, sigma, edges, m, unit_sd, fallback) -> ClipChoice:

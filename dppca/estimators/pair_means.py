@@ -51,7 +51,8 @@ from ..backends.dask import is_dask_array
 from ..privacy import Ledger
 from ..privacy.composition import GaussianShare
 from ..privacy.samplers import add_gaussian_noise
-from ..stats.pair_statistics import design_clamped_fractions, design_fp_inflation, mean_inflation
+from ..stats.pair_statistics import (design_clamped_fractions, design_fp_inflation, mean_inflation,
+                                     pair_rounding_error)
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class MeanRelease:
 # --------------------------------------------------------------------------- mean estimators
 
 def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger | None = None,
-                    step="scree: clipped pair means", design=None) -> MeanRelease:
+                    step="scree: clipped pair means", design=None, rows=None) -> MeanRelease:
     """Private clipped pair means: U-statistics of min(u_ij, C_l), one per column, released jointly.
 
     Parameters
@@ -97,6 +98,9 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
         None: all n(n-1)/2 pairs. A block design: the incomplete U-statistic over the pairs
         inside its blocks (:func:`dppca.stats.pair_statistics.block_clamped_fractions`; ``scores`` may
         then be a dask array), with the same 2/n sensitivity.
+    rows : dppca.privacy.neighbouring.RowBounds, optional
+        Add/remove neighbours (n private): the sensitivity at the count's public bounds
+        (:func:`pair_release_sensitivity`; complete design only). None: replace-one, n public.
 
     Returns
     -------
@@ -117,7 +121,7 @@ def dp_clipped_mean(scores, clip, noise: GaussianShare, rng, *, ledger: Ledger |
     scores = _score_columns(scores)
     n, k = scores.shape
     clip = _positive_vector(clip, k, "clip")
-    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step, design)
+    return _release_normalised(scores, np.zeros(k), clip, noise, rng, ledger, step, design, rows)
 
 
 def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
@@ -155,18 +159,43 @@ def dp_winsorized_mean(scores, lower, upper, noise: GaussianShare, rng, *,
     return _release_normalised(scores, lower, upper, noise, rng, ledger, step, design)
 
 
-def pair_release_sensitivity(n, lower, upper, design=None) -> float:
+def pair_release_sensitivity(n, lower, upper, design=None, rows=None) -> float:
     """L2 sensitivity of the normalised clamped pair U-statistics of the active components.
 
     sqrt(k') (2/n) max_l fp_inflation(n, L_l/U_l) over the k' components with U_l > L_l
     (sqrt(1) (2/n) when none is active): exact-arithmetic 2 sqrt(k')/n times the rounding slack
     (of the block design's incomplete statistic when ``design`` is given).
+
+    Under add/remove neighbours (``rows``, a :class:`dppca.privacy.neighbouring.RowBounds`
+    (n_lo + 1, n_hi); complete design): sqrt(k') (2 / (n_lo + 1) + 2 max_l E(n_hi, rho_l)).
+    Proof: F_l is the mean of a term in [0, 1] over the C(n, 2) pairs, so adding a row moves it
+    by at most 2 / (n + 1), n the smaller data set's rows (the common step of
+    :mod:`dppca.methods.add_remove`: the replace-one bound 2 W / n at n + 1 rows, W = 1);
+    n_lo <= n on the count's good event. Each data set's computed F_l is within E(n', rho_l)
+    (:func:`dppca.stats.pair_statistics.pair_rounding_error`, increasing in n') of the exact
+    one, n' <= n_hi, hence the slack 2 E(n_hi, rho_l). The replace-one form is the same
+    2/n + 2 E(n) = (2/n) fp_inflation(n).
+
+    Examples
+    --------
+    >>> from dppca.privacy.neighbouring import RowBounds
+    >>> exact = pair_release_sensitivity(1000, [0.0], [1.0])
+    >>> round(exact * 1000, 4), round(pair_release_sensitivity(5, [0.0], [1.0],
+    ...                                                      rows=RowBounds(1000.0, 1100)) * 1000, 4)
+    (2.0, 2.0)
     """
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     active = upper > lower
     rho = np.divide(lower, upper, out=np.zeros_like(upper), where=active)[active]
+    width = math.sqrt(max(int(active.sum()), 1))
+    if rows is not None:
+        if design is not None:
+            raise DPPCAValueError("add/remove neighbours need the complete pair design (a block "
+                                  "design is drawn for the private n)")
+        error = float(np.max(pair_rounding_error(int(rows.slack_rows), rho))) if rho.size else 0.0
+        return width * (2.0 / rows.sensitivity_rows + 2.0 * error)
     inflation = float(np.max(design_fp_inflation(n, rho, design))) if rho.size else 1.0
-    return 2 * math.sqrt(max(int(active.sum()), 1)) / n * inflation
+    return 2 * width / n * inflation
 
 
 def normalised_pair_statistic(scores, lower, upper, design=None) -> np.ndarray:
@@ -180,12 +209,13 @@ def _score_columns(scores):
     return scores if is_dask_array(scores) else as_columns(scores)
 
 
-def _release_normalised(scores, lower, upper, noise, rng, ledger, step, design=None) -> MeanRelease:
+def _release_normalised(scores, lower, upper, noise, rng, ledger, step, design=None,
+                        rows=None) -> MeanRelease:
     n = scores.shape[0]
     width = upper - lower
     unit = normalised_pair_statistic(scores, lower, upper, design)
-    noisy, sigma = noise.release(unit, pair_release_sensitivity(n, lower, upper, design), rng,
-                                 ledger, step)
+    noisy, sigma = noise.release(unit, pair_release_sensitivity(n, lower, upper, design, rows),
+                                 rng, ledger, step)
     return MeanRelease(lower + width * noisy, width * sigma, lower.copy(), upper.copy())
 
 
@@ -280,8 +310,25 @@ def huber_score(scores, mu, tau, design=None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
-                           ledger: Ledger | None = None, step="trace: clipped paired mean") -> tuple:
+                           ledger: Ledger | None = None, step="trace: clipped paired mean",
+                           pairs=None) -> tuple:
     """Private mean of min(t_i, C) over m disjoint-pair values t_i (e.g. ||x_a - x_b||^2 / 2).
+
+    Parameters
+    ----------
+    values : ndarray, shape (m,)
+        The pair values.
+    clip : float > 0
+        C (public or already private).
+    noise : GaussianShare
+        Budget of the release.
+    rng : numpy.random.Generator
+    ledger : Ledger, optional
+    step : str
+        Ledger label.
+    pairs : tuple of int, optional
+        Add/remove neighbours: (pairs for the sensitivity, pairs for the rounding slack) from
+        :func:`dppca.privacy.counted_group.pair_rows`. None: (m, m), replace-one.
 
     Returns
     -------
@@ -292,14 +339,52 @@ def dp_clipped_paired_mean(values, clip: float, noise: GaussianShare, rng, *,
     Privacy: a replaced row changes one pair value, so the mean of min(t, C)/C in [0, 1]
     moves by at most 1/m: Gaussian mechanism with sensitivity (1/m) mean_inflation(m) (the
     rounding slack of a computed mean, :func:`dppca.stats.pair_statistics.mean_inflation`), then
-    times C. nan values (never produced from finite data) count as C.
+    times C. nan values (never produced from finite data) count as C. Add/remove: the coupled
+    pairings differ by one pair replaced or added (:func:`dppca.privacy.counted_group.pair_rows`),
+    so the mean moves by at most 1 / m_lo, m_lo = floor(max(n_lo, 4) / 2), plus twice a computed
+    mean's rounding error at the larger m_hi (increasing in m):
+    1 / m_lo + (mean_inflation(m_hi) - 1) / m_hi.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dppca.privacy import GaussianGroup
+    >>> _, sd = dp_clipped_paired_mean(np.ones(100), 1.0, GaussianGroup(1.0, 1e-5).share(1.0),
+    ...                                np.random.default_rng(0), pairs=(50, 60))
+    >>> round(sd * 50 * GaussianGroup(1.0, 1e-5).mu, 3)
+    1.0
     """
     values = np.asarray(values, float)
     clip = float(_positive_vector(clip, 1, "clip")[0])
-    m = values.size
+    low, high = (values.size, values.size) if pairs is None else pairs
     noisy, sigma = noise.release(clipped_paired_statistic(values, clip),
-                                 mean_inflation(m) / m, rng, ledger, step)
+                                 paired_mean_sensitivity(low, high), rng, ledger, step)
     return clip * float(noisy), clip * sigma
+
+
+def paired_mean_sensitivity(low: int, high: int) -> float:
+    """Sensitivity of the trace's mean of m values in [0, 1]: 1 / m_lo + 2 x rounding at m_hi.
+
+    Parameters
+    ----------
+    low : int
+        Pairs of the smaller data set, or a public lower bound of them (replace-one: m).
+    high : int
+        A public upper bound of the pairs, for the rounding slack (replace-one: m).
+
+    Returns
+    -------
+    float
+        1 / low + (mean_inflation(high) - 1) / high; at low = high = m, mean_inflation(m) / m
+        (:func:`dppca.stats.pair_statistics.mean_inflation`: a computed mean of m terms is within
+        gamma_m (1 + u) + u of the exact one, increasing in m).
+
+    Examples
+    --------
+    >>> round(paired_mean_sensitivity(100, 100) * 100, 9), round(paired_mean_sensitivity(80, 120) * 80, 9)
+    (1.0, 1.0)
+    """
+    return 1.0 / low + (mean_inflation(high) - 1.0) / high
 
 
 def clipped_paired_statistic(values, clip) -> float:
@@ -316,4 +401,4 @@ def _positive_vector(value, k, name) -> np.ndarray:
 
 __all__ = ["MeanRelease", "clipped_paired_statistic", "dp_clipped_mean", "dp_clipped_paired_mean",
            "dp_huber_mean", "dp_winsorized_mean", "huber_score", "normalised_pair_statistic",
-           "pair_release_sensitivity"]
+           "pair_release_sensitivity", "paired_mean_sensitivity"]

@@ -15,6 +15,8 @@ import numpy as np
 
 from .._validation import DPPCAValueError
 from ..privacy.accuracy import CLIP_LEVEL, CLIP_MULTIPLIER
+from ..privacy.counted_group import pair_rows
+from ..privacy.neighbouring import row_bounds
 from ..privacy.quantiles import dp_histogram_quantiles, unbounded_quantile_between
 from ..stats.pair_statistics import paired_half_norms, paired_squares
 from .clip_choice import TRACE_LOG2_RANGE, TailBias, dp_clip_choice, near_tail_size
@@ -78,7 +80,7 @@ HUBER_STEPS = 1
 _UNMEASURED = TailBias(np.zeros(1), np.zeros(1))
 
 
-def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None):
+def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None, rows=None):
     """Private tr(S) from disjoint pairs: (estimate, noise sd, positive anchor for tuning bins,
     clipping bias: a :class:`dppca.estimators.clip_choice.TailBias` of shape (1,)).
 
@@ -94,8 +96,16 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
     :func:`dppca.estimators.clip_choice.tail_bias` read from the clip histogram (estimate and
     upper bound; post-processing: the trace is biased low by up to the bound), zeros under the
     public fallback clip (no histogram: unmeasured).
+
+    Under add/remove neighbours (``rows``, the count's :class:`dppca.privacy.neighbouring.RowBounds`)
+    every use of the number of pairs m takes its public bounds
+    (:func:`dppca.privacy.counted_group.pair_rows`): the clipped mean's sensitivity
+    (:func:`dppca.estimators.pair_means.dp_clipped_paired_mean`) and the clip choice's noise sd
+    and bias denominator; the histograms keep L2 sensitivity sqrt(2) (a coupled pairing adds
+    or replaces one pair value: at most two counts move by 1).
     """
     halves = paired_half_norms(values, pairs)  # +inf is clamped by the clipped mean, silently
+    low, high = pair_rows(halves.size, rows)
     if shares.centre > 0:
         centre = dp_log2_centre(halves, group.share(shares.centre), rng, ledger=ledger,
                                 step="trace tuning: log2 histogram of ||x_a - x_b||^2/2")
@@ -107,15 +117,16 @@ def private_trace(values, pairs, group, shares, rng, ledger, public_centre=None)
     noise = group.share(shares.trace_mean)
     if shares.trace_tuning > 0:  # else noise-dominated (scree_shares): the stated public rule
         choice = dp_clip_choice(halves[:, None], centre, group.share(shares.trace_tuning),
-                                noise.sigma(1.0 / halves.size), clip, rng, ledger=ledger,
+                                noise.sigma(1.0 / low), clip, rng, ledger=ledger,
                                 step="trace tuning: clip histogram of ||x_a - x_b||^2/2",
-                                log2_range=TRACE_LOG2_RANGE)
+                                log2_range=TRACE_LOG2_RANGE, m=low)
         # the trace's tail is every column's, spread thinly: every bin of the near octaves counts
         # (net of the noise in their sum)
         estimate = np.maximum(choice.tail_estimate, near_tail_size(choice))
         clip, bias = float(choice.clip[0]), TailBias(estimate, np.maximum(estimate, choice.tail_upper))
     trace, sd = dp_clipped_paired_mean(halves, clip, noise, rng, ledger=ledger,
-                                       step="trace: clipped mean of ||x_a - x_b||^2/2")
+                                       step="trace: clipped mean of ||x_a - x_b||^2/2",
+                                       pairs=None if rows is None else (low, high))
     trace = min(max(trace, 0.0), clip)
     return trace, sd, trace if trace > 0 else centre, bias
 
@@ -137,9 +148,19 @@ def check_split_mode(controls, pair_design) -> None:
 
 
 def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, ledger,
-                 design=None) -> MethodFit:
+                 design=None, rows=None) -> MethodFit:
+    """The clipped method: U-statistics of min(u, C) with C tuned privately (or public C_clip).
+
+    Under add/remove neighbours (``rows``, the count's
+    :class:`dppca.privacy.neighbouring.RowBounds`) the U-statistics' sensitivity is their
+    add/remove bound (:func:`dppca.estimators.pair_means.pair_release_sensitivity`), the tuning
+    histograms keep sqrt(2k) (a coupled pairing adds or replaces one pair value per component,
+    :func:`dppca.privacy.counted_group.pair_rows`), and every public branch and noise sd reads
+    the public bounds of n and m, never the private n.
+    """
     k = scores.shape[1]
-    m = len(pairs[0])
+    m = pair_rows(len(pairs[0]), rows)[0]
+    rows_n = row_bounds(scores.shape[0], rows)[0]
     coarse = model.MEDIAN_TUNING_SHARE * share
     choice, clip_on_trace = None, False
     if control.C_clip is not None:
@@ -168,15 +189,16 @@ def fit_clipped(scores, pairs, anchor, control, group, share, pure_eps, rng, led
         noise = group.share((1 - control.tuning_share) * share)
         choice = dp_clip_choice(paired_squares(scores, pairs), anchor,
                                 group.share(control.tuning_share * share),
-                                noise.sigma(2.0 * math.sqrt(k) / scores.shape[0]),
+                                noise.sigma(2.0 * math.sqrt(k) / rows_n),
                                 model.FALLBACK_CLIP_OVER_TRACE * anchor, rng, ledger=ledger,
-                                step="clipped tuning: log2 histograms of the pair values (PC1..PCk)")
+                                step="clipped tuning: log2 histograms of the pair values (PC1..PCk)",
+                                m=m)
         clip = choice.clip
         tuning = ("C minimises the clipping bias (from a private log2 histogram of the pair "
                   f"values) + the noise sd; {model.FALLBACK_CLIP_OVER_TRACE:.3g} x private trace "
                   "for a component with no significant bin")
     release = dp_clipped_mean(scores, clip, noise, rng, ledger=ledger, design=design,
-                              step="clipped: U-statistics of min(u, C) (PC1..PCk)")
+                              step="clipped: U-statistics of min(u, C) (PC1..PCk)", rows=rows)
     return MethodFit(release, "Gaussian", tuning, choice, trace_clip=clip_on_trace)
 
 

@@ -112,17 +112,19 @@ class DeclaredInput:
                                ends.max(axis=0).sum(axis=0) + slack])
         return None if not np.isfinite(box).any() else box
 
-    def variance_bound(self, scales=None) -> float:
+    def variance_bound(self, scales=None, n=None) -> float:
         """Public upper bound of the sample trace of ``X / scales`` (inf unless all bounded).
 
         Popoviciu's inequality: a column in [l, u] has population variance <= (u - l)^2 / 4, so
         its sample variance (ddof 1) is <= n / (n - 1) (u - l)^2 / 4; the trace is the sum.
+        ``n``: a public lower bound of the rows (>= 2) when the row count is private (add/remove
+        neighbours); n / (n - 1) falls with n, so the bound stays valid. Default: the rows.
         """
         if self.schema is None:
             return math.inf
         lower, upper = self.schema.bounds(self.matrix.columns)
         s = np.ones(len(lower)) if scales is None else np.asarray(scales, float)
-        n = self.matrix.n
+        n = self.matrix.n if n is None else n
         return float(np.sum(((upper - lower) / (2 * s)) ** 2) * n / (n - 1) * (1 + 1e-12))
 
 

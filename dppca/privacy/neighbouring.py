@@ -44,7 +44,8 @@ from .._validation import DPPCAValueError, option_arg
 
 __all__ = ["ADD_REMOVE", "COUNT_DELTA_SHARE", "COUNT_SHARE", "LABELS", "NEIGHBOURINGS",
            "PrivateCount", "REPLACE", "RowBounds", "add_remove_unsupported", "count_bounds",
-           "neighbouring_arg", "relation_label", "release_row_count", "row_bounds"]
+           "documents_neighbouring", "neighbouring_arg", "observations_label", "relation_label",
+           "release_row_count", "row_bounds"]
 
 REPLACE, ADD_REMOVE = "replace", "add_remove"
 #: ``neighbouring=`` choices.
@@ -60,6 +61,52 @@ LABELS = {REPLACE: "replace-one (n public)", ADD_REMOVE: "add/remove (n private)
 COUNT_SHARE = 0.05
 #: Share of the call's delta that the bounds [n_lo, n_hi] may fail with (delta_n, two-sided).
 COUNT_DELTA_SHARE = 0.05
+
+
+#: The ``neighbouring`` parameter paragraph of an entry point that refuses add/remove.
+_REFUSED_DOC = """The neighbouring relation (public). Only ``"replace"`` (one row replaced, n public)
+        here yet: ``"add_remove"`` is refused from the arguments alone (its add/remove
+        sensitivities are not proved); :func:`dppca.dp_pc_dir` and :func:`dppca.dp_scree` cover
+        it."""
+
+#: The paragraph of an entry point that covers add/remove (``{covered}``: what it covers).
+_COVERED_DOC = """The neighbouring relation (public, on the ledger). ``"replace"`` (default): one
+        row replaced, n public. ``"add_remove"``: one row added or removed, n private: the call
+        first releases n (:func:`dppca.privacy.neighbouring.release_row_count`, 5% of the
+        Gaussian-DP budget) and every later sensitivity is its add/remove bound at a public
+        lower bound of n; outputs print the noisy n. Covered: {covered}; anything else is
+        refused from the arguments alone."""
+
+
+def documents_neighbouring(covered: str | None = None):
+    """Decorator: put the ``neighbouring`` paragraph where a docstring says ``{neighbouring_doc}``.
+
+    Parameters
+    ----------
+    covered : str, optional
+        What the entry point covers under add/remove neighbours (e.g. "the clipped method");
+        None: it refuses ``"add_remove"``.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function itself, its docstring filled.
+
+    Examples
+    --------
+    >>> @documents_neighbouring()
+    ... def f():
+    ...     "neighbouring : {neighbouring_doc}"
+    >>> f.__doc__.startswith("neighbouring : The neighbouring relation (public). Only")
+    True
+    """
+    text = _REFUSED_DOC if covered is None else _COVERED_DOC.format(covered=covered)
+
+    def decorate(function):
+        if function.__doc__:
+            function.__doc__ = function.__doc__.replace("{neighbouring_doc}", text)
+        return function
+    return decorate
 
 
 def neighbouring_arg(value) -> str:
@@ -281,3 +328,20 @@ def release_row_count(n: int, share, rng, ledger, failure: float) -> PrivateCoun
         ledger.record("row count: public bounds n_lo, n_hi (failure probability)",
                       "tail bound of the count's noise", 0.0, "L2", sigma, 0.0, failure)
     return count
+
+
+def observations_label(ledger) -> str:
+    """The summary key of n: "No. Observations", or "No. Observations (noisy)" when n is private.
+
+    Examples
+    --------
+    >>> from dppca.privacy import Ledger
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> observations_label(ledger)
+    'No. Observations'
+    >>> ledger.neighbouring = LABELS[ADD_REMOVE]
+    >>> observations_label(ledger)
+    'No. Observations (noisy)'
+    """
+    noisy = ledger is not None and ledger.neighbouring == LABELS[ADD_REMOVE]
+    return "No. Observations (noisy)" if noisy else "No. Observations"

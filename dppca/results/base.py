@@ -80,6 +80,8 @@ def combined_ledger(ledgers, shared_releases, eps, delta):
     1
     """
     combined = Ledger(eps, delta)
+    for ledger in list(ledgers.values())[:1]:  # the relation is the call's, the same in each
+        combined.neighbouring = ledger.neighbouring
     for position, ledger in enumerate(ledgers.values()):
         for release in ledger.releases[0 if position == 0 else shared_releases:]:
             combined.record(release.step, release.mechanism, release.sensitivity, release.norm,

@@ -14,6 +14,7 @@ from scipy.stats import norm
 from .estimands import ESTIMANDS, direction_estimand
 from ..privacy.accuracy import AccuracyReport
 from .base import NONPRIVATE, DPResult, combined_ledger, frame_table, scaling_label
+from ..privacy.neighbouring import observations_label, relation_label
 from .directions import pc_names
 from .scree_checks import (method_bias, noise_floors, post_release_error, post_release_step,
                            robust_comparable, total_variance_label, trace_bias_parts, trace_step,
@@ -423,7 +424,8 @@ class ScreeResult(DPResult):
                 ("Directions", directions),
                 ("Total variance", total_variance_label(self.trace, self.trace_std_err,
                                                         self.accuracy.steps))]
-        right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
+        right = [("Neighbouring", relation_label(self.combined_ledger)),
+                 (observations_label(self.combined_ledger), self.n_obs),
                  ("No. Variables", self.n_features), ("No. Components", self.k),
                  ("Scaling", scaling_label(self.scale_source, self.combined_ledger)), ("Monotone", self.mono), ("Seed", self.seed)]
         return left, right
@@ -460,7 +462,8 @@ class ScreeResult(DPResult):
         notes.extend(heavy_tail_note(self.tail_evidence()))
         combined = self.combined_ledger
         notes.append(f"Privacy: all numbers together spend eps={combined.spent_eps:.4g}, "
-                     f"delta={combined.spent_delta:.4g} (replace-one neighbours). "
+                     f"delta={combined.spent_delta:.4g} ({relation_label(combined)} "
+                     "neighbours). "
                      + ("" if len(self.methods) == 1 else
                         f"The {len(self.methods)} methods share the directions and the trace and "
                         "split the rest of the budget; one method's numbers alone depend only on "

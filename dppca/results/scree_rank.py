@@ -22,6 +22,7 @@ from scipy.stats import chi2
 from ..privacy.accuracy import AccuracyReport, StepAccuracy
 from ..privacy.bridge_noise import bridged_noise_sd
 from .rank_concentration import bernstein_radius, untied_share_interval, weighted_chi2_bound
+from ..privacy.neighbouring import relation_label
 from .base import NONPRIVATE
 from .scree import ScreeResult
 
@@ -679,9 +680,12 @@ class RankScreeResult(ScreeResult):
         parts = self.fits[RANK_METHOD].bound.parts()
         spent = self.combined_ledger
         return [RANK_SCREE_ESTIMAND,
-                f"Privacy: one Gaussian release of the elementwise Kendall's tau matrix spends "
-                f"eps={spent.spent_eps:.4g}, delta={spent.spent_delta:.4g} (replace-one "
-                "neighbours); the directions and the values are post-processing of it.",
+                f"Privacy: one Gaussian release of the elementwise Kendall's tau matrix "
+                f"{'(after the noisy row count) ' if relation_label(spent) == 'add/remove' else ''}"
+                f"spends "
+                f"eps={spent.spent_eps:.4g}, delta={spent.spent_delta:.4g} "
+                f"({relation_label(spent)} neighbours); the directions and the values are "
+                "post-processing of it.",
                 "Intervals value -/+ h, clipped to [0, p], cover the population values, all k at "
                 "once, with probability >= 1 - alpha at any n, ties allowed: the eigenvalues of "
                 "sin(pi tau_b / 2), tau_b the population Kendall's tau-b (the latent correlation "

@@ -87,3 +87,57 @@ def test_add_remove_ledger_matches_the_noise_drawn(standardize):
     assert parts["gaussian rows"] == 2  # the count and the directions, one group
     failure = result.ledger.releases[1]
     assert (failure.eps, failure.delta) == (0.0, 0.05 * 1e-5)
+
+
+@pytest.mark.parametrize("name", ["add/remove: scree clipped pair means",
+                                  "add/remove: trace clipped mean of ||x_a - x_b||^2/2 (coupled pairs)"])
+def test_the_search_sees_the_scree_bounds(name):
+    # Both claims are reached (ratio 1 on the fast search: duplicated rows and one extreme row);
+    # half of either claim must be exceeded, or the search could not fail.
+    release = ADD_REMOVE_REGISTRY[name]
+    halved = AuditedRelease(name + " (half claim)", release.statistic,
+                            lambda m, p, c: release.sensitivity(m, p, c) / 2, p=release.p,
+                            context=release.context)
+    assert add_remove_search(halved, seed=0, sizes=(5, 12)).ratio > 1.5
+
+
+def test_an_uncoupled_pairing_breaks_the_trace_bound():
+    # The trace's bound rests on coupling the random pairings of neighbours
+    # (dppca.privacy.counted_group.pair_rows): pairing a neighbour's rows afresh (here by
+    # position, as if the pairing ignored which row was added or removed) moves many pair values
+    # and can exceed the claim, so the coupled statistic is what the audit must check.
+    import numpy as np
+
+    from dppca.audit.add_remove import _halves
+    from dppca.estimators.pair_means import clipped_paired_statistic
+
+    release = ADD_REMOVE_REGISTRY["add/remove: trace clipped mean of ||x_a - x_b||^2/2 "
+                                  "(coupled pairs)"]
+
+    def by_position(X, c):
+        m = X.shape[0] // 2
+        pairs = (np.arange(0, 2 * m, 2), np.arange(1, 2 * m, 2))
+        return np.atleast_1d(clipped_paired_statistic(_halves(X, pairs), c["clip"]))
+
+    uncoupled = AuditedRelease("uncoupled trace", by_position, release.sensitivity,
+                               p=release.p, context=release.context)
+    # (1.15 found at n = 12: the audit flags anything above 1 + RATIO_TOLERANCE)
+    assert add_remove_search(uncoupled, seed=0, sizes=(12,)).ratio > 1 + 100 * RATIO_TOLERANCE
+
+
+def test_scree_add_remove_ledger_matches_the_noise_drawn():
+    # Every release of the call is one Gaussian-DP group (count, directions, trace, clipped
+    # method) of delta minus the bounds' failure probability, which has its own row.
+    import warnings
+
+    from dppca import dp_scree
+    from test_ledger_noise import _sample, check_ledger_against_noise
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small-n accuracy warnings: public facts
+        result = dp_scree(_sample(600), 2, eps=1.0, delta=1e-5, rng=1, neighbouring="add_remove")
+    ledger = result.combined_ledger
+    parts = check_ledger_against_noise(ledger)
+    assert parts["gaussian rows"] == len(ledger.releases) - 1
+    failure = ledger.releases[1]
+    assert (failure.eps, failure.delta) == (0.0, 0.05 * 1e-5)
