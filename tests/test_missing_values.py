@@ -248,3 +248,13 @@ def test_private_medians_carry_no_phantom_bins_at_a_small_budget():
     share = GaussianGroup(0.02, 1e-6).share(1.0)
     medians = [private_medians(x, share, np.random.default_rng(seed))[0] for seed in range(40)]
     assert np.sum(np.abs(np.array(medians) - 5.0) < 1.0) >= 34
+
+
+def test_a_partial_dict_of_declared_values_is_labelled_with_its_medians():
+    # a dict names some columns; the others get private medians, and the label says so (a
+    # single number declares every column: no median, so its label names no median)
+    from dppca.preprocessing.missing import resolve_missing
+
+    partial = resolve_missing({"a": 0.0}, entry="dp_scree")
+    assert "median imputation for the others" in partial.label
+    assert "median" not in resolve_missing(0.0, entry="dp_scree").label

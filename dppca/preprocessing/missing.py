@@ -94,6 +94,8 @@ class MissingPolicy:
         """For ledgers and summaries, e.g. ``"median imputation (auto)"``."""
         words = {"pairwise": "pairwise present", "median": "median imputation",
                  "value": "declared value imputation", "drop": "drop incomplete rows"}[self.kind]
+        if self.kind == "value" and self.default is None:  # a dict: unnamed columns get medians
+            words = "declared values for the named columns, median imputation for the others"
         return f"{words} (auto)" if isinstance(self.requested, str) and \
             self.requested == "auto" else words
 
