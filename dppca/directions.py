@@ -204,8 +204,10 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     Raises
     ------
     DPPCATypeError, DPPCAValueError
-        Non-numeric X (NaN and +-inf cells are not errors: ``missing=``), fewer than 2 rows,
-        k not an integer in [1, p], eps <= 0,
+        Non-numeric X (NaN and +-inf cells are not errors: ``missing=``), fewer than 2 rows
+        (under ``neighbouring="add_remove"``: right after the private count, when its public
+        lower bound n_lo is below 2, a message of the released numbers only, the budget
+        spent; :func:`dppca.privacy.neighbouring.refuse_few_rows`), k not an integer in [1, p], eps <= 0,
         delta outside (0, 1), eps/delta missing for a private method, unknown method, sign or
         calibration, options that do not belong to the method, constant columns when
         standardizing.
@@ -256,9 +258,13 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
     (20, 2)
     """
     binary = None
+    neighbouring = neighbouring_arg(neighbouring)
     if (isinstance(standardize, str) and standardize == RANK) or method == RANK:
         X, binary = rank_columns(X)  # binary dtypes -> 0/1 and a public mask
-    given = declared_input(_input_matrix(X), bounds, scale)
+    # add/remove: n is private, so no row count is checked before its release (add_remove_fit
+    # refuses too few rows from the released count only)
+    given = declared_input(_input_matrix(X, 0 if neighbouring == ADD_REMOVE else 2), bounds,
+                           scale)
     mat, scale = given.matrix, given.scale
     k = int_arg(k, "k", 1, mat.p)
     bool_arg(center, "center")
@@ -275,7 +281,6 @@ def dp_pc_dir(X, k, center=True, standardize=False, g_dppca=None, eps=None, delt
         options["binary"] = tuple(binary)
     if getattr(missing, "kind", None) == "pairwise" and method in GAUSSIAN_METHODS:
         options["missing"] = "pairwise"
-    neighbouring = neighbouring_arg(neighbouring)
     if is_dask_input(X):
         _check_dask_call(method, standardize, scale, nonprivate)
         add_remove_unsupported(neighbouring, "dask and file input")
@@ -357,13 +362,14 @@ def directions_at_bounds(mat, k, scales, count, *, eps, delta, rng, calibration,
                    calibration=calibration, seed=None)
 
 
-def _input_matrix(X):
-    """Validated input: in memory (as_matrix), or a lazy dask array for dask collections and files."""
+def _input_matrix(X, min_rows: int = 2):
+    """Validated input: in memory (as_matrix, at least ``min_rows`` rows), or a lazy dask array
+    for dask collections and files."""
     if is_dask_input(X):
         from .preprocessing.dask_input import as_dask_matrix
 
         return as_dask_matrix(X)
-    return as_matrix(X)
+    return as_matrix(X, min_rows=min_rows)
 
 
 def _check_dask_call(method, standardize, scale, nonprivate):

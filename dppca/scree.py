@@ -174,7 +174,11 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
         missing or out of range, unknown or repeated methods, controls for methods not
         requested or of the wrong type, non-bool flags, unknown calibration, directions that
         do not match X or exceed the budget; ``neighbouring="add_remove"`` with what it does
-        not cover (:func:`check_add_remove_scree`; from the arguments alone).
+        not cover (:func:`check_add_remove_scree`; from the arguments alone). Under
+        ``neighbouring="add_remove"`` the rows are not counted before the private count: the
+        call is refused right after it when its public lower bound n_lo is below 4 (a message
+        of the released numbers only, the budget spent;
+        :func:`dppca.privacy.neighbouring.refuse_few_rows`).
 
     See Also
     --------
@@ -259,7 +263,9 @@ def dp_scree(X, k, method=_OMITTED_METHODS, control=None, eps=None, delta=None, 
             g_dppca=g_dppca is True, standardize=standardize is True,
             scales_declared=scale is not None or bounds is not None), design, pairs_per_row,
             directions, noise)
-    given = declared_input(as_input_matrix(X, lazy), bounds, scale)
+    # add/remove: n is private, so no row count is checked before its release (count_first
+    # refuses too few rows from the released count only)
+    given = declared_input(as_input_matrix(X, lazy, 0 if add_remove else 4), bounds, scale)
     mat = given.matrix
     methods = _resolve_methods(method)
     k = int_arg(k, "k", 1, mat.p)

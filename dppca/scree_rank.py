@@ -158,7 +158,8 @@ def rank_scree(X, k, *, standardize=RANK, method=None, eps=None, delta=None, cen
         add_remove_unsupported(ADD_REMOVE, "the rank scree's incomplete design and dask or file "
                                "input (both drawn for a public n; use design='complete' on data "
                                "in memory)")
-    given = declared_input(as_input_matrix(X, lazy), bounds, None)
+    # add/remove: no row count before its release (count_first refuses from the released one)
+    given = declared_input(as_input_matrix(X, lazy, 0 if add_remove else 4), bounds, None)
     mat = given.matrix
     k = int_arg(k, "k", 1, mat.p)
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -253,8 +254,8 @@ def rank_scree_release(mat, k, *, eps, delta, rng, calibration, ledger, design=N
     bridged = bridged_matrix(released, DIAGONAL_FLOOR)
     repaired = latent_correlation(released)
     # the sampling part of the intervals counts independent pairs: floor(n / 2), or the block
-    # design's (add/remove: pairs of max(n_lo, 4) rows, fewer than the data's on the count's
-    # good event, and this entry refuses fewer than 4 rows)
+    # design's (add/remove: pairs of max(n_lo, 4) = n_lo rows, no more than the data's on the
+    # count's good event: the call went on only because the released n_lo is at least 4)
     rows, weight = _sampling_pairs(mat.n if count is None else max(count.lower, 4),
                                    None if design is None else len(design.bounds) - 1)
     bound = RankBound.from_release(released, bridged, repaired, sigma, rows, DIAGONAL_FLOOR,

@@ -306,8 +306,11 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         if is_dask_input(X) and hasattr(X, "compute"):
             X = X.compute()  # a pandas DataFrame or an ndarray: the in-memory path below
+        # add/remove: n is private, so no row count is checked before its release (dp_pc_dir
+        # refuses too few rows from the released count only)
+        min_rows = 0 if neighbouring_arg(self.neighbouring) == ADD_REMOVE else 2
         if isinstance(X, pd.DataFrame):
-            check_frame_columns(X, "X")  # names duplicate and text columns, or "no rows"
+            check_frame_columns(X, "X", min_rows)  # duplicate and text columns, or "no rows"
         rng = _generator(self.random_state)
         policy = resolve_missing(self.missing, entry="DPPCA")
         # 1-D, sparse and other non-tables go on as they are, to scikit-learn's own errors
@@ -315,7 +318,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                               delta=self.delta, rng=rng, budget=self.budget, entry="DPPCA.fit")
         if isinstance(filled.X, pd.DataFrame):
             X = filled.X if isinstance(X, pd.DataFrame) else filled.X.to_numpy()
-        values = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
+        values = validate_data(self, X, dtype=np.float64, ensure_min_samples=min_rows,
                                ensure_all_finite=False)  # +-inf: clamped by as_matrix
         k, eps, delta, share = self._checked_params(values.shape[1])
         if filled.medians is not None:
@@ -325,7 +328,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         # column names (non-string ones too); a bare array's are V1, V2, ... as in dp_pc_dir.
         names = X.columns if isinstance(X, pd.DataFrame) else None
         source = values if names is None else pd.DataFrame(values, columns=names)
-        given = declared_input(as_matrix(source), self.bounds, self.scale)
+        given = declared_input(as_matrix(source, min_rows=min_rows), self.bounds, self.scale)
         debit(None if filled.charged else self.budget, "DPPCA.fit", eps, delta, n_components=k,
               method=self.method)
         share = _affordable_share(values.shape[0], eps, share)

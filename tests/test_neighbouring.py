@@ -269,12 +269,18 @@ def test_pair_release_sensitivity_add_remove_formula():
 
 
 @pytest.mark.parametrize("standardize", [False, "rank"])
-def test_scree_runs_whatever_the_noisy_count_on_tiny_data(standardize):
-    # At n = 12 the count's noise (sd ~17) puts n_lo at its floor 1 for most seeds: every public
-    # bound then falls back to the 4 rows the entry needs, and no step fails (a failure would
-    # depend on the released count only, but it would stop the analyst)
+def test_scree_on_tiny_data_runs_or_is_refused_from_the_released_count(standardize):
+    # At n = 12 and eps = 1 the count's noise (sd ~17) puts n_lo at its floor 1: the released
+    # count cannot guarantee the 4 rows the entry needs, so the call stops right after it, with
+    # a message of the released numbers only. At eps = 40 the count's sd is about 1.3, n_lo =
+    # c - 5.03 sd - 1 >= 4 for these seeds, and every step runs at n_lo.
     x = np.random.default_rng(0).normal(size=(12, 3))
     for seed in range(3):
-        result = dp_scree(x, 2, eps=EPS, delta=DELTA, rng=seed, standardize=standardize,
+        with pytest.raises(DPPCAValueError, match=r"^dp_scree needs at least 4 rows, and the "
+                           r"released row count \(noisy n = -?[\d.]+, public lower bound "
+                           r"n_lo = 1\)"):
+            dp_scree(x, 2, eps=EPS, delta=DELTA, rng=seed, standardize=standardize,
+                     neighbouring="add_remove")
+        result = dp_scree(x, 2, eps=40.0, delta=DELTA, rng=seed, standardize=standardize,
                           neighbouring="add_remove")
         assert np.isfinite(result.scree.to_numpy()).all()

@@ -49,7 +49,7 @@ MISSING_LABEL = "(missing)"
 BUNDLED = {"gau": _load_gau, "gau_g": _load_gau_g, "adult": lambda: _load_adult(labels=True)}
 
 
-def load_data(spec: str, group: str | None = None) -> tuple:
+def load_data(spec: str, group: str | None = None, empty: bool = False) -> tuple:
     """A bundled dataset by name (``adult`` with its labels), a CSV file, or a Parquet file/folder.
 
     Returns ``(frame, bundled)``. A CSV's ``group`` column is read as text, so labels keep
@@ -57,6 +57,10 @@ def load_data(spec: str, group: str | None = None) -> tuple:
     reads the rows into memory (its score and scree sections need them; g-DPPCA uses the
     incomplete U-statistic at this size): 10^7 rows x 20 columns take 1.6 GB. To stream a
     bigger file, call :func:`dppca.dp_pc_dir` on its path (dask).
+
+    ``empty=True`` accepts a file without rows (a report under add/remove neighbours, whose
+    row count is private and refused only from its released count); its columns, which no
+    cell types, are read as float.
 
     Raises
     ------
@@ -75,6 +79,8 @@ def load_data(spec: str, group: str | None = None) -> tuple:
                                 f"(bundled: {sorted(BUNDLED)})")
     else:
         frame = _read_csv(path, spec, group)
+    if len(frame) == 0 and empty:
+        return frame.astype({c: float for c in frame.columns if c != group}), False
     if len(frame) == 0:
         raise DPPCAValueError(f"--data: the file {spec!r} has {frame.shape[1]} columns and 0 rows; "
                               "a report needs data rows")

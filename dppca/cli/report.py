@@ -157,9 +157,11 @@ def run_report(args) -> int:
     _check_neighbouring(args, names)
     args.missing_policy = resolve_missing(args.missing, entry="dppca report")
     args.levels = group_levels(args.group_levels)
-    frame, bundled = load_data(args.data, args.group)
+    # add/remove: n is private, so no row count is checked before its release (dp_pc_dir
+    # refuses too few rows from the released count only)
+    frame, bundled = load_data(args.data, args.group, empty=args.neighbouring == "add_remove")
     numeric = feature_columns(frame, args, bundled)
-    _check_shape(numeric, names, args.k)
+    _check_shape(numeric, names, args.k, args.neighbouring)
     import shutil  # the report's modules load when it runs, not for `dppca --help`
 
     out = Path(args.out)
@@ -193,9 +195,11 @@ def _check_neighbouring(args, names) -> None:
 SECTION_MIN_ROWS = {"directions": 2, "score": 2, "scree": 4}
 
 
-def _check_shape(numeric, names, k):
-    """The public shape checks of every section, before any release: rows, values, --k."""
-    as_matrix(numeric, "--data", min_rows=max(SECTION_MIN_ROWS.get(s, 2) for s in names))
+def _check_shape(numeric, names, k, neighbouring="replace"):
+    """The public shape checks of every section, before any release: rows (n public only),
+    values, --k."""
+    as_matrix(numeric, "--data", min_rows=0 if neighbouring == "add_remove" else
+              max(SECTION_MIN_ROWS.get(s, 2) for s in names))
     if {"directions", "scree"} & set(names):
         int_arg(k, "--k", 1, numeric.shape[1])
 
@@ -280,7 +284,8 @@ def _declared(args, numeric):
     columns, values clipped to the declared bounds); ``(numeric, None)`` without one."""
     if args.schema is None:
         return numeric, None
-    given = declared_input(as_matrix(numeric, "--data"),
+    given = declared_input(as_matrix(numeric, "--data",
+                                     min_rows=0 if args.neighbouring == "add_remove" else 2),
                            bounds=read_schema(args.schema, kind="--schema"))
     clipped = pd.DataFrame(given.matrix.values, index=numeric.index, columns=numeric.columns)
     return clipped, given

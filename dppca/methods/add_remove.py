@@ -192,7 +192,7 @@ def check_add_remove_options(method: str, standardize: bool, scale_declared: boo
 
 
 def add_remove_fit(fit_method, values, k, *, eps, delta, rng, calibration, ledger: Ledger,
-                   options: dict):
+                   options: dict, min_rows: int = 2):
     """Release n, then fit ``fit_method`` at the bounds; one Gaussian-DP group within (eps, delta).
 
     Parameters
@@ -215,6 +215,11 @@ def add_remove_fit(fit_method, values, k, *, eps, delta, rng, calibration, ledge
         "add/remove (n private)".
     options : dict
         The method's options.
+    min_rows : int
+        The fewest rows the method needs (public; 2: a pair of rows). No row count is checked
+        before the count release (n is private); right after it the call is refused unless the
+        released lower bound n_lo is at least ``min_rows``
+        (:func:`dppca.privacy.neighbouring.refuse_few_rows`).
 
     Returns
     -------
@@ -222,6 +227,13 @@ def add_remove_fit(fit_method, values, k, *, eps, delta, rng, calibration, ledge
         The method's fit.
     count : dppca.privacy.neighbouring.PrivateCount
         The released count and its bounds.
+
+    Raises
+    ------
+    DPPCAValueError
+        Right after the count, when it does not guarantee ``min_rows`` rows (a message of the
+        released numbers only; with n < ``min_rows`` <= n_lo, the bounds' failure, the same
+        message, an event within delta_n).
 
     Notes
     -----
@@ -246,7 +258,8 @@ def add_remove_fit(fit_method, values, k, *, eps, delta, rng, calibration, ledge
     failure = COUNT_DELTA_SHARE * delta
     group = GaussianGroup(eps, delta - failure, calibration)
     ledger.neighbouring = LABELS[ADD_REMOVE]
-    count = release_row_count(values.shape[0], group.share(COUNT_SHARE), rng, ledger, failure)
+    count = release_row_count(values.shape[0], group.share(COUNT_SHARE), rng, ledger, failure,
+                              min_rows, "dp_pc_dir")
     eps_m, delta_m = group.standalone(1.0 - COUNT_SHARE)
     inner = Ledger(eps_m, delta_m)
     fit = fit_method(values, k, eps=eps_m, delta=delta_m, rng=rng, calibration=calibration,

@@ -50,9 +50,11 @@ def drop_incomplete_rows(values, neighbouring: str):
     Estimand: the analysis describes the complete cases, unbiased for the full population's only
     when cells are missing completely at random (MCAR); under MAR or MNAR the complete cases are
     a selected subpopulation. Privacy: stability 1 under add/remove neighbours (module
-    docstring), so the whole call keeps the (eps, delta) of the releases that follow. Data sets
-    with fewer than 2 complete rows are refused downstream (every statistic needs a pair of
-    rows); the guarantee covers neighbours that keep at least 2 complete rows each.
+    docstring), so the whole call keeps the (eps, delta) of the releases that follow. Any number
+    of complete rows, 0 included, goes on: the entry point counts no rows before its private
+    count and refuses too few only from the released count's public lower bound
+    (:func:`dppca.privacy.neighbouring.refuse_few_rows`), so the guarantee covers every pair
+    of neighbours.
 
     Examples
     --------

@@ -108,7 +108,10 @@ def as_matrix(X, name: str = "X", min_rows: int = 2) -> Matrix:
     name : str
         Argument name used in error messages.
     min_rows : int
-        Minimum number of rows.
+        Minimum number of rows (public when n is). 0 accepts any number of rows, an empty frame
+        included: the entry points of add/remove calls pass it, since their n is private and
+        they refuse too few rows only from the released count
+        (:func:`dppca.privacy.neighbouring.refuse_few_rows`).
 
     Raises
     ------
@@ -148,7 +151,7 @@ def check_frame_columns(X: pd.DataFrame, name: str = "X", min_rows: int = 2) -> 
     name : str
         Argument name used in error messages.
     min_rows : int
-        Minimum number of rows.
+        Minimum number of rows; 0 accepts a frame without rows (its header is still checked).
 
     Returns
     -------
@@ -172,7 +175,7 @@ def check_frame_columns(X: pd.DataFrame, name: str = "X", min_rows: int = 2) -> 
     ...
     dppca._validation.DPPCAValueError: `X` has duplicate column names ['a']; every column needs its own name
     """
-    if len(X) == 0:
+    if len(X) == 0 and min_rows > 0:
         raise DPPCAValueError(f"`{name}` has no rows ({X.shape[1]} columns, 0 rows); it must "
                               f"have at least {min_rows} rows")
     columns = [str(c) for c in X.columns]

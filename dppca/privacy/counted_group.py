@@ -27,7 +27,8 @@ def pair_rows(m: int, rows: RowBounds | None, min_rows: int = 4) -> tuple[int, i
     rows : RowBounds or None
         None: replace-one, (m, m). Else the add/remove bounds (n_lo + 1, n_hi).
     min_rows : int
-        The fewest rows the entry point accepts (public; neighbours below it are refused).
+        The fewest rows the entry point needs (public): its call is refused, from the released
+        count, unless n_lo >= ``min_rows`` (:func:`~dppca.privacy.neighbouring.refuse_few_rows`).
 
     Returns
     -------
@@ -45,8 +46,9 @@ def pair_rows(m: int, rows: RowBounds | None, min_rows: int = 4) -> tuple[int, i
     n the smaller data set's rows (a replaced pair: C / m with m = floor(n / 2) pairs; an
     added one: C / (m + 1)); mixing over a coupling keeps an (eps, delta) bound (each coupled
     draw is (eps, delta)-close, and the bound is linear in the probabilities). The bound falls
-    with n; it is evaluated at max(n_lo, min_rows) <= n on the count's good event (data sets
-    below ``min_rows`` rows are refused). Each histogram count of the pair values moves by at
+    with n; it is evaluated at max(n_lo, min_rows) = n_lo <= n on the count's good event (the
+    call goes on only when n_lo >= ``min_rows``, right after the count, and fails with the same
+    message when n < ``min_rows`` <= n_lo, the bounds' failure, within delta). Each histogram count of the pair values moves by at
     most 1 per replaced or added pair, as under replace-one.
 
     Examples
@@ -110,7 +112,8 @@ class GroupRemainder:
         return total / self.fraction
 
 
-def count_first(n: int, eps: float, delta: float, calibration: str, rng, ledger):
+def count_first(n: int, eps: float, delta: float, calibration: str, rng, ledger,
+                min_rows: int = 4, what: str = "dp_scree"):
     """Release n first and hand back the rest of the call's Gaussian-DP group.
 
     Parameters
@@ -125,12 +128,22 @@ def count_first(n: int, eps: float, delta: float, calibration: str, rng, ledger)
         Source of the count's noise.
     ledger : Ledger
         The call's ledger; its ``neighbouring`` becomes "add/remove (n private)".
+    min_rows : int
+        The fewest rows the call needs (public; 4: the scree's standard errors).
+    what : str
+        The entry point, for the refusal's message.
 
     Returns
     -------
     count : PrivateCount
     rest : GroupRemainder
         1 - :data:`COUNT_SHARE` of the group of (eps, delta - delta_n).
+
+    Raises
+    ------
+    DPPCAValueError
+        Right after the count, when it does not guarantee ``min_rows`` rows (a message of the
+        released numbers only, :func:`~dppca.privacy.neighbouring.refuse_few_rows`).
 
     Notes
     -----
@@ -153,7 +166,7 @@ def count_first(n: int, eps: float, delta: float, calibration: str, rng, ledger)
     failure = COUNT_DELTA_SHARE * delta
     group = GaussianGroup(eps, delta - failure, calibration)
     ledger.neighbouring = LABELS[ADD_REMOVE]
-    count = release_row_count(n, group.share(COUNT_SHARE), rng, ledger, failure)
+    count = release_row_count(n, group.share(COUNT_SHARE), rng, ledger, failure, min_rows, what)
     return count, GroupRemainder(group, 1.0 - COUNT_SHARE)
 
 

@@ -26,9 +26,18 @@ P[M(D) in S] <= P[C(D) not in G] + P[M''(D) in S and c in G]
 + delta' + delta_n <= e^eps P[M(D') in S] + delta' + delta_n, since M'' = M on G. And
 P[C(D) not in G] <= delta_n: with c = |D| + N(0, s^2), |D| in {m, m + 1},
 n_lo = c - z s - 1 exceeds m only if the noise exceeds z s, and n_hi = c + z s + 1 falls below
-m + 1 only if it is below -z s; each has probability Phi(-z) = delta_n / 2. Data sets of fewer
-than 2 rows are refused (every statistic needs a pair of rows), so the guarantee covers
-neighbours with at least 2 rows each.
+m + 1 only if it is below -z s; each has probability Phi(-z) = delta_n / 2.
+
+Too few rows. An entry point that needs r rows (2 for a pair statistic, 4 for the scree's
+standard errors) checks no row count before C (any number of rows, 0 included, is accepted:
+the count of a data set that could be refused is private) and right after C refuses, by
+:func:`refuse_few_rows`, when n_lo(c) < r or n < r, with one message that names only c, n_lo(c)
+and r. Take the refusal as part of A. If m >= r, the refusal for n < r never happens and the
+one for n_lo(c) < r is a function of c: A'' above refuses exactly then, and equals A on G. If
+m < r, on G n_lo(c) <= m < r, so A refuses whatever the data: let A'' refuse for every c (a
+constant, DP for any pair), again equal to A on G. So the proof above holds for every pair of
+neighbours, 0 and 1 rows included; the refusal that depends on n (n_lo(c) >= r > n) happens
+only off G, within delta_n.
 
 Precedent: OpenDP and Tumult Analytics release a noisy count under add/remove neighbours and
 normalise by it; the failure-probability bound is the standard "privacy with high probability"
@@ -44,8 +53,8 @@ from .._validation import DPPCAValueError, option_arg
 
 __all__ = ["ADD_REMOVE", "COUNT_DELTA_SHARE", "COUNT_SHARE", "LABELS", "NEIGHBOURINGS",
            "PrivateCount", "REPLACE", "RowBounds", "add_remove_unsupported", "count_bounds",
-           "documents_neighbouring", "neighbouring_arg", "observations_label", "relation_label",
-           "release_row_count", "row_bounds"]
+           "documents_neighbouring", "neighbouring_arg", "observations_label", "refuse_few_rows",
+           "relation_label", "release_row_count", "row_bounds"]
 
 REPLACE, ADD_REMOVE = "replace", "add_remove"
 #: ``neighbouring=`` choices.
@@ -276,7 +285,53 @@ def count_bounds(noisy: float, sigma: float, failure: float) -> PrivateCount:
     return PrivateCount(float(noisy), float(sigma), int(lower), int(upper), float(failure))
 
 
-def release_row_count(n: int, share, rng, ledger, failure: float) -> PrivateCount:
+def refuse_few_rows(count: PrivateCount, n: int, min_rows: int, what: str) -> None:
+    """Refuse an add/remove call whose released count does not guarantee ``min_rows`` rows.
+
+    Parameters
+    ----------
+    count : PrivateCount
+        The count released first.
+    n : int
+        The private number of rows.
+    min_rows : int
+        The fewest rows the call's statistics need (public).
+    what : str
+        The entry point, for the message.
+
+    Raises
+    ------
+    DPPCAValueError
+        When n_lo < ``min_rows`` or n < ``min_rows``. The message is one form whose numbers are
+        the released count, n_lo and ``min_rows`` only.
+
+    Notes
+    -----
+    Privacy: n_lo < ``min_rows`` is post-processing of the count. n < ``min_rows`` <= n_lo is
+    the bounds' failure (n_lo <= n on their good event), an event of probability at most
+    delta_n, charged to delta; then the call fails with the same message (module docstring,
+    "Too few rows"). Nothing is released after the count; the call's budget was debited before
+    it.
+
+    Examples
+    --------
+    >>> refuse_few_rows(count_bounds(500.0, 2.0, 1e-6), 500, 4, "dp_scree") is None
+    True
+    >>> refuse_few_rows(count_bounds(2.7, 16.0, 1e-6), 3, 4, "dp_scree")
+    Traceback (most recent call last):
+    ...
+    dppca._validation.DPPCAValueError: dp_scree needs at least 4 rows, and the released row count (noisy n = 2.7, public lower bound n_lo = 1) does not guarantee them (or its bounds failed, probability <= 1e-06, in delta); only the count was released, on the budget
+    """
+    if count.lower < min_rows or n < min_rows:
+        raise DPPCAValueError(f"{what} needs at least {min_rows} rows, and the released row count "
+                              f"(noisy n = {count.noisy:.1f}, public lower bound n_lo = "
+                              f"{count.lower}) does not guarantee them (or its bounds failed, "
+                              f"probability <= {count.failure:.2g}, in delta); only the count "
+                              "was released, on the budget")
+
+
+def release_row_count(n: int, share, rng, ledger, failure: float, min_rows: int = 2,
+                      what: str = "this call") -> PrivateCount:
     """Release the row count n by the Gaussian mechanism and charge its bounds' failure.
 
     Parameters
@@ -292,10 +347,20 @@ def release_row_count(n: int, share, rng, ledger, failure: float) -> PrivateCoun
         eps 0 and delta ``failure``) are recorded.
     failure : float in (0, 1)
         delta_n, the part of the call's delta charged to the bounds.
+    min_rows : int
+        The fewest rows the call needs (public; 2: a pair of rows).
+    what : str
+        The entry point, for the refusal's message.
 
     Returns
     -------
     PrivateCount
+
+    Raises
+    ------
+    DPPCAValueError
+        Right after the release, when it does not guarantee ``min_rows`` rows
+        (:func:`refuse_few_rows`: a message of the released numbers only).
 
     Notes
     -----
@@ -327,6 +392,7 @@ def release_row_count(n: int, share, rng, ledger, failure: float) -> PrivateCoun
     if ledger is not None:
         ledger.record("row count: public bounds n_lo, n_hi (failure probability)",
                       "tail bound of the count's noise", 0.0, "L2", sigma, 0.0, failure)
+    refuse_few_rows(count, n, min_rows, what)
     return count
 
 
