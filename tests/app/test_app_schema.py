@@ -78,6 +78,9 @@ def test_the_page_is_the_same_for_the_neighbour_pair(app_url, new_page, tmp_path
         page = new_page(app_url)
         upload(page, folder / "survey.csv")
         page.wait_for_selector("#data-summary")
+        # the plan echoes k once the upload is read; set_number waits for that echo only when
+        # the plan is on the page (before it, a run could read the old k: the ledger said k=3)
+        page.wait_for_selector("#scree-plan", state="visible")
         set_number(page, "k", 2)
         run(page, "scree")
         wait_runs(page, 1)
