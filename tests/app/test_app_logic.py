@@ -466,7 +466,11 @@ def test_the_app_subcommand_takes_the_budget_store(monkeypatch):
     from dppca.cli import main
     from dppca.privacy.store import URL_VARIABLE
 
-    monkeypatch.delenv(URL_VARIABLE, raising=False)
+    # setenv first, so that monkeypatch records the variable's state and removes what the
+    # command sets at teardown (delenv of an absent variable records nothing: the URL leaked
+    # into the app servers that later tests start, which then charged a shared store)
+    monkeypatch.setenv(URL_VARIABLE, "unset")
+    monkeypatch.delenv(URL_VARIABLE)
     seen = []
     monkeypatch.setattr(dppca.app, "run_app",
                         lambda *args, **kwargs: seen.append(os.environ.get(URL_VARIABLE)))
