@@ -48,8 +48,9 @@ def pair_rows(m: int, rows: RowBounds | None, min_rows: int = 4) -> tuple[int, i
     draw is (eps, delta)-close, and the bound is linear in the probabilities). The bound falls
     with n; it is evaluated at max(n_lo, min_rows) = n_lo <= n on the count's good event (the
     call goes on only when n_lo >= ``min_rows``, right after the count, and fails with the same
-    message when n < ``min_rows`` <= n_lo, the bounds' failure, within delta). Each histogram count of the pair values moves by at
-    most 1 per replaced or added pair, as under replace-one.
+    message when n < ``min_rows`` <= n_lo, the bounds' failure, within delta). Each histogram
+    count of the pair values moves by at most 1 per replaced or added pair, as under
+    replace-one.
 
     Examples
     --------
