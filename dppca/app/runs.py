@@ -17,7 +17,7 @@ matplotlib.use("Agg")  # the server draws off screen, whatever the user's defaul
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .._validation import DPPCAValueError  # noqa: E402
-from ..preprocessing.missing import MEDIAN_SHARE, resolve_missing  # noqa: E402
+from ..preprocessing.missing import resolve_missing  # noqa: E402
 from ..score_plot import dp_score_plot, dp_score_plot_group  # noqa: E402
 from ..controls import SCREE_METHODS, clipped_control, huber_control, pmwm_control  # noqa: E402
 from ..scree import dp_scree  # noqa: E402
@@ -107,23 +107,6 @@ def missing_setting(values: dict, kind: str):
             "Choose \u201cauto\u201d, private column medians or a declared value. Nothing was "
             "charged.") from None
     return policy
-
-
-def statistic_budget(settings: dict, eps: float, delta: float) -> tuple[float, float]:
-    """The (eps, delta) a run's own statistic gets: less the private column medians' share
-    (:data:`~dppca.preprocessing.missing.MEDIAN_SHARE`) when its policy releases them (public
-    arithmetic, for the page's accuracy plan; the package makes the same split).
-
-    Examples
-    --------
-    >>> statistic_budget({"missing": "auto"}, 1.0, 1e-6)
-    (0.9, 9e-07)
-    >>> statistic_budget({"missing": 0.0}, 1.0, 1e-6)
-    (1.0, 1e-06)
-    """
-    policy = resolve_missing(settings.get("missing", "auto"), entry=RUN_ENTRIES["scree"])
-    share = MEDIAN_SHARE if policy.kind == "median" else 0.0
-    return eps * (1.0 - share), delta * (1.0 - share)
 
 
 def _whole(value, name, lower, upper=None) -> int:
@@ -273,4 +256,4 @@ def png_bytes(figure, dpi: int = 96) -> bytes:
     return buffer.getvalue()
 
 __all__ = ["MISSING_POLICIES", "all_gaussian", "missing_setting", "placeholder_figure", "png_bytes", "run_score", "run_scree", "score_settings",
-           "scree_is_gaussian", "scree_png", "scree_settings", "statistic_budget"]
+           "scree_is_gaussian", "scree_png", "scree_settings"]

@@ -32,7 +32,7 @@ from .data import (EXAMPLES, SCHEMA_RULES, AppData, AppDataError, default_delta,
 from .inputs import (RunRefused, analyst_of, choice, flag, number, run_request, session_upload_dir, text,
                      uploaded_file, whole_or)
 from .runs import (SCREE_TYPES, all_gaussian, placeholder_figure, png_bytes, run_score, run_scree,
-                   scree_is_gaussian, scree_png, statistic_budget)
+                   scree_is_gaussian, scree_png)
 from .session import BudgetExceeded, SessionBudget, registered_budget
 from .ui import DEFAULTS, budget_bar_ui
 from .worker import RUN_QUEUE
@@ -385,8 +385,8 @@ def _plan_table(data_, raw, operator):
 
     try:
         settings, eps, delta = run_request("scree", raw, data_, operator=operator)
-        planned = plan(data_.n, data_.p, settings["k"],
-                       *statistic_budget(settings, eps, delta),  # less the medians' share
+        planned = plan(data_.n, data_.p, settings["k"], eps, delta,
+                       missing=settings["missing"],  # the plan takes the medians' share out
                        method=None if settings["standardize"] == "rank" else list(settings["methods"]),
                        standardize=settings["standardize"],
                        g_dppca=settings["g_dppca"])

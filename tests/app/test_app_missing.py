@@ -118,9 +118,25 @@ def test_an_empty_declared_value_or_a_forged_policy_is_refused_by_name():
 
 def test_the_scree_plan_leaves_the_medians_share_out():
     # The plan predicts the statistic's noise: with medians it gets (1 - MEDIAN_SHARE) of the run.
-    assert app_runs.statistic_budget({"missing": "median"}, 2.0, 1e-6) == \
-        pytest.approx((1.8, 9e-7), rel=1e-12)
-    assert app_runs.statistic_budget({"missing": 1.0}, 2.0, 1e-6) == (2.0, 1e-6)
+    # The app hands the run's whole budget and its policy to dppca.plan, which takes the share
+    # out once (budget_after_shares): the app taking it out too would count it twice.
+    from dppca.planning import budget_after_shares
+
+    spent = budget_after_shares(200, 4, 2.0, 1e-6, missing="median")
+    assert (spent.eps, spent.delta) == pytest.approx((1.8, 9e-7), rel=1e-12)
+    spent = budget_after_shares(200, 4, 2.0, 1e-6, missing=1.0)
+    assert (spent.eps, spent.delta) == (2.0, 1e-6)
+    # the page's table is dppca.plan of the run's whole budget under its policy
+    from dppca.app.server import _plan_table
+
+    data = data_with_holes()
+    settings, eps, delta = run_request("scree", SCREE.get, data)
+    expected = dppca.plan(data.n, data.p, settings["k"], eps, delta,
+                          method=list(settings["methods"]), standardize=settings["standardize"],
+                          g_dppca=settings["g_dppca"], missing=settings["missing"])
+    shown = str(_plan_table(data, SCREE.get, False))
+    assert [f"<td>{step.predicted:.2g}</td>" in shown for step in expected.accuracy.steps] == \
+        [True] * len(expected.accuracy.steps)
 
 
 # --------------------------------------------------------------------------- the real server
