@@ -31,6 +31,15 @@ FRAME_SHARES = {"bound": 0.1, "x median": 0.25, "y median": 0.25, "x radius": 0.
 FRAME_DEFAULT_HALF_WIDTH = 3.0
 
 
+#: Add/remove neighbours: the radius searches aim at q (n_hat - RADIUS_COUNT_Z s), s the noise sd
+#: of the released count n_hat. Two errors pull apart: a target pushed up by the count's noise
+#: narrows the gap (1 - q) n that keeps the search from overshooting to the largest distances
+#: (a far wider frame), and a lower target lowers the level, which the Gaussian stretch gives
+#: back only for light tails. One sd keeps the first to probability Phi(-1) = 16% at a level
+#: cost of about s / n.
+RADIUS_COUNT_Z = 1.0
+
+
 #: Smallest half-width relative to max(1, |centre|), so the breaks stay distinct in floating point.
 MIN_RELATIVE_HALF_WIDTH = 1e-9
 
@@ -128,12 +137,16 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     sensitivity 1 (:func:`dppca.privacy.quantiles.private_quantile`). The level and the
     reliability gates are public arithmetic on n_lo + 1 and eps. Each release stays pure
     eps-DP under add/remove neighbours, for every value of the count (no failure event).
-    Accuracy: with n_hat = n + e, e ~ N(0, s^2) the count's noise, each search aims at rank
-    q n + q e instead of q n: its level moves by q e / n (sd q s / n), on top of its own rank
-    error (2 / eps_r) ln(#candidates) (:func:`search_rank_error`), which is larger whenever
-    s < (2 / eps_r) ln(8,918) / q; e.g. at eps = 1 in dp_score (s about 49, the radius
-    search's error about 270 ranks). When q e > (1 - q) n the radius search aims above the
-    data and stops a few 1% candidates above the largest distance: a frame a little wider.
+    Accuracy: with n_hat = n + e, e ~ N(0, s^2) the count's noise, the bound and the medians
+    aim at rank q n + q e instead of q n: their level moves by q e / n (sd q s / n), on top of
+    their own rank error (2 / eps_r) ln(#candidates) (:func:`search_rank_error`), which is
+    larger whenever s < (2 / eps_r) ln(8,918) / q; e.g. at eps = 1 in dp_score (s about 49,
+    the radius search's error about 270 ranks). A radius search whose target lies above the
+    data overshoots to the largest distances (a far wider frame on heavy-tailed scores), so the
+    radii aim at q (n_hat - z s), z = ``RADIUS_COUNT_Z``: the count's noise lowers their gap
+    (1 - q) n below the replace-one one only when e > z s (probability Phi(-z) = 16%), and
+    the level reached, q (n_hat - z s) / n (about q (1 - z s / n)), is estimated by
+    q (n_hat - z s) / n_hat for the Gaussian stretch (public arithmetic).
     """
     # Row-local cleaning (nan -> 0, +-inf -> +-DBL_MAX): a neighbour whose projected score
     # overflows must not make the frame refuse (a refusal would reveal that row).
@@ -164,11 +177,14 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
                       "locate them (the radius searches cannot be read); the frame falls back to "
                       "a public default width. More eps for the plot or more rows would fix it",
                       DPAccuracyWarning, stacklevel=caller_stacklevel())
+    # add/remove: the radii aim below the noisy count (RADIUS_COUNT_Z sds), at a public level
+    aimed = None if count is None else max(count.noisy - RADIUS_COUNT_Z * count.sigma, 1.0)
     radii = [unbounded_quantile(distances[:, j], level if reliable else FRAME_QUANTILE,
                                 parts[f"{axis} radius"][0], rng, ledger=ledger,
-                                step=f"frame: radius ({axis})", count=target)
+                                step=f"frame: radius ({axis})", count=aimed)
              for j, axis in enumerate("xy")]
-    radii = [r * _gaussian_stretch(level) for r in radii] if reliable else radii
+    reached = level if count is None else level * aimed / max(count.noisy, aimed)
+    radii = [r * _gaussian_stretch(reached) for r in radii] if reliable else radii
     bound_read = search_reliable(rows, parts["bound"][0], BOUND_QUANTILE)
     widths = _located_widths(radii if reliable else [0.0, 0.0], bound if bound_read else 0.0,
                              1 + inflate)
