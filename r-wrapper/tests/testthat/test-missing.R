@@ -197,3 +197,21 @@ test_that("bad missing / neighbouring values are R errors naming the argument", 
   expect_error(run(missing = "drop"), "add/remove neighbours", class = "dppca_value_error")
   expect_error(run(missing = c(V1 = NA_real_)), "`missing`", class = "dppca_value_error")
 })
+
+test_that("neighbouring = \"add_remove\" on dp_score prints a noisy n, never the true n", {
+  skip_if_no_dppca()
+  X <- gau_small(500)
+  S <- suppressWarnings(dp_score(X, eps = 1, delta = 1e-5, seed = 1,
+                                 neighbouring = "add_remove"))
+  ledger <- dp_ledger(S)
+  expect_identical(attr(ledger, "neighbouring"), "add/remove (n private)")
+  expect_identical(ledger$step[1], "row count (add/remove neighbours)")
+  header <- summary_header(S)
+  expect_true(any(grepl("Neighbouring: add/remove", header)))
+  expect_true(any(grepl("No. Observations \\(noisy\\):", header)))
+  expect_false(any(grepl("\\b500\\b", header)))
+  # What it does not cover is refused from the arguments alone, an R error.
+  expect_error(dp_score(X, eps = 1, delta = 1e-5, g_dppca = FALSE,
+                        neighbouring = "add_remove"),
+               "not supported by", class = "dppca_value_error")
+})
