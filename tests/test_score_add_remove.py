@@ -140,3 +140,23 @@ def test_true_n_appears_in_no_score_output(data):
     # the same outputs under replace-one do print n (the check can fail)
     replace, messages = _run(dp_score, data, EPS, DELTA, rng=2)
     assert any(_shows_n(text) for text in _texts(replace) + messages)
+
+
+def test_labels_given_apart_lose_the_rows_that_drop_removes():
+    # missing="drop" (the add/remove default) removes X's incomplete rows; labels given as one
+    # per row must lose the same rows, or the kept rows would take other rows' labels (and the
+    # length check would refuse on the private number of complete rows).
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3000, 3))
+    x[rng.random(3000) < 0.05, 1] = np.nan
+    labels = np.array(["a", "b", "c"])[np.arange(3000) % 3]
+    as_column = pd.DataFrame(x, columns=["V1", "V2", "V3"]).assign(g=labels)
+    expected = dp_score_group(as_column, "g", 2.0, DELTA, levels=["a", "b", "c"], rng=1,
+                              neighbouring="add_remove")
+    for given in (labels, list(labels), pd.Series(labels), pd.Categorical(labels)):
+        got = dp_score_group(x, given, 2.0, DELTA, levels=["a", "b", "c"], rng=1,
+                             neighbouring="add_remove")
+        assert got.n_obs == expected.n_obs
+        np.testing.assert_array_equal(got.group_sizes.to_numpy(), expected.group_sizes.to_numpy())
