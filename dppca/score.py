@@ -200,8 +200,9 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     directions, declared scales and bounds), so:
 
     * frame: each release keeps its pure eps-DP guarantee, the searches aiming at q times the
-      released count instead of q n (:func:`dppca.estimators.frame.private_frame`, "Add/remove":
-      every threshold count moves by at most 1, all in one direction);
+      released count (the radii one count sd lower) instead of q n
+      (:func:`dppca.estimators.frame.private_frame`, "Add/remove": every threshold count moves
+      by at most 1, all in one direction, and the target is public);
     * histograms: one cell gains or loses one row, L2 and L1 change 1, within the replace-one
       bounds sqrt(2) and 2 used; a cell non-zero in one neighbour only holds a count of 1 (one
       such cell, kept by "sparse" with probability delta/4), so the releases are unchanged;

@@ -108,8 +108,9 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     inflate : float
         Relative inflation of the radius, >= 0 (R's fixed 0.20).
     count : dppca.privacy.neighbouring.PrivateCount, optional
-        Add/remove neighbours (n private): the row count released earlier in the call. Every
-        search then aims at q times its noisy value, and every public choice (the radii's
+        Add/remove neighbours (n private): the row count released earlier in the call. The
+        bound and the medians then aim at q times its noisy value, the radii at q times that
+        value less ``RADIUS_COUNT_Z`` noise sds, and every public choice (the radii's
         level, whether a search can be read, the warning) reads its lower bound n_lo + 1,
         never n (see Notes). None: replace-one, n = len(scores) public.
 
