@@ -22,7 +22,7 @@ import numpy as np
 
 from ._validation import (DPPCAValueError, axes_arg, bins_arg, bool_arg, delta_arg, eps_arg, float_arg,
                           option_arg, options_arg, rng_arg, seed_of)
-from .directions import RANK, SCALE_SHARE, dp_pc_dir
+from .directions import RANK, SCALE_SHARE, directions_at_bounds, dp_pc_dir
 from .estimators.groups import declared_groups, label_series, reference_scores, selected_groups, split_group
 from .methods.gdppca import states_gdppca_sensitivity
 from .controls import SamplingControl
@@ -37,7 +37,9 @@ from .privacy import CALIBRATIONS, Ledger, split_budget
 from .privacy.spending import debit, records_outcome
 from .results.score import ScoreResult
 from .score_rank import rank_scores
-from .privacy.neighbouring import add_remove_unsupported, documents_neighbouring
+from .privacy.counted_group import count_first, count_notes
+from .privacy.neighbouring import (ADD_REMOVE, add_remove_unsupported, documents_neighbouring,
+                                   neighbouring_arg)
 
 #: R's budget split (score_helpers.R:730-750): without private directions half for the frame and
 #: half for the histograms, with g-DPPCA a third each.
@@ -47,10 +49,17 @@ PRIVATE_PLOTS = ("histogram", "sample")
 #: Share of a grouped call's budget (eps and delta) spent on private partition selection when
 #: no domain of labels is declared; the rest is split as in ``BUDGET_SHARES``.
 PARTITION_SHARE = 0.1
+#: What dp_score covers under add/remove neighbours (its docstring says so).
+SCORE_ADD_REMOVE = ("private g-DPPCA directions (g_dppca=True, noise='tight') on raw data or with "
+                    "every scale declared public, the private frame and the histograms (proofs in "
+                    "Notes); not the rank path, private column scales or g_dppca=False")
+#: The fewest rows dp_score needs under add/remove neighbours (a pair of rows for the
+#: directions), checked against the released count only.
+SCORE_MIN_ROWS = 2
 
 
 @applies_missing_policy("dp_score")
-@documents_neighbouring()
+@documents_neighbouring(SCORE_ADD_REMOVE)
 @states_gdppca_sensitivity
 def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, standardize=False,
              g_dppca=True, axes=(1, 2), *, calibration="analytic", rng=None,
@@ -140,6 +149,11 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
         (0, 1), bins not positive integers, axes not two distinct integers in [1, p], unknown
         or repeated method names, unknown calibration, non-bool flags, ``standardize`` not
         False, True or "rank"; with "rank": ``scale=`` or ``bounds=`` given, noise="r_dppca".
+        Under ``neighbouring="add_remove"``: what it does not cover (:func:`check_add_remove_score`,
+        from the arguments alone); no row count is checked before the private count, and the
+        call is refused right after it when its public lower bound n_lo is below 2 (a message
+        of the released numbers only, the budget spent;
+        :func:`dppca.privacy.neighbouring.refuse_few_rows`).
 
     See Also
     --------
@@ -175,6 +189,31 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     sqrt(p) z_max]^2 holds every score and depends only on p and m (m from public n, p and the
     budget, :func:`dppca.preprocessing.normal_scores.quantile_levels`), so it costs nothing.
 
+    Add/remove neighbours (``neighbouring="add_remove"``, n private; g-DPPCA directions, raw
+    or declared scales). The directions' third of (eps, delta) is one Gaussian-DP group of
+    (eps_d, delta_d - delta_n) that first releases n (sensitivity 1, ``COUNT_SHARE`` of its
+    mu^2; bounds n_lo, n_hi failing with probability delta_n = ``COUNT_DELTA_SHARE`` delta_d,
+    its own ledger row: :func:`dppca.privacy.counted_group.count_first`), then the directions
+    with sensitivity 2 sqrt(2) / (n_lo + 1)
+    (:func:`dppca.methods.add_remove.kendall_add_remove_sensitivity`). Adding or removing a
+    row then adds or removes one score pair (a map of that row alone given the released
+    directions, declared scales and bounds), so:
+
+    * frame: each release keeps its pure eps-DP guarantee, the searches aiming at q times the
+      released count (the radii one count sd lower) instead of q n
+      (:func:`dppca.estimators.frame.private_frame`, "Add/remove": every threshold count moves
+      by at most 1, all in one direction, and the target is public);
+    * histograms: one cell gains or loses one row, L2 and L1 change 1, within the replace-one
+      bounds sqrt(2) and 2 used; a cell non-zero in one neighbour only holds a count of 1 (one
+      such cell, kept by "sparse" with probability delta/4), so the releases are unchanged;
+    * public choices (the default bins, the frame's level and reliability gates) read
+      n_lo + 1, never n; the result prints the noisy count (``n_obs``), never n.
+
+    Composition: as above, with the directions' part holding the count and delta_n; the
+    whole call is (eps, delta)-DP under add/remove neighbours by the argument of
+    :mod:`dppca.privacy.neighbouring` (every later release is valid at the bounds).
+    NON-PRIVATE references (``nonprivate=True``) show the scores themselves, n included.
+
     References
     ----------
     Kim, M. and Jung, S. (2025). Robust and differentially private PCA for non-Gaussian data.
@@ -196,14 +235,13 @@ def dp_score(X, eps, delta, bins=None, method=("add", "sparse"), center=True, st
     >>> rank.frame == dp_score(neighbour, eps=3, delta=1e-5, standardize="rank", rng=1).frame
     True
     """
-    add_remove_unsupported(neighbouring, "dp_score")
     return score_pipeline(X, None, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, scale_share=scale_share, noise=noise,
-                  bounds=bounds, scale=scale, budget=budget)
+                  bounds=bounds, scale=scale, budget=budget, neighbouring=neighbouring)
 
 
 @applies_missing_policy("dp_score_group")
-@documents_neighbouring()
+@documents_neighbouring(SCORE_ADD_REMOVE + "; the groups as declared or by partition selection")
 def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), center=True,
                    standardize=False, g_dppca=True, axes=(1, 2), *, levels=None,
                    partition_share=PARTITION_SHARE, calibration="analytic", rng=None,
@@ -322,6 +360,13 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     through the noisy histograms (the R package returns them exactly, Observation P7).
     Composition: directions, frame, selection (if any) and histograms add up to (eps, delta).
 
+    **Add/remove neighbours** (``neighbouring="add_remove"``; what :func:`dp_score` covers):
+    the count, directions and frame as there. A row added or removed changes one label's
+    count by 1 (partition selection's Delta_0 = 2 bounds it; its sampler's slack reads the
+    public bound n_hi instead of n) and one (group, bin) cell by 1 (within the histograms'
+    replace-one bounds), so both releases keep their guarantees; declared labels are public.
+    The group sizes are still read off the noisy histograms only.
+
     Examples
     --------
     >>> from dppca import dp_score_group, load_gau_g
@@ -334,10 +379,9 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
     ...                rng=1).groups[-1]
     'group6'
     """
-    add_remove_unsupported(neighbouring, "dp_score_group")
     return score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                   calibration, rng, nonprivate, levels, partition_share, scale_share, noise,
-                  bounds=bounds, scale=scale, budget=budget)
+                  bounds=bounds, scale=scale, budget=budget, neighbouring=neighbouring)
 
 
 # --------------------------------------------------------------------------- the pipeline
@@ -345,11 +389,18 @@ def dp_score_group(X, group, eps, delta, bins=None, method=("add", "sparse"), ce
 def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes, calibration,
            rng, nonprivate, levels=None, partition_share=PARTITION_SHARE,
            scale_share=SCALE_SHARE, noise="tight", bounds=None, scale=None,
-           budget=None) -> ScoreResult:
+           budget=None, neighbouring="replace") -> ScoreResult:
+    add_remove = neighbouring_arg(neighbouring) == ADD_REMOVE
+    if add_remove:  # the arguments alone, before the data are read (a codebook may hold scales)
+        check_add_remove_score(standardize, g_dppca, noise, scale is not None or bounds is not None)
     features, labels = (X, None) if group is None else split_group(X, group)
     rank = _rank_arg(standardize, bounds, scale)
-    given = declared_input(as_matrix(features), bounds, scale)
+    # add/remove: n is private, so no row count is checked before its release (count_first
+    # refuses too few rows from the released count only)
+    given = declared_input(as_matrix(features, min_rows=0 if add_remove else 2), bounds, scale)
     mat = given.matrix
+    if add_remove:
+        check_add_remove_score(standardize, g_dppca, noise, given.scales_declared)
     if mat.p < 2:
         raise DPPCAValueError(f"`X` must have at least 2 numeric columns for a score plot; got {mat.p}")
     eps, delta = eps_arg(eps), delta_arg(delta)
@@ -367,22 +418,26 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
         if labels is not None and domain is None else (0.0, 0.0)
     generator, ledger = rng_arg(rng), Ledger(eps, delta)
     given.record(ledger)
+    count = None
     if rank:
         directions, scores, frame, histogram_budget, _ = rank_scores(
             mat, axes, eps - selection[0], delta - selection[1], g_dppca, calibration, noise,
             generator, ledger)
         parts = {"histograms": histogram_budget}
     else:
-        directions, scores, frame, parts = _private_frame_scores(
+        directions, scores, frame, parts, count = _private_frame_scores(
             given, axes, center, standardize, g_dppca, scale_share, eps, delta, selection,
-            calibration, noise, generator, ledger)
+            calibration, noise, generator, ledger, add_remove)
     if labels is not None and domain is None:
-        domain = selected_groups(labels, *selection, generator, ledger=ledger)
+        domain = selected_groups(labels, *selection, generator, ledger=ledger,
+                                 rows=None if count is None else count.upper)
     names, codes = (None, None) if domain is None else (domain.names, domain.codes)
     shift = np.asarray(frame.centre) if center else np.zeros(2)
     n_groups = 1 if names is None else len(names)
+    # public: n, or the count's lower bound n_lo + 1 under add/remove (n private)
+    n_public = mat.n if count is None else int(count.rows.sensitivity_rows)
     if bins is None:
-        bins, rule = (default_bins(mat.n, methods, *_per_method(parts, methods), calibration),) * 2, \
+        bins, rule = (default_bins(n_public, methods, *_per_method(parts, methods), calibration),) * 2, \
             "default rule"
     else:
         rule = "user"
@@ -394,35 +449,96 @@ def score_pipeline(X, group, eps, delta, bins, method, center, standardize, g_dp
     return ScoreResult(frame=frame, shift=shift, grid=grid, releases=releases,
                        histograms={m: histogram_frame(grid, r.prob, names) for m, r in releases.items()},
                        groups=names, ledger=ledger, directions=directions, axes=axes, eps=eps,
-                       delta=delta, calibration=calibration, seed=seed_of(rng), n_obs=mat.n,
+                       delta=delta, calibration=calibration, seed=seed_of(rng),
+                       n_obs=mat.n if count is None else count.reported,
                        center=center, standardize=standardize, g_dppca=g_dppca, bins_rule=rule,
                        rng=generator, sampler=sample_released, sampling_control=SamplingControl,
                        scores=reference, nonprivate_counts=counts if nonprivate else None,
                        nonprivate_histogram=histogram_frame(grid, normalised_counts(counts), names)
                        if nonprivate else None,
-                       group_selection=None if domain is None else domain.source)
+                       group_selection=None if domain is None else domain.source,
+                       extra_notes=count_notes(count))
 
 
 def _private_frame_scores(given, axes, center, standardize, g_dppca, scale_share, eps, delta,
-                          selection, calibration, noise, generator, ledger):
-    """Directions, scores X V[:, axes] and their private frame (raw and standardized paths)."""
+                          selection, calibration, noise, generator, ledger, add_remove=False):
+    """Directions, scores X V[:, axes], their private frame, the budget parts and the released
+    row count (add/remove; None under replace-one) of the raw and standardized paths."""
     mat = given.matrix
     scales, rest = _call_scales(given, standardize, g_dppca, scale_share, eps, delta,
                                 calibration, generator, ledger)
     parts = split_budget(rest * eps - selection[0], rest * delta - selection[1],
                          BUDGET_SHARES[g_dppca])
-    directions = dp_pc_dir(mat.to_frame(), max(axes), center,
-                           standardize, g_dppca, *parts.get("directions", (None, None)),
-                           scale=scales, calibration=calibration, noise=noise, rng=generator)
-    if directions.ledger is not None:
-        ledger.extend(directions.ledger)
+    count = None
+    if add_remove:
+        directions, count = _counted_directions(mat, max(axes), scales, parts["directions"],
+                                                calibration, generator, ledger)
+    else:
+        directions = dp_pc_dir(mat.to_frame(), max(axes), center,
+                               standardize, g_dppca, *parts.get("directions", (None, None)),
+                               scale=scales, calibration=calibration, noise=noise, rng=generator)
+        if directions.ledger is not None:
+            ledger.extend(directions.ledger)
     values = mat.scaled(directions.scale)
     with np.errstate(over="ignore", invalid="ignore"):  # values are clamped (+-2^400): finite
         scores = values @ directions.directions.to_numpy()[:, [a - 1 for a in axes]]
-    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger),
+    frame = cut_to_box(private_frame(scores, *parts["frame"], generator, ledger=ledger,
+                                     count=count),
                        given.score_box(directions.directions.to_numpy()[:, [a - 1 for a in axes]],
                                        directions.scale))
-    return directions, scores, frame, parts
+    return directions, scores, frame, parts, count
+
+
+def _counted_directions(mat, k, scales, budget, calibration, rng, ledger):
+    """Add/remove: the row count, then g-DPPCA at its bounds, in one Gaussian-DP group on the
+    directions' part ``budget`` (Notes of :func:`dp_score`); (directions, count)."""
+    count, rest = count_first(mat.n, *budget, calibration, rng, ledger, SCORE_MIN_ROWS,
+                              "dp_score")
+    inner = Ledger(rest.eps, rest.delta)
+    directions = directions_at_bounds(mat, k, scales, count, eps=rest.eps, delta=rest.delta,
+                                      rng=rng, calibration=calibration, ledger=inner)
+    rest.absorb(inner.releases, ledger)
+    return directions, count
+
+
+def check_add_remove_score(standardize, g_dppca, noise, scales_declared) -> None:
+    """Refuse, from the arguments alone, what ``dp_score`` does not cover under add/remove.
+
+    Parameters
+    ----------
+    standardize : bool or str
+        The call's ``standardize``.
+    g_dppca : bool
+        The call's ``g_dppca``.
+    noise : str
+        The directions' sensitivity constant.
+    scales_declared : bool
+        Whether the scales are declared public (before the data are read: whether ``scale=``
+        or ``bounds=`` is given; after: whether every column's scale is declared).
+
+    Raises
+    ------
+    DPPCAValueError
+        The rank path (its normal-score quantiles read n), NON-PRIVATE directions, private
+        column scales, or ``noise="r_dppca"`` (the R package's replace-one constant).
+
+    Examples
+    --------
+    >>> check_add_remove_score(False, True, "tight", False) is None
+    True
+    """
+    what = None
+    if isinstance(standardize, str):
+        what = "dp_score's rank path (its normal-score quantiles read n; use standardize=False)"
+    elif not g_dppca:
+        what = "dp_score with NON-PRIVATE directions (use g_dppca=True)"
+    elif standardize and not scales_declared:
+        what = ("dp_score's private column scales (declare every scale public with scale=, or "
+                "use standardize=False)")
+    elif noise != "tight":
+        what = "noise='r_dppca' (the R package's replace-one constant)"
+    if what:
+        add_remove_unsupported(ADD_REMOVE, what)
 
 
 def _rank_arg(standardize, bounds, scale) -> bool:

@@ -11,11 +11,11 @@ from .controls import SamplingControl, ScorePlotControl
 from .directions import SCALE_SHARE
 from .results.score import ScoreResult
 from .preprocessing.missing_entry import documents_missing
-from .score import PARTITION_SHARE, PRIVATE_PLOTS, dp_score, dp_score_group
-from .privacy.neighbouring import add_remove_unsupported, documents_neighbouring
+from .score import PARTITION_SHARE, PRIVATE_PLOTS, SCORE_ADD_REMOVE, dp_score, dp_score_group
+from .privacy.neighbouring import documents_neighbouring, neighbouring_arg
 
 @documents_missing
-@documents_neighbouring()
+@documents_neighbouring(SCORE_ADD_REMOVE)
 def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_plot=PRIVATE_PLOTS,
                   sampling_control=None, center=True, standardize=False, g_dppca=True, axes=(1, 2),
                   plot_control=None, *, calibration="analytic", rng=None,
@@ -98,18 +98,18 @@ def dp_score_plot(X, eps, delta, bins=None, method=("add", "sparse"), private_pl
     >>> type(result.figure).__name__
     'Figure'
     """
-    add_remove_unsupported(neighbouring, "dp_score_plot")
+    neighbouring_arg(neighbouring)
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score(X, eps, delta, bins, method, center, standardize, g_dppca, axes,
                       calibration=calibration, rng=rng, nonprivate=nonprivate,
                       scale_share=scale_share, noise=noise, bounds=bounds, scale=scale,
-                      budget=budget, missing=missing)
+                      budget=budget, missing=missing, neighbouring=neighbouring)
     return _draw(result, plots, sampling, appearance)
 
 
 
 @documents_missing
-@documents_neighbouring()
+@documents_neighbouring(SCORE_ADD_REMOVE + "; the groups as declared or by partition selection")
 def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"),
                         private_plot=PRIVATE_PLOTS, sampling_control=None, center=True,
                         standardize=False, g_dppca=True, axes=(1, 2), plot_control=None, *,
@@ -203,13 +203,13 @@ def dp_score_plot_group(X, group, eps, delta, bins=None, method=("add", "sparse"
     >>> type(result.figure).__name__
     'Figure'
     """
-    add_remove_unsupported(neighbouring, "dp_score_plot_group")
+    neighbouring_arg(neighbouring)
     plots, sampling, appearance = _plot_arguments(private_plot, sampling_control, plot_control)
     result = dp_score_group(X, group, eps, delta, bins, method, center, standardize, g_dppca, axes,
                             levels=levels, partition_share=partition_share,
                             scale_share=scale_share, noise=noise, bounds=bounds, scale=scale,
                             calibration=calibration, rng=rng, nonprivate=nonprivate,
-                            budget=budget, missing=missing)
+                            budget=budget, missing=missing, neighbouring=neighbouring)
     return _draw(result, plots, sampling, appearance)
 
 

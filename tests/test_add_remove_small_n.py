@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import dppca
-from dppca import DPPCAValueError, dp_pc_dir, dp_scree
+from dppca import DPPCAValueError, dp_pc_dir, dp_score, dp_score_group, dp_scree
 from dppca.cli import main
 from dppca.privacy import BudgetStore
 from dppca.privacy import neighbouring as nb
@@ -17,7 +17,7 @@ EPS, DELTA = 1.0, 1e-5
 
 #: The one message form of a refusal: its numbers are the released count, its lower bound, the
 #: minimum and the bounds' failure probability (public), nothing else.
-FORM = re.compile(r"(dp_pc_dir|dp_scree) needs at least (\d) rows, and the released row count "
+FORM = re.compile(r"(dp_pc_dir|dp_scree|dp_score) needs at least (\d) rows, and the released row count "
                   r"\(noisy n = (-?\d+\.\d), public lower bound n_lo = (\d+)\) does not guarantee "
                   r"them \(or its bounds failed, probability <= [\d.e-]+, in delta\); only the "
                   r"count was released, on the budget")
@@ -38,9 +38,16 @@ CALLS = {
     "scree": lambda x, **kw: dp_scree(x, 2, eps=EPS, delta=DELTA, neighbouring="add_remove", **kw),
     "scree_rank": lambda x, **kw: dp_scree(x, 2, eps=EPS, delta=DELTA, standardize="rank",
                                            neighbouring="add_remove", **kw),
+    "score": lambda x, **kw: dp_score(x, EPS, DELTA, neighbouring="add_remove", **kw),
+    # the labels a column of X (dropped with their rows), declared by levels= or selected
+    "score_group": lambda x, **kw: dp_score_group(pd.DataFrame(x).assign(g="a"), "g", EPS, DELTA,
+                                                  levels=["a"], neighbouring="add_remove", **kw),
+    "score_selected": lambda x, **kw: dp_score_group(pd.DataFrame(x).assign(g="a"), "g", EPS,
+                                                     DELTA, neighbouring="add_remove", **kw),
 }
 #: The fewest rows each entry needs (a pair of rows; the scree's standard errors need 4).
-MINIMUM = {"dir": 2, "dir_rank": 2, "scree": 4, "scree_rank": 4}
+MINIMUM = {"dir": 2, "dir_rank": 2, "scree": 4, "scree_rank": 4, "score": 2, "score_group": 2,
+           "score_selected": 2}
 
 
 def _refusal(call, x, **kw):

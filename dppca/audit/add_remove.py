@@ -13,6 +13,7 @@ release with the bound's row numbers from ``ctx["m"]`` (set by the search for th
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -25,9 +26,14 @@ from ..estimators.clip_choice import clip_edges
 from ..estimators.pair_means import (clipped_paired_statistic, dp_clipped_mean,
                                      dp_clipped_paired_mean, normalised_pair_statistic,
                                      pair_release_sensitivity, paired_mean_sensitivity)
+from ..estimators.frame import private_frame
+from ..estimators.groups import declared_groups, label_series
+from ..estimators.histograms import Grid, bin_counts, private_histograms
 from ..privacy.counted_group import pair_rows
-from ..privacy.neighbouring import RowBounds
-from ..privacy.quantiles import dp_histogram_counts, histogram_counts
+from ..privacy.neighbouring import PrivateCount, RowBounds, count_bounds
+from ..privacy.partition import select_partitions
+from ..privacy.quantiles import (UNBOUNDED_GRID, dp_histogram_counts, histogram_counts,
+                                 private_quantile, unbounded_quantile)
 from ..stats.pair_statistics import paired_squares
 from ..stats.paired_differences import random_pairs
 from ..privacy.samplers import add_gaussian_noise
@@ -235,6 +241,127 @@ _register(AuditedRelease(
         paired_squares(X, coupled_pairs(X, c)), clip_edges(c["scale"]),
         GaussianGroup(EPS, DELTA).share(1.0), rng)[0].ravel(),
     eps=EPS, delta=DELTA, p=2, context=_pairs_context))
+
+
+# ----------------------------------------------------------------------------- dp_score
+
+def _score_context(D, rng):
+    """The public values of a dp_score call on the pair, from the base data set only: a released
+    count near its rows (the searches' target q n_hat), the medians' domain, a grid of the
+    first two columns and a bound n_hi on the rows (partition selection's sampler slack)."""
+    plane = D[:, [0, min(1, D.shape[1] - 1)]]  # the first two columns (one twice when p = 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = float(np.max(np.abs(D[:, 0])))
+        centre = np.median(plane, axis=0)
+        half = float(np.max(np.abs(plane - centre))) * rng.uniform(0.3, 1.2)
+    bound = min(max(scale if np.isfinite(scale) else 1.0, 2.0 ** -64), 2.0 ** 64)
+    if not (np.all(np.isfinite(centre)) and np.isfinite(half) and half > 0):
+        centre, half = np.zeros(2), 1.0
+    half = max(half, 1e-9 * max(1.0, *np.abs(centre)))
+    grid = Grid.over((centre[0] - half, centre[0] + half), (centre[1] - half, centre[1] + half),
+                     (4, 4))
+    return {"noisy": D.shape[0] + float(rng.normal(0.0, 2.0)), "domain": (-2 * bound, 2 * bound),
+            "grid": grid, "upper": D.shape[0] + 20, "seed": int(rng.integers(2 ** 31))}
+
+
+def _threshold_counts(values) -> np.ndarray:
+    """#{v_i <= t} for every candidate t of the frame's searches (their queries)."""
+    values = np.sort(np.nan_to_num(np.asarray(values, float).ravel(), nan=np.inf))
+    return np.searchsorted(values, UNBOUNDED_GRID, side="right")
+
+
+def _median_ranks(X, c) -> np.ndarray:
+    """The rank #{x_i <= t} of 257 public points t of the medians' domain (the utility's data)."""
+    xs = np.sort(np.clip(X[:, 0], *c["domain"]))
+    return np.searchsorted(xs, np.linspace(*c["domain"], 257), side="right")
+
+
+def _score_count(c) -> PrivateCount:
+    """The released count a dp_score call would hold on the pair (its sd 2, failure 1e-6)."""
+    return count_bounds(c["noisy"], 2.0, 1e-6)
+
+
+def _frame_release(X, c, rng):
+    """The whole private_frame release at the released count: centre and half-widths."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = X[:, :2] @ (np.array([[1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the small-n warning reads n_lo + 1 and eps only
+        frame = private_frame(scores, EPS, DELTA, rng, count=_score_count(c))
+    return np.array([*frame.centre, frame.half_width, frame.half_height])
+
+
+def _frame_runs(X, c):
+    """1.0 when the frame at the released count runs (a refusal on one neighbour: ratio inf)."""
+    _frame_release(X, c, np.random.default_rng(c["seed"]))
+    return np.ones(1)
+
+
+def _labels(X):
+    """Group labels of the audit data: the third column's sign and size, levels A, B, C."""
+    return np.where(X[:, 2] > 1, "C", np.where(X[:, 2] > 0, "B", "A"))
+
+
+def _grouped_counts(X, c):
+    groups = declared_groups(label_series(_labels(X), X.shape[0]), levels=["A", "B", "C"])
+    return bin_counts(X[:, :2], c["grid"], groups.codes, len(groups.names))
+
+
+def _grouped_histograms(X, c, rng):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # empty-group warnings: read off the releases
+        releases = private_histograms(_grouped_counts(X, c), ("add", "sparse"), EPS, DELTA, rng)
+    return np.concatenate([r.prob.ravel() for r in releases.values()])
+
+
+def _label_counts(X, c):
+    return np.array([np.sum(_labels(X) == level) for level in "ABC"], dtype=float)
+
+
+def _selected_labels(X, c, rng):
+    """Which of A, B, C partition selection releases, with the public bound n_hi as dp_score
+    passes it under add/remove."""
+    counts = _label_counts(X, c)
+    mask, present = np.zeros(3), counts > 0
+    mask[present] = select_partitions(counts[present].astype(np.int64), EPS, DELTA, rng,
+                                      dimension=c["upper"])
+    return mask
+
+
+_register(AuditedRelease(
+    "add/remove: score frame searches (AboveThreshold at q n_hat)", claim="1 per count (Linf)",
+    statistic=lambda X, c: _threshold_counts(np.abs(X[:, 0])),
+    sensitivity=lambda m, p, c: 1.0, norm="Linf",
+    mechanism=lambda X, c, rng: np.atleast_1d(unbounded_quantile(
+        np.abs(X[:, 0]), 0.9, EPS, rng, count=c["noisy"])),
+    eps=EPS, delta=0.0, p=1, context=_score_context))
+
+_register(AuditedRelease(
+    "add/remove: score frame medians (exponential, rank utility at q n_hat)",
+    claim="1 per rank (Linf)", statistic=_median_ranks, sensitivity=lambda m, p, c: 1.0,
+    norm="Linf", mechanism=lambda X, c, rng: np.atleast_1d(private_quantile(
+        X[:, 0], 0.5, EPS, rng, *c["domain"], count=c["noisy"])),
+    eps=EPS, delta=0.0, p=1, context=_score_context))
+
+_register(AuditedRelease(
+    # The statistic is 1 when the frame runs; the mechanism is the frame's whole release (bound,
+    # two medians, two radii at the count's bounds) at eps.
+    "add/remove: score private_frame at a released count", claim="no refusal (Linf 1)",
+    statistic=_frame_runs, sensitivity=lambda m, p, c: 1.0, norm="Linf",
+    mechanism=_frame_release, eps=EPS, delta=DELTA, p=2, context=_score_context))
+
+_register(AuditedRelease(
+    # One row added or removed moves one (group, bin) cell by 1: L1 1, within the histograms'
+    # replace-one bounds (sqrt(2) in L2 for "add", 2 in L1 for "sparse"); the claim audited is
+    # the add/remove one, L1 1.
+    "add/remove: score histograms, grouped (one cell by 1)", claim="1 (L1)",
+    statistic=_grouped_counts, sensitivity=lambda m, p, c: 1.0, norm="L1",
+    mechanism=_grouped_histograms, eps=EPS, delta=DELTA, p=3, context=_score_context))
+
+_register(AuditedRelease(
+    "add/remove: score partition selection (one label by 1)", claim="1 (L1)",
+    statistic=_label_counts, sensitivity=lambda m, p, c: 1.0, norm="L1",
+    mechanism=_selected_labels, eps=EPS, delta=DELTA, p=3, context=_score_context))
 
 
 class _AddRemoveSearch(PairSearch):

@@ -31,6 +31,15 @@ FRAME_SHARES = {"bound": 0.1, "x median": 0.25, "y median": 0.25, "x radius": 0.
 FRAME_DEFAULT_HALF_WIDTH = 3.0
 
 
+#: Add/remove neighbours: the radius searches aim at q (n_hat - RADIUS_COUNT_Z s), s the noise sd
+#: of the released count n_hat. Two errors pull apart: a target pushed up by the count's noise
+#: narrows the gap (1 - q) n that keeps the search from overshooting to the largest distances
+#: (a far wider frame), and a lower target lowers the level, which the Gaussian stretch gives
+#: back only for light tails. One sd keeps the first to probability Phi(-1) = 16% at a level
+#: cost of about s / n.
+RADIUS_COUNT_Z = 1.0
+
+
 #: Smallest half-width relative to max(1, |centre|), so the breaks stay distinct in floating point.
 MIN_RELATIVE_HALF_WIDTH = 1e-9
 
@@ -67,7 +76,7 @@ class Frame:
 
 
 def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
-                  inflate: float = FRAME_INFLATE) -> Frame:
+                  inflate: float = FRAME_INFLATE, count=None) -> Frame:
     """(eps, delta)-DP rectangular frame [c1 +/- h1] x [c2 +/- h2] around the bulk of 2-D scores.
 
     Five releases (basic composition, shares ``FRAME_SHARES`` of eps; all pure DP, so the
@@ -98,6 +107,12 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     ledger : Ledger, optional
     inflate : float
         Relative inflation of the radius, >= 0 (R's fixed 0.20).
+    count : dppca.privacy.neighbouring.PrivateCount, optional
+        Add/remove neighbours (n private): the row count released earlier in the call. The
+        bound and the medians then aim at q times its noisy value, the radii at q times that
+        value less ``RADIUS_COUNT_Z`` noise sds, and every public choice (the radii's
+        level, whether a search can be read, the warning) reads its lower bound n_lo + 1,
+        never n (see Notes). None: replace-one, n = len(scores) public.
 
     Returns
     -------
@@ -112,36 +127,66 @@ def private_frame(scores, eps, delta, rng, *, ledger: Ledger | None = None,
     step 1.
     The R package uses the Euclidean radius; the Chebyshev distance is the radius of a square,
     so 99% of the points (up to the noise) lie inside the frame before inflation.
+
+    Add/remove neighbours (``count`` given). Each score is a map of its own row (released
+    directions, row-local cleaning), so adding or removing a row adds or removes one score.
+    Steps 1 and 4-5: the counts #{v_i <= t} then all rise (or all fall) by at most 1, and the
+    target q n_hat, n_hat the released count, is public, so the sparse-vector proof holds
+    unchanged (:func:`dppca.privacy.quantiles.unbounded_quantile`, "Add/remove"); the
+    distances of step 4 use the released centre, a map of each row alone. Steps 2-3: the
+    rank of every grid point moves by at most 1, so the utility -|rank - q n_hat| keeps
+    sensitivity 1 (:func:`dppca.privacy.quantiles.private_quantile`). The level and the
+    reliability gates are public arithmetic on n_lo + 1 and eps. Each release stays pure
+    eps-DP under add/remove neighbours, for every value of the count (no failure event).
+    Accuracy: with n_hat = n + e, e ~ N(0, s^2) the count's noise, the bound and the medians
+    aim at rank q n + q e instead of q n: their level moves by q e / n (sd q s / n), on top of
+    their own rank error (2 / eps_r) ln(#candidates) (:func:`search_rank_error`), which is
+    larger whenever s < (2 / eps_r) ln(8,918) / q; e.g. at eps = 1 in dp_score (s about 49,
+    the radius search's error about 270 ranks). A radius search whose target lies above the
+    data overshoots to the largest distances (a far wider frame on heavy-tailed scores), so the
+    radii aim at q (n_hat - z s), z = ``RADIUS_COUNT_Z``: the count's noise lowers their gap
+    (1 - q) n below the replace-one one only when e > z s (probability Phi(-z) = 16%), and
+    the level reached, q (n_hat - z s) / n (about q (1 - z s / n)), is estimated by
+    q (n_hat - z s) / n_hat for the Gaussian stretch (public arithmetic).
     """
     # Row-local cleaning (nan -> 0, +-inf -> +-DBL_MAX): a neighbour whose projected score
     # overflows must not make the frame refuse (a refusal would reveal that row).
     scores = clean_scores(scores)
     inflate = float_arg(inflate, "inflate", nonnegative=True)
     parts = _frame_budget(eps, delta)
+    # the searches' target count and the public row number of every gate: n (replace-one),
+    # or the released count and its lower bound n_lo + 1 (add/remove, n private)
+    target = None if count is None else count.noisy
+    rows = len(scores) if count is None else int(count.rows.sensitivity_rows)
     bound = unbounded_quantile(np.abs(scores).max(axis=1), BOUND_QUANTILE, parts["bound"][0], rng,
-                               ledger=ledger, step="frame: magnitude bound")
+                               ledger=ledger, step="frame: magnitude bound", count=target)
     domain = (-BOUND_FACTOR * bound, BOUND_FACTOR * bound)
     centre = tuple(private_quantile(scores[:, j], 0.5, parts[name][0], rng, *domain,
-                                    ledger=ledger, step=f"frame: {name}")
+                                    ledger=ledger, step=f"frame: {name}", count=target)
                    for j, name in enumerate(("x median", "y median")))
     with np.errstate(over="ignore"):  # silently: a warning would depend on one row
         distances = np.minimum(np.abs(scores - np.asarray(centre)), np.finfo(float).max)
-    # public: n and the budget decide the level and whether the searches can be read
-    level = frame_level(len(scores), parts["x radius"][0])
+    # public: n (or n_lo + 1) and the budget decide the level and whether searches can be read
+    level = frame_level(rows, parts["x radius"][0])
     reliable = level > 0
     if not reliable:
         from ..privacy.accuracy import DPAccuracyWarning, caller_stacklevel
 
-        warnings.warn(f"private frame: n = {len(scores)} scores are too few for this budget to "
+        what = f"n = {rows} scores" if count is None else \
+            f"n_lo + 1 = {rows} scores (the released count's public lower bound)"
+        warnings.warn(f"private frame: {what} are too few for this budget to "
                       "locate them (the radius searches cannot be read); the frame falls back to "
                       "a public default width. More eps for the plot or more rows would fix it",
                       DPAccuracyWarning, stacklevel=caller_stacklevel())
+    # add/remove: the radii aim below the noisy count (RADIUS_COUNT_Z sds), at a public level
+    aimed = None if count is None else max(count.noisy - RADIUS_COUNT_Z * count.sigma, 1.0)
     radii = [unbounded_quantile(distances[:, j], level if reliable else FRAME_QUANTILE,
                                 parts[f"{axis} radius"][0], rng, ledger=ledger,
-                                step=f"frame: radius ({axis})")
+                                step=f"frame: radius ({axis})", count=aimed)
              for j, axis in enumerate("xy")]
-    radii = [r * _gaussian_stretch(level) for r in radii] if reliable else radii
-    bound_read = search_reliable(len(scores), parts["bound"][0], BOUND_QUANTILE)
+    reached = level if count is None else level * aimed / max(count.noisy, aimed)
+    radii = [r * _gaussian_stretch(reached) for r in radii] if reliable else radii
+    bound_read = search_reliable(rows, parts["bound"][0], BOUND_QUANTILE)
     widths = _located_widths(radii if reliable else [0.0, 0.0], bound if bound_read else 0.0,
                              1 + inflate)
     floor = MIN_RELATIVE_HALF_WIDTH * max(1.0, *np.abs(centre))

@@ -100,13 +100,15 @@ def declared_groups(labels: pd.Series, levels=None) -> GroupLabels | None:
 
 
 def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
-                    ledger: Ledger | None = None) -> GroupLabels:
+                    ledger: Ledger | None = None, rows: int | None = None) -> GroupLabels:
     """Groups released by private partition selection over the labels present in the data.
 
     Numeric labels are ordered by value, others by their text; names are str(label).
     Missing labels form no group. (eps, delta)-DP under replace-one
     (:func:`dppca.privacy.partition.select_partitions` with Delta_0 = 2); only the selected
-    names leave this function, the codes stay private.
+    names leave this function, the codes stay private. Under add/remove neighbours a row added
+    or removed changes one label's count by 1 (Delta_0 = 1 <= 2), so the same release is
+    (eps, delta)-DP there too, with ``rows`` a public bound for its sampler's slack.
 
     Parameters
     ----------
@@ -115,6 +117,11 @@ def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
         Budget of the selection.
     rng : numpy.random.Generator
     ledger : Ledger, optional
+    rows : int, optional
+        A public upper bound on the rows, the bound on the partitions with rows that the
+        sampler's slack reads: None (replace-one) uses n; add/remove neighbours (n private)
+        pass the released count's upper bound n_hi (it holds except on the bounds' failure,
+        charged to delta).
 
     Returns
     -------
@@ -142,7 +149,8 @@ def selected_groups(labels: pd.Series, eps: float, delta: float, rng, *,
     else:
         keys = sorted(set(present))
     counts = text.value_counts().reindex(keys).to_numpy()
-    kept = select_partitions(counts, eps, delta, rng, ledger=ledger, dimension=max(len(labels), 1))
+    bound = len(labels) if rows is None else int(rows)
+    kept = select_partitions(counts, eps, delta, rng, ledger=ledger, dimension=max(bound, 1))
     names = [key for key, keep in zip(keys, kept) if keep]
     if not names:
         # Depends only on the private selection (post-processing), never on a count.

@@ -122,7 +122,11 @@ def documents_missing(function):
 
 
 def _prepare(arguments, policy, entry):
-    """Fill the NaN cells (imputing policies) in ``arguments``; return the median ledger (or None)."""
+    """Fill the NaN cells (imputing policies) in ``arguments``; return the median ledger (or None).
+    Under "drop", labels given apart from X (``group=`` as one label per row) lose the rows X
+    loses, so that each kept row keeps its label (a map of each row alone: still stability 1)."""
+    if policy.kind == "drop":
+        arguments["group"] = _kept_labels(arguments.get("X"), arguments.get("group"))
     filled = fill_missing(arguments.get("X"), policy, eps=arguments.get("eps"),
                           delta=arguments.get("delta"), rng=arguments.get("rng"),
                           budget=arguments.get("budget"), entry=entry,
@@ -306,6 +310,22 @@ def _lazy_table(X):
         return None
     values = X if not any(np.isnan(c) for c in X.chunks[0]) else X.compute_chunk_sizes()
     return values.astype(np.float64)
+
+
+def _kept_labels(X, group):
+    """``group`` without the labels of X's incomplete rows, when it is one label per row of an
+    in-memory X; anything else (a column name, a wrong length) unchanged, for the function's own
+    checks."""
+    if group is None or isinstance(group, (str, int)) or not _in_memory(X):
+        return group
+    frame = _frame(X)
+    if not isinstance(frame, pd.DataFrame) or np.ndim(group) != 1 or len(group) != len(frame):
+        return group
+    kept = frame.notna().all(axis=1).to_numpy()
+    if isinstance(group, pd.Series):
+        return group[kept]
+    return group[kept] if isinstance(group, (np.ndarray, pd.Categorical)) else \
+        [label for label, keep in zip(group, kept) if keep]
 
 
 def _dropped(X, lazy):

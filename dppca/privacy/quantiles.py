@@ -6,6 +6,11 @@ sensitivity 1 and the exponential mechanism over candidates c is eps-DP
 (Smith 2011, "Privacy-preserving statistical estimation with optimal convergence
 rates", Section 3; McSherry & Talwar 2007).
 
+Under add/remove neighbours (n private) the target q m must not read m: the searches take a
+public ``count`` instead (the released noisy n, :mod:`dppca.privacy.neighbouring`), and adding
+or removing one value changes every count #{x_i <= c} by at most 1, all in the same direction,
+so each proof below holds unchanged with q m replaced by q ``count``.
+
 The quantiles of many columns from one joint noisy histogram live in
 :mod:`dppca.privacy.histograms`; their names are re-exported here.
 """
@@ -29,7 +34,7 @@ LOG2_GRID = 2.0 ** np.arange(-48.0, 48.0 + 1e-9, 0.25)
 
 
 def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = None,
-                     step="quantile") -> float:
+                     step="quantile", count: float | None = None) -> float:
     """Private (eps-DP) q-quantile of ``x`` on the public interval [lower, upper], O(m log m).
 
     Parameters
@@ -47,6 +52,10 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
         Public bounds, lower < upper.
     ledger, step : Ledger or None, str
         The ledger that records the release, and the release's name on it.
+    count : float, optional
+        The public number of values the target rank q m is taken of: None (replace-one, m
+        public) uses m = len(x); add/remove neighbours pass the released noisy count (see
+        Notes).
 
     Returns
     -------
@@ -76,6 +85,13 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     nothing about the data (Mironov 2012), and the mechanism is the exponential mechanism over
     the finite grid, pure eps-DP exactly.
 
+    Add/remove neighbours (``count`` given): the utility is -|rank(c) - q count| with
+    ``count`` public (post-processing of a released count). Adding or removing one value
+    changes every grid point's rank #{x_i <= c} by at most 1, so the utility's sensitivity is
+    still 1 and the release is eps-DP under add/remove neighbours; the grid depends on the
+    public ``lower``, ``upper`` only. Accuracy: with count = m + e the target rank moves by
+    q e, i.e. the level by q e / m.
+
     Examples
     --------
     >>> import numpy as np
@@ -97,7 +113,7 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     m = z.size - 2
     with np.errstate(divide="ignore"):
         log_length = np.log(np.diff(z))
-    utility = -np.abs(np.arange(m + 1) - q * m)
+    utility = -np.abs(np.arange(m + 1) - q * (m if count is None else float(count)))
     i = exponential_mechanism(log_length, utility, 1.0, eps, rng)
     if ledger is not None:
         ledger.record(step, "exponential (rank utility)", 1.0, "rank", np.nan, eps, 0.0)
@@ -177,7 +193,7 @@ _UNBOUNDED_CHUNK = 1024
 
 
 def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | None = None,
-                       step="quantile") -> float:
+                       step="quantile", count: float | None = None) -> float:
     """Private (eps-DP) upper q-quantile of non-negative values with no public range, O(m log m).
 
     The sparse-vector ("AboveThreshold") search of Durfee (2023) with one-sided exponential
@@ -203,6 +219,9 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
         Records the release under the name ``step``.
     step : str, default "quantile"
         Name of the release: the ledger's step column, e.g. "frame: radius".
+    count : float, optional
+        The public number the target q m is taken of: None (replace-one, m public) uses
+        m = len(x); add/remove neighbours pass the released noisy count (see Notes).
 
     Returns
     -------
@@ -234,6 +253,17 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     P_D(k) >= e^{-eps/2} P_D'(k). The same holds for "never stopped". Hence eps-DP; the
     one-sided noise is valid because the shift in (a) is towards larger z.
 
+    Add/remove neighbours (``count`` given, public: the released noisy n). The threshold
+    q count + E_0 reads no data. Adding a value x raises every c_i by d_i = 1{x <= t_i} in
+    {0, 1}; removing one lowers every c_i by such a d_i: the queries move by at most 1, all in
+    the same direction, which is all the proof above uses (with qm read as q count). So the
+    search is eps-DP under add/remove neighbours. (With the private m in the threshold instead,
+    c_i - q m would move by d_i - q, of both signs, and the monotone proof would not apply.)
+    Accuracy: with count = m + e the target rank moves by q e (the level by q e / m), and
+    when q e > (1 - q) m the target lies above the data, where the search stops a few
+    candidates above the largest value (each candidate stops it with probability about
+    exp(-eps (q count - m + E_0) / 2)).
+
     References
     ----------
     Durfee, D. (2023). Unbounded differentially private quantile and maximum estimation.
@@ -254,7 +284,8 @@ def unbounded_quantile(x, q, eps, rng, *, grid=UNBOUNDED_GRID, ledger: Ledger | 
     xs = np.sort(np.asarray(x, dtype=float).reshape(-1))
     if xs.size == 0 or not np.isfinite(xs).all():
         raise DPPCAValueError("`x` must be a non-empty array of finite values")
-    threshold = q * xs.size + exponential_noise(2.0 / eps, None, rng)
+    target = q * (xs.size if count is None else float(count))
+    threshold = target + exponential_noise(2.0 / eps, None, rng)
     grid = np.asarray(grid, dtype=float)
     if ledger is not None:
         ledger.record(step, "sparse vector (exponential noise)", 1.0, "count", 2.0 / eps, eps, 0.0)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..controls.sampling import DEFAULT_SAMPLE_CAP
+from ..privacy.neighbouring import observations_label, relation_label
 from .base import NONPRIVATE, DPResult, fmt, frame_table, ledger_table, scaling_label
 
 
@@ -43,7 +44,8 @@ class ScoreResult(DPResult):
     seed : int or str
         The seed the call was given.
     n_obs : int
-        Number of rows n (public).
+        Number of rows n (public), or its released noisy count under add/remove neighbours
+        (n private; the summary says "No. Observations (noisy)").
     center : bool
         The call's flag.
     standardize : bool or "rank"
@@ -69,6 +71,8 @@ class ScoreResult(DPResult):
         Where ``groups`` came from.
     directions_private : bool, optional
         Whether the directions are private (default: ``directions.private``).
+    extra_notes : sequence of str, optional
+        Notes the summary adds (e.g. that n is private and ``n_obs`` its noisy count).
 
     Attributes
     ----------
@@ -76,7 +80,7 @@ class ScoreResult(DPResult):
         ``{"xlim": (lo, hi), "ylim": (lo, hi)}``, the private square frame in plotted
         coordinates (relative to the private centre when ``center=True``).
     centre : pandas.Series
-        The private centre (smooth-sensitivity medians) in projection coordinates X V.
+        The private centre (exponential-mechanism medians) in projection coordinates X V.
     half_width : float
         Half the side of the frame (private).
     bins : (int, int)
@@ -148,7 +152,8 @@ class ScoreResult(DPResult):
     def __init__(self, *, frame, shift, grid, releases, histograms, groups, ledger, directions,
                  axes, eps, delta, calibration, seed, n_obs, center, standardize, g_dppca,
                  bins_rule, rng, sampler, sampling_control, scores=None, nonprivate_counts=None,
-                 nonprivate_histogram=None, group_selection=None, directions_private=None):
+                 nonprivate_histogram=None, group_selection=None, directions_private=None,
+                 extra_notes=()):
         self.centre = pd.Series(frame.centre, index=_pc(axes), name="private centre")
         self.half_width = float(frame.half_width)
         self.frame = {"xlim": tuple(float(v) for v in np.subtract(frame.xlim, shift[0])),
@@ -173,6 +178,7 @@ class ScoreResult(DPResult):
         self.group_sizes = self._group_sizes()
         self.samples = {}
         self.figure = None
+        self._extra_notes = list(extra_notes)
         self._rng = rng
         # Sampling is computation: the estimator layer passes its sampler (and its validated
         # control) in, so results/ imports no estimator.
@@ -319,7 +325,8 @@ class ScoreResult(DPResult):
                 ("Epsilon", self.eps), ("Delta", self.delta), ("Calibration", self.calibration),
                 ("Directions", self._directions_label()),
                 ("End-to-end DP", "yes" if self.private else "NO (directions)")]
-        right = [("Neighbouring", "replace-one"), ("No. Observations", self.n_obs),
+        right = [("Neighbouring", relation_label(self.ledger)),
+                 (observations_label(self.ledger), self.n_obs),
                  ("No. Variables", self.n_features), ("Axes", ", ".join(_pc(self.axes))),
                  ("Scaling", "normal scores (private quantiles)" if self._rank
                   else scaling_label(self.scale_source, self.ledger)),
@@ -386,8 +393,8 @@ class ScoreResult(DPResult):
                          "Gaussian-copula correlation directions. The frame is public "
                          "(sqrt(p) times that bound: no release).")
         else:
-            notes.append("Frame: smooth-sensitivity medians (Nissim, Raskhodnikova & Smith 2007; "
-                         "beta = eps/(2 ln(2/delta))) on a private magnitude bound, and a private "
+            notes.append("Frame: exponential-mechanism medians (rank utility, Smith 2011) on a "
+                         "private magnitude bound, and a private "
                          "0.99-quantile of the Chebyshev distances (sparse vector, pure DP), "
                          "inflated by 20%.")
             notes.append("Coordinates are relative to the private centre (center=True); the "
@@ -406,7 +413,7 @@ class ScoreResult(DPResult):
                          "nonprivate=True: do not publish them.")
         notes.append("Synthetic samples are post-processing; another release on the same data "
                      "costs its own budget (basic composition).")
-        return notes
+        return notes + self._extra_notes
 
     def _group_sizes(self):
         if self.groups is None:

@@ -23,8 +23,10 @@
 #'   ledger), fills its holes. One number or numbers named by column: declared public fill
 #'   values, no budget. `"drop"` only with `neighbouring = "add_remove"`.
 #' @param neighbouring `"replace"` (default: one row replaced, n public) or `"add_remove"`
-#'   (n private), passed to the Python core: where it does not cover the score histograms
-#'   yet, its refusal, from the arguments alone, is an R error of class `dppca_value_error`.
+#'   (n private), passed to the Python core: the noisy row count is released first and
+#'   printed instead of n; what it does not cover (the rank path, private scales,
+#'   `g_dppca = FALSE`) is refused from the arguments alone, an R error of class
+#'   `dppca_value_error`.
 #' @param budget `NULL` (the default: the call is charged nowhere), or the registered dataset
 #'   whose budget store is charged the call's (eps, delta) before it computes, in one
 #'   transaction (refused with an error once the total is spent): a [dp_budget()] value, or

@@ -141,3 +141,28 @@ def test_scree_add_remove_ledger_matches_the_noise_drawn():
     assert parts["gaussian rows"] == len(ledger.releases) - 1
     failure = ledger.releases[1]
     assert (failure.eps, failure.delta) == (0.0, 0.05 * 1e-5)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_score_add_remove_ledger_matches_the_noise_drawn(grouped):
+    # The directions' third is one Gaussian-DP group (the count and the directions) of its
+    # delta less the bounds' failure probability (its own row); the frame's searches, the
+    # histograms and partition selection are checked row by row.
+    import warnings
+
+    import numpy as np
+
+    from dppca import dp_score, dp_score_group
+    from test_ledger_noise import _sample, check_ledger_against_noise
+
+    x = _sample(600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small-n accuracy warnings: public facts
+        result = dp_score_group(x, np.where(x[:, 0] > 5, "a", "b"), 1.0, 1e-5, rng=1,
+                                neighbouring="add_remove") if grouped else \
+            dp_score(x, 1.0, 1e-5, rng=1, neighbouring="add_remove")
+    parts = check_ledger_against_noise(result.ledger)
+    assert parts["gaussian rows"] == 3 and parts["svt rows"] == 3  # count, directions, "add"
+    failure = result.ledger.releases[1]
+    share = 0.9 / 3 if grouped else 1 / 3  # partition selection takes 10% first
+    assert failure.eps == 0.0 and failure.delta == pytest.approx(0.05 * 1e-5 * share, rel=1e-12)

@@ -157,16 +157,24 @@ test_that("missing = \"median\" puts the median release first on the ledger; a d
   expect_identical(attr(dp_ledger(declared), "missing"), "declared value imputation")
 })
 
+# What every add/remove result shows: the relation on its ledger, the row count as its first
+# release, the relation in its summary header; returns that header.
+add_remove_header <- function(result) {
+  ledger <- dp_ledger(result)
+  expect_identical(attr(ledger, "neighbouring"), "add/remove (n private)")
+  expect_identical(ledger$step[1], "row count (add/remove neighbours)")
+  header <- summary_header(result)
+  expect_true(any(grepl("Neighbouring: add/remove", header)))
+  header
+}
+
 test_that("neighbouring = \"add_remove\" on dp_pc_dir prints a noisy n, never the true n", {
   skip_if_no_dppca()
   X <- gau_small(500)
   V <- suppressWarnings(dp_pc_dir(X, 2, eps = 1, delta = 1e-5, seed = 1,
                                   neighbouring = "add_remove"))
+  header <- add_remove_header(V)
   ledger <- dp_ledger(V)
-  expect_identical(attr(ledger, "neighbouring"), "add/remove (n private)")
-  expect_identical(ledger$step[1], "row count (add/remove neighbours)")
-  header <- summary_header(V)
-  expect_true(any(grepl("Neighbouring: add/remove", header)))
   observations <- grep("No. Observations:", header, value = TRUE)
   noisy <- as.numeric(sub(".*No\\. Observations: ([0-9]+).*", "\\1", observations))
   # The released count, not the true one (seed 1 draws a non-zero noise), within 6 noise sd
@@ -196,4 +204,18 @@ test_that("bad missing / neighbouring values are R errors naming the argument", 
   expect_error(run(missing = "mean"), "`missing` must be one of", class = "dppca_value_error")
   expect_error(run(missing = "drop"), "add/remove neighbours", class = "dppca_value_error")
   expect_error(run(missing = c(V1 = NA_real_)), "`missing`", class = "dppca_value_error")
+})
+
+test_that("neighbouring = \"add_remove\" on dp_score prints a noisy n, never the true n", {
+  skip_if_no_dppca()
+  X <- gau_small(500)
+  S <- suppressWarnings(dp_score(X, eps = 1, delta = 1e-5, seed = 1,
+                                 neighbouring = "add_remove"))
+  header <- add_remove_header(S)
+  expect_true(any(grepl("No. Observations \\(noisy\\):", header)))
+  expect_false(any(grepl("\\b500\\b", header)))
+  # What it does not cover is refused from the arguments alone, an R error.
+  expect_error(dp_score(X, eps = 1, delta = 1e-5, g_dppca = FALSE,
+                        neighbouring = "add_remove"),
+               "not supported by", class = "dppca_value_error")
 })
