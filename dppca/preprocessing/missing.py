@@ -24,6 +24,7 @@ from the call's public arguments only (:func:`resolve_missing`) and shown on the
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from ..backends.dask import chunk_totals, is_dask_array
 from ..privacy.budget import DECLARED
 from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
+from .median_stages import (MEDIAN_STAGES, REFINEMENT_BINS, holding_bins, refine_medians,
+                            refined_counts, refinement_edges)
 
 __all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
            "binary_codes", "binary_dtype", "impute", "median_counts", "missing_arg", "private_medians",
@@ -256,56 +259,95 @@ def resolve_missing(missing, *, entry: str, pairwise=False,
 
 def private_medians(values: np.ndarray, noise, rng, ledger=None,
                     step: str = "missing values: private column medians") -> np.ndarray:
-    """Private median of each column's observed cells, from one joint Gaussian histogram.
+    """Private median of each column's observed cells, from joint Gaussian histograms in stages.
+
+    Stage 1 releases the counts of every column in :data:`MEDIAN_EDGES`; each later stage
+    (:data:`~dppca.preprocessing.median_stages.MEDIAN_STAGES` in all) releases the counts of a
+    linear grid of :data:`~dppca.preprocessing.median_stages.REFINEMENT_BINS` bins spanning the
+    previous stage's bin that holds each column's released median, with the two tails around it
+    (:mod:`dppca.preprocessing.median_stages`), and reads the median off those counts.
 
     Parameters
     ----------
     values : ndarray or dask.array.Array, shape (n, q)
         The columns; NaN marks a missing cell (not counted), +-inf fall in the end bins. A dask
-        array is counted chunk by chunk in one pass (:func:`dppca.backends.dask.chunk_totals`):
-        the counts are exact integers, the same for any chunking as in memory, so the same
-        ``rng`` gives the same medians.
+        array is counted chunk by chunk, one pass per stage
+        (:func:`dppca.backends.dask.chunk_totals`): the counts are exact integers, the same for
+        any chunking as in memory, so the same ``rng`` gives the same medians.
     noise : dppca.privacy.composition.GaussianShare
-        The release's budget.
+        The release's budget: its share of the group's mu^2 is split equally among the stages.
     rng : numpy.random.Generator
-        Source of the noise.
+        Source of the noise (the stages draw in order).
     ledger : Ledger, optional
-        Where the release is recorded.
+        Where the releases are recorded: one row per stage, always all of them (the first named
+        ``step``), whatever the data.
     step : str
-        The ledger row's name.
+        The first ledger row's name; the refinements add their stage to it.
 
     Returns
     -------
     ndarray, shape (q,)
-        The medians read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
-        :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first); 0 (the public default) for a
-        column whose noisy counts are all below it.
+        The medians: stage 1's read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
+        :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first; 0, the public default, for a
+        column whose noisy counts are all below it), each refinement's read off its own counts
+        (below :data:`~dppca.preprocessing.median_stages.REFINEMENT_THRESHOLD_SD` sd set to 0),
+        or the previous stage's median where no refined bin passes.
 
     Notes
     -----
-    Privacy (replace-one, n public): a replaced row leaves at most one bin and enters at most
-    one bin of each column (a missing cell is in no bin), so the q count vectors move by at
-    most sqrt(2 q) in L2; the counts are exact integers and bin membership is a search of each
-    value alone in the public edges, so the bound holds in floating point. Gaussian mechanism;
-    the medians are post-processing. This is :func:`dppca.privacy.histograms.dp_histogram_counts`
-    on the observed cells (the noise grows like sqrt(q), not like q separate quantile searches).
+    Privacy (replace-one, n public): in every stage each observed cell of a column is in
+    exactly one bin (the log grid's end bins take the values beyond it; a refinement's tails
+    close its grid to the whole line), and a missing cell in none, so a replaced row leaves at
+    most one bin and enters at most one bin of each column: the q count vectors of a stage move
+    by at most sqrt(2 q) in L2. Under add/remove neighbours a row enters or leaves one bin per
+    column: sqrt(q) <= sqrt(2 q), so the same noise is a valid (conservative) charge there too.
+    The counts are exact integers and bin membership is a search of each value alone in public
+    edges, so the bound holds in floating point. Stage s is a Gaussian mechanism on a share
+    a/S of the group's mu^2 (a = ``noise.fraction``, S stages), i.e. sqrt(a/S) mu-GDP; its edges
+    are a function of stages 1..s-1's noisy counts only, so the stages compose adaptively to
+    sqrt(a) mu-GDP (Dong, Roth and Su 2022, Cor. 3.3), the budget of one release of share a.
+    The thresholds, fall-backs and medians are post-processing. The number of stages and of
+    bins is fixed (the ledger's rows and the releases' shapes do not depend on the data).
 
     Examples
     --------
     >>> import numpy as np
+    >>> from dppca.privacy import Ledger
     >>> from dppca.privacy.composition import GaussianGroup
     >>> x = np.random.default_rng(0).normal(5.0, 1.0, size=(5000, 2))
     >>> x[::3, 0] = np.nan
-    >>> medians = private_medians(x, GaussianGroup(1.0, 1e-5).share(1.0), np.random.default_rng(1))
-    >>> bool(np.all(np.abs(medians - 5.0) < 0.5))
-    True
+    >>> ledger = Ledger(1.0, 1e-5)
+    >>> medians = private_medians(x, GaussianGroup(1.0, 1e-5).share(1.0),
+    ...                           np.random.default_rng(1), ledger)
+    >>> bool(np.all(np.abs(medians - 5.0) < 0.1)), len(ledger)
+    (True, 4)
     """
-    counts = chunk_totals(values, median_counts) if is_dask_array(values) else \
-        median_counts(values)
-    noisy, sigma = noise.release(counts, math.sqrt(2.0 * counts.shape[0]), rng, ledger, step)
+    if is_dask_array(values):
+        def counted(statistic):
+            return chunk_totals(values, statistic)
+    else:
+        def counted(statistic):
+            return statistic(values)
+    stage = noise.group.share(noise.fraction / MEDIAN_STAGES)
+    counts = counted(median_counts)
+    sensitivity = math.sqrt(2.0 * counts.shape[0])
+    noisy, sigma = stage.release(counts, sensitivity, rng, ledger, step)
     kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
-    return np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
-                     for row in kept])
+    medians = np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
+                        for row in kept])
+    low, high = holding_bins(MEDIAN_EDGES, medians)
+    for refinement in range(1, MEDIAN_STAGES):
+        edges = refinement_edges(low, high)
+        noisy, sigma = stage.release(
+            counted(functools.partial(refined_counts, edges=edges)), sensitivity, rng, ledger,
+            f"{step}, refinement {refinement} of {MEDIAN_STAGES - 1} ({REFINEMENT_BINS} linear "
+            "bins in the last median bin)")
+        medians, passed = refine_medians(noisy, sigma, edges, medians)
+        # a column that fell back refines the same bin again (fresh noise) in the next stage
+        finer = np.array([holding_bins(row[1:-1], [m]) for row, m in zip(edges, medians)])
+        low = np.where(passed, finer[:, 0, 0], low)
+        high = np.where(passed, finer[:, 1, 0], high)
+    return medians
 
 
 def median_counts(values) -> np.ndarray:
