@@ -27,12 +27,16 @@ import numpy as np
 
 from ..privacy.histograms import histogram_quantiles
 
-__all__ = ["MEDIAN_STAGES", "REFINEMENT_BINS", "REFINEMENT_THRESHOLD_SD", "holding_bins",
+__all__ = ["FIRST_STAGE_SHARE", "MEDIAN_STAGES", "REFINEMENT_BINS", "REFINEMENT_THRESHOLD_SD", "holding_bins",
            "refine_medians", "refined_counts", "refinement_edges"]
 
 #: Stages of the median release (the log grid, then MEDIAN_STAGES - 1 linear refinements), each
 #: on an equal share of the medians' mu^2. See :data:`REFINEMENT_BINS` for the derivation.
 MEDIAN_STAGES = 4
+
+#: Share of the medians' mu^2 that the first stage (the log grid) keeps; the refinements split
+#: the rest equally.
+FIRST_STAGE_SHARE = 0.5
 
 #: Linear bins of a refinement stage (plus the two tails).
 REFINEMENT_BINS = 6

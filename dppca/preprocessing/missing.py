@@ -38,7 +38,7 @@ from ..backends.dask import chunk_totals, is_dask_array
 from ..privacy.budget import DECLARED
 from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
-from .median_stages import (MEDIAN_STAGES, REFINEMENT_BINS, holding_bins, refine_medians,
+from .median_stages import (FIRST_STAGE_SHARE, MEDIAN_STAGES, REFINEMENT_BINS, holding_bins, refine_medians,
                             refined_counts, refinement_edges)
 
 __all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
@@ -328,10 +328,11 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     else:
         def counted(statistic):
             return statistic(values)
-    stage = noise.group.share(noise.fraction / MEDIAN_STAGES)
+    first = noise.group.share(noise.fraction * FIRST_STAGE_SHARE)
+    stage = noise.group.share(noise.fraction * (1.0 - FIRST_STAGE_SHARE) / (MEDIAN_STAGES - 1))
     counts = counted(median_counts)
     sensitivity = math.sqrt(2.0 * counts.shape[0])
-    noisy, sigma = stage.release(counts, sensitivity, rng, ledger, step)
+    noisy, sigma = first.release(counts, sensitivity, rng, ledger, step)
     kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
     medians = np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
                         for row in kept])
