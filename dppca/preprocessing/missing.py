@@ -329,7 +329,8 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
         def counted(statistic):
             return statistic(values)
     first = noise.group.share(noise.fraction * FIRST_STAGE_SHARE)
-    stage = noise.group.share(noise.fraction * (1.0 - FIRST_STAGE_SHARE) / (MEDIAN_STAGES - 1))
+    stage = noise.group.share(noise.fraction * (1.0 - FIRST_STAGE_SHARE) /
+                              max(MEDIAN_STAGES - 1, 1))
     counts = counted(median_counts)
     sensitivity = math.sqrt(2.0 * counts.shape[0])
     noisy, sigma = first.release(counts, sensitivity, rng, ledger, step)
