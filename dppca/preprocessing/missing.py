@@ -9,7 +9,7 @@ from the call's public arguments only (:func:`resolve_missing`) and shown on the
   and g-DPPCA's spatial-sign matrix (a pair's difference over the coordinates both rows observe,
   :mod:`dppca.stats.present_spatial_kendall`).
 - ``"median"``: each missing cell of a column is replaced by the column's private median
-  (:func:`private_medians`, one joint Gaussian histogram release on the ledger).
+  (:func:`private_medians`, joint Gaussian histogram releases in stages on the ledger).
 - a number, or a dict ``{column: value}``: declared public imputation values (free); the columns a
   dict leaves out get private medians.
 - ``"drop"``: incomplete rows are removed, which changes n: valid only under add/remove
@@ -275,7 +275,9 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
         (:func:`dppca.backends.dask.chunk_totals`): the counts are exact integers, the same for
         any chunking as in memory, so the same ``rng`` gives the same medians.
     noise : dppca.privacy.composition.GaussianShare
-        The release's budget: its share of the group's mu^2 is split equally among the stages.
+        The release's budget: stage 1 gets
+        :data:`~dppca.preprocessing.median_stages.FIRST_STAGE_SHARE` of its share of the
+        group's mu^2, the refinements split the rest equally.
     rng : numpy.random.Generator
         Source of the noise (the stages draw in order).
     ledger : Ledger, optional
@@ -289,9 +291,9 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     ndarray, shape (q,)
         The medians: stage 1's read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
         :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first; 0, the public default, for a
-        column whose noisy counts are all below it), each refinement's read off its own counts
-        (below :data:`~dppca.preprocessing.median_stages.REFINEMENT_THRESHOLD_SD` sd set to 0),
-        or the previous stage's median where no refined bin passes.
+        column whose noisy counts are all below it), then each refinement's read off its own
+        counts where they show data, the previous stage's median where they do not
+        (:func:`~dppca.preprocessing.median_stages.refine_medians`).
 
     Notes
     -----
@@ -302,10 +304,12 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     by at most sqrt(2 q) in L2. Under add/remove neighbours a row enters or leaves one bin per
     column: sqrt(q) <= sqrt(2 q), so the same noise is a valid (conservative) charge there too.
     The counts are exact integers and bin membership is a search of each value alone in public
-    edges, so the bound holds in floating point. Stage s is a Gaussian mechanism on a share
-    a/S of the group's mu^2 (a = ``noise.fraction``, S stages), i.e. sqrt(a/S) mu-GDP; its edges
-    are a function of stages 1..s-1's noisy counts only, so the stages compose adaptively to
-    sqrt(a) mu-GDP (Dong, Roth and Su 2022, Cor. 3.3), the budget of one release of share a.
+    edges, so the bound holds in floating point. Stage s is a Gaussian mechanism on a share a_s
+    of the group's mu^2 (a_1 = f a, a_s = (1 - f) a / (S - 1) after, a = ``noise.fraction``,
+    f = FIRST_STAGE_SHARE, S stages), i.e. sqrt(a_s) mu-GDP; its edges are a function of
+    stages 1..s-1's noisy counts only, so the stages compose adaptively to
+    sqrt(sum a_s) mu = sqrt(a) mu-GDP (Dong, Roth and Su 2022, Cor. 3.3), the budget of one
+    release of share a.
     The thresholds, fall-backs and medians are post-processing. The number of stages and of
     bins is fixed (the ledger's rows and the releases' shapes do not depend on the data).
 
