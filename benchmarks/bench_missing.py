@@ -54,7 +54,7 @@ import dppca
 from dppca import dp_pc_dir
 from dppca.metrics import sin_theta
 from dppca.preprocessing import missing_entry
-from dppca.preprocessing import missing as missing_module
+from dppca.preprocessing import median_stages as missing_module
 from dppca.preprocessing.missing import MEDIAN_SHARE, resolve_missing
 from dppca.stats import pair_design, present_spatial_kendall as present
 from dppca.stats.kendall import kendall_tau_matrix

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 import provenance  # noqa: E402
 
-from dppca.preprocessing import missing  # noqa: E402
+from dppca.preprocessing import median_stages as missing  # noqa: E402
 from dppca.preprocessing.missing import MEDIAN_SHARE, private_medians  # noqa: E402
 from dppca.privacy.composition import GaussianGroup  # noqa: E402
 

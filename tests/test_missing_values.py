@@ -264,10 +264,11 @@ def test_private_medians_of_a_narrow_column_far_from_zero_are_refined():
     """Years 1974-2002 (sd 8.4, n = 4000) lie in one bin [1448, 2048) of the log grid, so one
     stage reads the median hundreds of sds off. The refinements (600 / 6^3 = 2.8 years per bin
     at the last stage) read it off counts of 4000 / 29 = 138 per year: at eps 0.1 (the medians'
-    share of eps 1), a refinement's noise sd per count is 51 x sqrt(6) = 126, and the
-    cumulative count up to the median moves by about 126 sqrt(8) = 356 = 2.6 years' worth (1
-    sd of it). So within 0.5 sd (4.2 years, 1.6 of those sds: 5% beyond each way) in at least
-    18 of 20 seeds."""
+    share of eps 1), a refinement's noise sd per count is 51 x sqrt(10) = 162, under the
+    2.50 sd threshold (405) at the last stage, which falls back to the stage before: bins of
+    16.7 years, whose kept counts (two bins share the data's 29 years) put the median within
+    those bins: within 0.75 sd (6.3 years, under half of such a bin) in at least 19 of 20 seeds
+    (one stage reads it at 1448-1750, hundreds of sds off)."""
     from dppca.preprocessing.missing import private_medians
     from dppca.privacy.composition import GaussianGroup
 
@@ -275,7 +276,7 @@ def test_private_medians_of_a_narrow_column_far_from_zero_are_refined():
     share = GaussianGroup(0.1, 1e-6).share(1.0)
     medians = np.array([private_medians(years, share, np.random.default_rng(seed))[0]
                         for seed in range(20)])
-    assert np.sum(np.abs(medians - np.median(years)) < 0.5 * years.std()) >= 18
+    assert np.sum(np.abs(medians - np.median(years)) < 0.75 * years.std()) >= 19
 
 
 def test_private_medians_release_every_stage_whatever_the_data():

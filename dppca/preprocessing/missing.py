@@ -24,22 +24,17 @@ from the call's public arguments only (:func:`resolve_missing`) and shown on the
 """
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
-from ..backends.dask import chunk_totals, is_dask_array
 from ..privacy.budget import DECLARED
-from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
-from .median_stages import (FIRST_STAGE_SHARE, MEDIAN_STAGES, REFINEMENT_BINS, holding_bins, refine_medians,
-                            refined_counts, refinement_edges)
+from .median_stages import MEDIAN_EDGES, MEDIAN_THRESHOLD_SD, median_counts, private_medians
 
 __all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
            "binary_codes", "binary_dtype", "impute", "median_counts", "missing_arg", "private_medians",
@@ -54,21 +49,6 @@ MISSING_OPTIONS = ("auto", "pairwise", "median", "drop")
 #: of missing cells, so a tenth of the budget, which leaves 90% to the statistic the call is
 #: for, costs the statistic about 5% more noise sd.
 MEDIAN_SHARE = 0.1
-
-#: Public bin edges of the median release, symmetric about 0: +-2^-24 .. +-2^48, ratio sqrt(2)
-#: (289 bins; values beyond fall in the end bins). Unit-free: a median anywhere in 6e-8 .. 3e14
-#: in absolute value is read within its bin of relative width 41%, interpolated linearly.
-_POSITIVE = 2.0 ** np.arange(-24.0, 48.0 + 1e-9, 0.5)
-MEDIAN_EDGES = np.concatenate((-_POSITIVE[::-1], _POSITIVE))
-
-#: Noisy counts of the median release below this many noise sd are set to 0 before the median
-#: is read. A bin that holds no data passes it with probability 0.05 / bins (Bonferroni over a
-#: column's 289 bins: 3.58 sd), so a column carries a phantom bin with probability at most 0.05.
-#: At 2 sd (the scree histograms' rule) each of the 289 empty bins passes with probability
-#: 0.023, about 6.6 phantom bins per column, each with at least 2 sd of mass: at a small budget
-#: they outweigh the data (a median of 0 or 1e13 for a column centred at 47).
-MEDIAN_THRESHOLD_SD = NormalDist().inv_cdf(1.0 - 0.05 / (MEDIAN_EDGES.size - 1))
-
 
 @dataclass(frozen=True)
 class MissingPolicy:
@@ -255,127 +235,6 @@ def resolve_missing(missing, *, entry: str, pairwise=False,
             "neighbours (neighbouring='add_remove', n private); under replace-one neighbours "
             "(n public) use missing='median', 'pairwise' (rank path) or a declared value")
     return MissingPolicy(missing, missing)
-
-
-def private_medians(values: np.ndarray, noise, rng, ledger=None,
-                    step: str = "missing values: private column medians") -> np.ndarray:
-    """Private median of each column's observed cells, from joint Gaussian histograms in stages.
-
-    Stage 1 releases the counts of every column in :data:`MEDIAN_EDGES`; each later stage
-    (:data:`~dppca.preprocessing.median_stages.MEDIAN_STAGES` in all) releases the counts of a
-    linear grid of :data:`~dppca.preprocessing.median_stages.REFINEMENT_BINS` bins spanning the
-    previous stage's bin that holds each column's released median, with the two tails around it
-    (:mod:`dppca.preprocessing.median_stages`), and reads the median off those counts.
-
-    Parameters
-    ----------
-    values : ndarray or dask.array.Array, shape (n, q)
-        The columns; NaN marks a missing cell (not counted), +-inf fall in the end bins. A dask
-        array is counted chunk by chunk, one pass per stage
-        (:func:`dppca.backends.dask.chunk_totals`): the counts are exact integers, the same for
-        any chunking as in memory, so the same ``rng`` gives the same medians.
-    noise : dppca.privacy.composition.GaussianShare
-        The release's budget: stage 1 gets
-        :data:`~dppca.preprocessing.median_stages.FIRST_STAGE_SHARE` of its share of the
-        group's mu^2, the refinements split the rest equally.
-    rng : numpy.random.Generator
-        Source of the noise (the stages draw in order).
-    ledger : Ledger, optional
-        Where the releases are recorded: one row per stage, always all of them (the first named
-        ``step``), whatever the data.
-    step : str
-        The first ledger row's name; the refinements add their stage to it.
-
-    Returns
-    -------
-    ndarray, shape (q,)
-        The medians: stage 1's read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
-        :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first; 0, the public default, for a
-        column whose noisy counts are all below it), then each refinement's read off its own
-        counts where they show data, the previous stage's median where they do not
-        (:func:`~dppca.preprocessing.median_stages.refine_medians`).
-
-    Notes
-    -----
-    Privacy (replace-one, n public): in every stage each observed cell of a column is in
-    exactly one bin (the log grid's end bins take the values beyond it; a refinement's tails
-    close its grid to the whole line), and a missing cell in none, so a replaced row leaves at
-    most one bin and enters at most one bin of each column: the q count vectors of a stage move
-    by at most sqrt(2 q) in L2. Under add/remove neighbours a row enters or leaves one bin per
-    column: sqrt(q) <= sqrt(2 q), so the same noise is a valid (conservative) charge there too.
-    The counts are exact integers and bin membership is a search of each value alone in public
-    edges, so the bound holds in floating point. Stage s is a Gaussian mechanism on a share a_s
-    of the group's mu^2 (a_1 = f a, a_s = (1 - f) a / (S - 1) after, a = ``noise.fraction``,
-    f = FIRST_STAGE_SHARE, S stages), i.e. sqrt(a_s) mu-GDP; its edges are a function of
-    stages 1..s-1's noisy counts only, so the stages compose adaptively to
-    sqrt(sum a_s) mu = sqrt(a) mu-GDP (Dong, Roth and Su 2022, Cor. 3.3), the budget of one
-    release of share a.
-    The thresholds, fall-backs and medians are post-processing. The number of stages and of
-    bins is fixed (the ledger's rows and the releases' shapes do not depend on the data).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dppca.privacy import Ledger
-    >>> from dppca.privacy.composition import GaussianGroup
-    >>> x = np.random.default_rng(0).normal(5.0, 1.0, size=(5000, 2))
-    >>> x[::3, 0] = np.nan
-    >>> ledger = Ledger(1.0, 1e-5)
-    >>> medians = private_medians(x, GaussianGroup(1.0, 1e-5).share(1.0),
-    ...                           np.random.default_rng(1), ledger)
-    >>> bool(np.all(np.abs(medians - 5.0) < 0.1)), len(ledger)
-    (True, 4)
-    """
-    if is_dask_array(values):
-        def counted(statistic):
-            return chunk_totals(values, statistic)
-    else:
-        def counted(statistic):
-            return statistic(values)
-    first = noise.group.share(noise.fraction * FIRST_STAGE_SHARE)
-    stage = noise.group.share(noise.fraction * (1.0 - FIRST_STAGE_SHARE) /
-                              max(MEDIAN_STAGES - 1, 1))
-    counts = counted(median_counts)
-    sensitivity = math.sqrt(2.0 * counts.shape[0])
-    noisy, sigma = first.release(counts, sensitivity, rng, ledger, step)
-    kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
-    medians = np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
-                        for row in kept])
-    low, high = holding_bins(MEDIAN_EDGES, medians)
-    for refinement in range(1, MEDIAN_STAGES):
-        edges = refinement_edges(low, high)
-        noisy, sigma = stage.release(
-            counted(functools.partial(refined_counts, edges=edges)), sensitivity, rng, ledger,
-            f"{step}, refinement {refinement} of {MEDIAN_STAGES - 1} ({REFINEMENT_BINS} linear "
-            "bins in the last median bin)")
-        medians, passed = refine_medians(noisy, sigma, edges, medians)
-        # a column that fell back refines the same bin again (fresh noise) in the next stage
-        finer = np.array([holding_bins(row[1:-1], [m]) for row, m in zip(edges, medians)])
-        low = np.where(passed, finer[:, 0, 0], low)
-        high = np.where(passed, finer[:, 1, 0], high)
-    return medians
-
-
-def median_counts(values) -> np.ndarray:
-    """Counts of each column's observed cells in the bins of :data:`MEDIAN_EDGES` (NaN not counted).
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, q)
-
-    Returns
-    -------
-    ndarray of int64, shape (q, len(MEDIAN_EDGES) - 1)
-        Additive over rows (the dask path sums them over chunks).
-
-    Examples
-    --------
-    >>> median_counts(np.array([[1.0], [np.nan], [np.inf]])).sum(axis=1).tolist()
-    [2]
-    """
-    x = np.asarray(values, dtype=float)
-    return np.stack([histogram_counts(column[~np.isnan(column)], MEDIAN_EDGES)[0]
-                     for column in x.T]).astype(np.int64)
 
 
 def sample_medians(values: np.ndarray) -> np.ndarray:
