@@ -119,7 +119,8 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     Returns
     -------
     ndarray, shape (q,)
-        The medians: stage 1's read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
+        The medians (0 for one inside the central bin (-2^-24, 2^-24)): stage 1's read off the
+        noisy counts in :data:`MEDIAN_EDGES` (counts below
         :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first; 0, the public default, for a
         column whose noisy counts are all below it), then each refinement's read off its own
         counts where they show data, the previous stage's median where they do not
@@ -169,8 +170,8 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
     sensitivity = math.sqrt(2.0 * counts.shape[0])
     noisy, sigma = first.release(counts, sensitivity, rng, ledger, step)
     kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
-    medians = np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
-                        for row in kept])
+    medians = _centre_as_zero(np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0]
+                                        if row.sum() > 0 else 0.0 for row in kept]))
     low, high = holding_bins(MEDIAN_EDGES, medians)
     for refinement in range(1, MEDIAN_STAGES):
         edges = refinement_edges(low, high)
@@ -179,11 +180,21 @@ def private_medians(values: np.ndarray, noise, rng, ledger=None,
             f"{step}, refinement {refinement} of {MEDIAN_STAGES - 1} ({REFINEMENT_BINS} linear "
             "bins in the last median bin)")
         medians, passed = refine_medians(noisy, sigma, edges, medians)
+        medians = _centre_as_zero(medians)
         # a column that fell back refines the same bin again (fresh noise) in the next stage
         finer = np.array([holding_bins(row[1:-1], [m]) for row, m in zip(edges, medians)])
         low = np.where(passed, finer[:, 0, 0], low)
         high = np.where(passed, finer[:, 1, 0], high)
     return medians
+
+
+def _centre_as_zero(medians: np.ndarray) -> np.ndarray:
+    """A median inside the grid's central bin (-2^-24, 2^-24) is 0. The grid's resolution is
+    relative everywhere but there, where it declares magnitudes below 6e-8 to be zero; and a
+    column with a mass of exact zeros (amounts, counts) filled at an interpolated 1e-10 next to
+    its zeros would gain pairs of rows that differ by 1e-10 in it alone, which the spatial signs
+    of g-DPPCA's statistics read as a whole unit of difference. Post-processing."""
+    return np.where(np.abs(medians) < _POSITIVE[0], 0.0, medians)
 
 
 def median_counts(values) -> np.ndarray:
