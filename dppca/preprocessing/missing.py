@@ -181,11 +181,12 @@ def resolve_missing(missing, *, entry: str, pairwise=False,
     latent correlation) the medians had the smaller mean error in 60 of its 76 cells (79%), and
     at 15% MCAR, eps >= 1, they were within 1.5 times the complete data's error in 7 of the 9
     rows against 1 of 9 for pairwise-present (pairwise 1.18 to 2.33 times, medians 1.02 to
-    2.53, the two misses at eps 4). g-DPPCA stays pairwise: its private median of a column of
-    wide range is read from a bin of relative width 41% (:data:`MEDIAN_EDGES`), so a year near
-    1990 with a spread of 9 is filled near 1750 (sin-theta 0.999 on AER/GSS7402), whereas the
-    rank path only uses the filled cells' ranks. Under add/remove neighbours ``"auto"`` is
-    ``"drop"``.
+    2.53, the two misses at eps 4). g-DPPCA stays pairwise: it reads the filled values
+    themselves, and its pairwise-present matrix was closer at eps 1 and 2 on all three sets
+    (``benchmarks/results/bench_missing_medians2.txt``: on AER/GSS7402 sin-theta 0.16 and 0.11
+    against 0.45 and 0.24 with the staged medians of :func:`private_medians`, whose last stages
+    read a year near 1990 within a few years; one log-grid stage read it near 1750, 0.999).
+    Under add/remove neighbours ``"auto"`` is ``"drop"``.
 
     Examples
     --------
