@@ -54,7 +54,7 @@ import dppca
 from dppca import dp_pc_dir
 from dppca.metrics import sin_theta
 from dppca.preprocessing import missing_entry
-from dppca.preprocessing import missing as missing_module
+from dppca.preprocessing import median_stages as missing_module
 from dppca.preprocessing.missing import MEDIAN_SHARE, resolve_missing
 from dppca.stats import pair_design, present_spatial_kendall as present
 from dppca.stats.kendall import kendall_tau_matrix
@@ -181,9 +181,10 @@ def memoized(function):
 
 
 def runs(rows, eps_grid, seeds, rates, kinds, paths=tuple(PATHS), shares=(), old_threshold=False,
-         log=print, checkpoint=None) -> pd.DataFrame:
+         log=print, checkpoint=None, native_holes=True) -> pd.DataFrame:
     """Every run; seeds outermost, so that a ``checkpoint`` CSV written after each seed holds
-    the whole grid at the seeds done so far."""
+    the whole grid at the seeds done so far (``native_holes``: also the native-NA set's own
+    holes)."""
     out = []
     start = time.time()
     sets = datasets(rows)
@@ -193,7 +194,7 @@ def runs(rows, eps_grid, seeds, rates, kinds, paths=tuple(PATHS), shares=(), old
     for seed in range(seeds):
         for name, (complete, native) in sets.items():
             cases = [(kind, q) for kind in kinds for q in rates]
-            if native is not None:
+            if native is not None and native_holes:
                 cases.insert(0, ("native", float(native.isna().to_numpy().mean())))
             for path in paths:
                 truth = truths[name, path]
@@ -286,6 +287,11 @@ def main(argv=None) -> None:
     parser.add_argument("--seeds", type=int, default=10, help="seeds (default 10)")
     parser.add_argument("--eps", type=float, nargs="+", default=list(EPS_GRID),
                         help="budgets (default 0.5 1 2 4)")
+    parser.add_argument("--rates", type=float, nargs="+", default=list(RATES),
+                        help="MCAR/MAR missing rates (default 0.05 0.15 0.30)")
+    parser.add_argument("--masks", nargs="+", default=["native", *KINDS],
+                        choices=["native", *KINDS],
+                        help="masks (default native MCAR MAR; native = the native-NA set's holes)")
     parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS),
                         help="dp_pc_dir paths (default all)")
     parser.add_argument("--median-shares", type=float, nargs="*", default=[],
@@ -311,8 +317,10 @@ def main(argv=None) -> None:
         result = runs(2000, (1.0, 2.0), 2, (0.15,), ("MCAR",), args.paths, args.median_shares,
                       args.old_threshold)
     else:
-        result = runs(args.rows, tuple(args.eps), args.seeds, RATES, KINDS, tuple(args.paths),
-                      tuple(args.median_shares), args.old_threshold, checkpoint=args.checkpoint)
+        result = runs(args.rows, tuple(args.eps), args.seeds, tuple(args.rates),
+                      tuple(k for k in args.masks if k != "native"), tuple(args.paths),
+                      tuple(args.median_shares), args.old_threshold, checkpoint=args.checkpoint,
+                      native_holes="native" in args.masks)
     text = report(result, args.note)
     print(text)
     if args.out:

@@ -144,14 +144,31 @@ def test_other_dask_routes_same_public_outputs_for_neighbours(frames, route):
 
 
 @pytest.mark.parametrize("chunks", [N, 1000, 333])
-def test_private_medians_out_of_core_equal_in_memory(frames, chunks):
-    """The median histogram's counts are exact integers summed over chunks: the same counts, so
-    the same noise draws give bitwise the same medians."""
-    x = frames[True].to_numpy()
+def test_private_medians_out_of_core_equal_in_memory(frames, chunks, monkeypatch):
+    """Every stage's counts (the log grid, then each refinement's linear grids, whose edges come
+    from the earlier stages' releases) are exact integers summed over chunks, one pass per
+    stage: the same counts, so the same noise draws give bitwise the same medians and ledger.
+    Column x1 is moved to 1990 + t5 (narrow for its location), so the refinements move its
+    median (within 1 of 1990, where the log grid's bin is [1448, 2048))."""
+    from dppca.preprocessing import median_stages
+    from dppca.privacy import Ledger
+
+    x = frames[True].to_numpy().copy()
+    x[:, 1] += 1990.0
     noise = GaussianGroup(0.5, 1e-6).share(1.0)
-    expected = private_medians(x, noise, np.random.default_rng(7))
-    got = private_medians(da.from_array(x, chunks=(chunks, 2)), noise, np.random.default_rng(7))
+    memory, lazy = Ledger(0.5, 1e-6), Ledger(0.5, 1e-6)
+    expected = private_medians(x, noise, np.random.default_rng(7), memory)
+    passes = []
+    original = median_stages.chunk_totals
+    monkeypatch.setattr(median_stages, "chunk_totals",
+                        lambda *a: passes.append(1) or original(*a))
+    got = private_medians(da.from_array(x, chunks=(chunks, 2)), noise, np.random.default_rng(7),
+                          lazy)
     np.testing.assert_array_equal(got, expected)
+    pd.testing.assert_frame_equal(memory.to_frame(), lazy.to_frame())
+    assert len(passes) == len(memory) == median_stages.MEDIAN_STAGES
+    # the t5 column's sd is 2 x 1.29: within 1 of its centre is within 0.4 sd
+    assert abs(expected[1] - 1990.0) < 1.0
 
 
 @pytest.fixture

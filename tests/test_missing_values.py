@@ -258,3 +258,56 @@ def test_a_partial_dict_of_declared_values_is_labelled_with_its_medians():
     partial = resolve_missing({"a": 0.0}, entry="dp_scree")
     assert "median imputation for the others" in partial.label
     assert "median" not in resolve_missing(0.0, entry="dp_scree").label
+
+
+def test_private_medians_of_a_narrow_column_far_from_zero_are_refined():
+    """Years 1974-2002 (sd 8.4, n = 4000) lie in one bin [1448, 2048) of the log grid, so one
+    stage reads the median hundreds of sds off. The refinements (600 / 6^3 = 2.8 years per bin
+    at the last stage) read it off counts of 4000 / 29 = 138 per year: at eps 0.1 (the medians'
+    share of eps 1), a refinement's noise sd per count is 51 x sqrt(10) = 162, under the
+    2.50 sd threshold (405) at the last stage, which falls back to the stage before: bins of
+    16.7 years, whose kept counts (two bins share the data's 29 years) put the median within
+    those bins: within 0.75 sd (6.3 years, under half of such a bin) in at least 19 of 20 seeds
+    (one stage reads it at 1448-1750, hundreds of sds off)."""
+    from dppca.preprocessing.missing import private_medians
+    from dppca.privacy.composition import GaussianGroup
+
+    years = np.random.default_rng(0).integers(1974, 2003, size=(4000, 1)).astype(float)
+    share = GaussianGroup(0.1, 1e-6).share(1.0)
+    medians = np.array([private_medians(years, share, np.random.default_rng(seed))[0]
+                        for seed in range(20)])
+    assert np.sum(np.abs(medians - np.median(years)) < 0.75 * years.std()) >= 19
+
+
+def test_private_medians_release_every_stage_whatever_the_data():
+    """The ledger has one row per stage with the same noise, whether a column is all missing,
+    constant, or spread (a fall-back is post-processing, never a missing release)."""
+    from dppca.preprocessing.median_stages import MEDIAN_STAGES
+    from dppca.preprocessing.missing import private_medians
+    from dppca.privacy import Ledger
+    from dppca.privacy.composition import GaussianGroup
+
+    rng = np.random.default_rng(1)
+    frames = []
+    for x in (np.full((500, 2), np.nan), np.full((500, 2), 3.0), rng.normal(size=(500, 2))):
+        ledger = Ledger(1.0, 1e-5)
+        private_medians(x, GaussianGroup(1.0, 1e-5).share(1.0), np.random.default_rng(0), ledger)
+        frames.append(ledger.to_frame())
+    assert len(frames[0]) == MEDIAN_STAGES
+    for frame in frames[1:]:
+        pd.testing.assert_frame_equal(frame, frames[0])
+
+
+def test_private_median_of_a_column_of_mostly_zeros_is_exactly_zero():
+    """90% exact zeros: the median's bin is the grid's central one, (-2^-24, 2^-24), read as 0
+    (an interpolated 1e-10 next to the zeros would be a value of its own to pair statistics).
+    The zeros' 3,600 counts are 41 noise sd of stage 1 (sd 87), which finds that bin in every
+    seed."""
+    from dppca.preprocessing.missing import private_medians
+    from dppca.privacy.composition import GaussianGroup
+
+    rng = np.random.default_rng(3)
+    x = np.where(rng.random((4000, 2)) < 0.9, 0.0, rng.lognormal(5.0, 1.0, (4000, 2)))
+    share = GaussianGroup(0.1, 1e-6).share(1.0)
+    for seed in range(5):
+        assert private_medians(x, share, np.random.default_rng(seed)).tolist() == [0.0, 0.0]

@@ -7,7 +7,9 @@ the cut, makes neighbours that differ by missing cells as well as by values. Aud
 path's pairwise-present tau and its present-row counts (:mod:`dppca.methods.pairwise_present`),
 g-DPPCA's pairwise-present spatial-sign matrix (:mod:`dppca.stats.present_spatial_kendall`; all
 pairs, and over a block design as dask input and large n compute it) and
-the private column medians' histogram (:func:`dppca.preprocessing.missing.private_medians`).
+the private column medians' histograms (:func:`dppca.preprocessing.missing.private_medians`: the
+log grid of its first stage, and a refinement stage's linear grids, whose edges in the package
+come from the earlier stages' releases and here from the base dataset, public to the audit).
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ import numpy as np
 from ..methods.gdppca import GDPPCA_SENSITIVITY_CONSTANT, gdppca_directions
 from ..methods.pairwise_present import present_count_sensitivity, release_present_tau
 from ..methods.rank_sensitivity import rank_tau_sensitivity
-from ..preprocessing.missing import MEDIAN_EDGES, private_medians
+from ..preprocessing.median_stages import holding_bins, refined_counts, refinement_edges
+from ..preprocessing.missing import MEDIAN_EDGES, private_medians, sample_medians
 from ..privacy import Ledger
 from ..privacy.composition import GaussianGroup
 from ..privacy.histograms import histogram_counts
@@ -125,3 +128,27 @@ register(AuditedRelease(
     mechanism=lambda X, c, rng: private_medians(punched(X, c), GaussianGroup(EPS, DELTA).share(1.0),
                                                 rng),
     eps=EPS, delta=DELTA, p=3, context=holes_context))
+
+
+def _refinement_context(D, rng) -> dict:
+    """The public cut, and each column's refined grid inside the log-grid bin that holds the
+    base dataset's median of its observed cells (in the package: the bin of stage 1's release)."""
+    c = holes_context(D, rng)
+    low, high = holding_bins(MEDIAN_EDGES, sample_medians(punched(D, c)))
+    return {**c, "edges": refinement_edges(low, high)}
+
+
+def _refined(X, c):
+    return refined_counts(punched(X, c), c["edges"]).ravel().astype(float)
+
+
+def _refinement_mechanism(X, c, rng):
+    """One refinement stage's Gaussian release on its public grids, at the registry's budget."""
+    return GaussianGroup(EPS, DELTA).share(1.0).release(
+        _refined(X, c), math.sqrt(2.0 * X.shape[1]), rng, None, "median refinement")[0]
+
+
+register(AuditedRelease(
+    "missing: private column medians, refinement stage (linear grid counts)",
+    claim="sqrt(2 p) (L2)", statistic=_refined, sensitivity=lambda n, p, c: math.sqrt(2.0 * p),
+    mechanism=_refinement_mechanism, eps=EPS, delta=DELTA, p=3, context=_refinement_context))

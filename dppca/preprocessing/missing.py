@@ -9,7 +9,7 @@ from the call's public arguments only (:func:`resolve_missing`) and shown on the
   and g-DPPCA's spatial-sign matrix (a pair's difference over the coordinates both rows observe,
   :mod:`dppca.stats.present_spatial_kendall`).
 - ``"median"``: each missing cell of a column is replaced by the column's private median
-  (:func:`private_medians`, one joint Gaussian histogram release on the ledger).
+  (:func:`private_medians`, joint Gaussian histogram releases in stages on the ledger).
 - a number, or a dict ``{column: value}``: declared public imputation values (free); the columns a
   dict leaves out get private medians.
 - ``"drop"``: incomplete rows are removed, which changes n: valid only under add/remove
@@ -27,16 +27,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
 from .._validation import DPPCATypeError, DPPCAValueError
-from ..backends.dask import chunk_totals, is_dask_array
 from ..privacy.budget import DECLARED
-from ..privacy.histograms import histogram_counts, histogram_quantiles
 from .matrix import Matrix
+from .median_stages import MEDIAN_EDGES, MEDIAN_THRESHOLD_SD, median_counts, private_medians
 
 __all__ = ["MEDIAN_EDGES", "MEDIAN_SHARE", "MEDIAN_THRESHOLD_SD", "MISSING_OPTIONS", "MissingPolicy",
            "binary_codes", "binary_dtype", "impute", "median_counts", "missing_arg", "private_medians",
@@ -51,21 +49,6 @@ MISSING_OPTIONS = ("auto", "pairwise", "median", "drop")
 #: of missing cells, so a tenth of the budget, which leaves 90% to the statistic the call is
 #: for, costs the statistic about 5% more noise sd.
 MEDIAN_SHARE = 0.1
-
-#: Public bin edges of the median release, symmetric about 0: +-2^-24 .. +-2^48, ratio sqrt(2)
-#: (289 bins; values beyond fall in the end bins). Unit-free: a median anywhere in 6e-8 .. 3e14
-#: in absolute value is read within its bin of relative width 41%, interpolated linearly.
-_POSITIVE = 2.0 ** np.arange(-24.0, 48.0 + 1e-9, 0.5)
-MEDIAN_EDGES = np.concatenate((-_POSITIVE[::-1], _POSITIVE))
-
-#: Noisy counts of the median release below this many noise sd are set to 0 before the median
-#: is read. A bin that holds no data passes it with probability 0.05 / bins (Bonferroni over a
-#: column's 289 bins: 3.58 sd), so a column carries a phantom bin with probability at most 0.05.
-#: At 2 sd (the scree histograms' rule) each of the 289 empty bins passes with probability
-#: 0.023, about 6.6 phantom bins per column, each with at least 2 sd of mass: at a small budget
-#: they outweigh the data (a median of 0 or 1e13 for a column centred at 47).
-MEDIAN_THRESHOLD_SD = NormalDist().inv_cdf(1.0 - 0.05 / (MEDIAN_EDGES.size - 1))
-
 
 @dataclass(frozen=True)
 class MissingPolicy:
@@ -198,11 +181,12 @@ def resolve_missing(missing, *, entry: str, pairwise=False,
     latent correlation) the medians had the smaller mean error in 60 of its 76 cells (79%), and
     at 15% MCAR, eps >= 1, they were within 1.5 times the complete data's error in 7 of the 9
     rows against 1 of 9 for pairwise-present (pairwise 1.18 to 2.33 times, medians 1.02 to
-    2.53, the two misses at eps 4). g-DPPCA stays pairwise: its private median of a column of
-    wide range is read from a bin of relative width 41% (:data:`MEDIAN_EDGES`), so a year near
-    1990 with a spread of 9 is filled near 1750 (sin-theta 0.999 on AER/GSS7402), whereas the
-    rank path only uses the filled cells' ranks. Under add/remove neighbours ``"auto"`` is
-    ``"drop"``.
+    2.53, the two misses at eps 4). g-DPPCA stays pairwise: it reads the filled values
+    themselves, and its pairwise-present matrix was closer at eps 1 and 2 on all three sets
+    (``benchmarks/results/bench_missing_medians2.txt``: on AER/GSS7402 sin-theta 0.16 and 0.11
+    against 0.45 and 0.24 with the staged medians of :func:`private_medians`, whose last stages
+    read a year near 1990 within a few years; one log-grid stage read it near 1750, 0.999).
+    Under add/remove neighbours ``"auto"`` is ``"drop"``.
 
     Examples
     --------
@@ -252,82 +236,6 @@ def resolve_missing(missing, *, entry: str, pairwise=False,
             "neighbours (neighbouring='add_remove', n private); under replace-one neighbours "
             "(n public) use missing='median', 'pairwise' (rank path) or a declared value")
     return MissingPolicy(missing, missing)
-
-
-def private_medians(values: np.ndarray, noise, rng, ledger=None,
-                    step: str = "missing values: private column medians") -> np.ndarray:
-    """Private median of each column's observed cells, from one joint Gaussian histogram.
-
-    Parameters
-    ----------
-    values : ndarray or dask.array.Array, shape (n, q)
-        The columns; NaN marks a missing cell (not counted), +-inf fall in the end bins. A dask
-        array is counted chunk by chunk in one pass (:func:`dppca.backends.dask.chunk_totals`):
-        the counts are exact integers, the same for any chunking as in memory, so the same
-        ``rng`` gives the same medians.
-    noise : dppca.privacy.composition.GaussianShare
-        The release's budget.
-    rng : numpy.random.Generator
-        Source of the noise.
-    ledger : Ledger, optional
-        Where the release is recorded.
-    step : str
-        The ledger row's name.
-
-    Returns
-    -------
-    ndarray, shape (q,)
-        The medians read off the noisy counts in :data:`MEDIAN_EDGES` (counts below
-        :data:`MEDIAN_THRESHOLD_SD` noise sd set to 0 first); 0 (the public default) for a
-        column whose noisy counts are all below it.
-
-    Notes
-    -----
-    Privacy (replace-one, n public): a replaced row leaves at most one bin and enters at most
-    one bin of each column (a missing cell is in no bin), so the q count vectors move by at
-    most sqrt(2 q) in L2; the counts are exact integers and bin membership is a search of each
-    value alone in the public edges, so the bound holds in floating point. Gaussian mechanism;
-    the medians are post-processing. This is :func:`dppca.privacy.histograms.dp_histogram_counts`
-    on the observed cells (the noise grows like sqrt(q), not like q separate quantile searches).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dppca.privacy.composition import GaussianGroup
-    >>> x = np.random.default_rng(0).normal(5.0, 1.0, size=(5000, 2))
-    >>> x[::3, 0] = np.nan
-    >>> medians = private_medians(x, GaussianGroup(1.0, 1e-5).share(1.0), np.random.default_rng(1))
-    >>> bool(np.all(np.abs(medians - 5.0) < 0.5))
-    True
-    """
-    counts = chunk_totals(values, median_counts) if is_dask_array(values) else \
-        median_counts(values)
-    noisy, sigma = noise.release(counts, math.sqrt(2.0 * counts.shape[0]), rng, ledger, step)
-    kept = np.where(noisy > MEDIAN_THRESHOLD_SD * sigma, noisy, 0.0)  # post-processing
-    return np.array([histogram_quantiles(row, MEDIAN_EDGES, [0.5])[0] if row.sum() > 0 else 0.0
-                     for row in kept])
-
-
-def median_counts(values) -> np.ndarray:
-    """Counts of each column's observed cells in the bins of :data:`MEDIAN_EDGES` (NaN not counted).
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, q)
-
-    Returns
-    -------
-    ndarray of int64, shape (q, len(MEDIAN_EDGES) - 1)
-        Additive over rows (the dask path sums them over chunks).
-
-    Examples
-    --------
-    >>> median_counts(np.array([[1.0], [np.nan], [np.inf]])).sum(axis=1).tolist()
-    [2]
-    """
-    x = np.asarray(values, dtype=float)
-    return np.stack([histogram_counts(column[~np.isnan(column)], MEDIAN_EDGES)[0]
-                     for column in x.T]).astype(np.int64)
 
 
 def sample_medians(values: np.ndarray) -> np.ndarray:
