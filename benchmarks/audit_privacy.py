@@ -1,8 +1,8 @@
 """Privacy audit, full mode: every registered release against its claimed sensitivity and eps.
 
 Run ``python benchmarks/audit_privacy.py --out benchmarks/results/audit_privacy_full.txt``
-(full: n in {5, 8, 12, 20, 35, 50}, 300 greedy steps, 2,000 releases per neighbour; about 6 min
-on 2 idle cores, 30 min or more when the cores are shared) or ``--quick`` (the test suite's
+(full: n in {5, 8, 12, 20, 35, 50}, 300 greedy steps, 2,000 releases per neighbour; 39 min on
+2 cores shared by 8 sessions with the add/remove releases, 2026-11-29) or ``--quick`` (the test suite's
 sizes, 300 releases); ``--only k_dp_pca canary`` re-runs the releases whose name contains one of
 the strings ("canary": every canary family); ``--out FILE`` also writes the provenance header
 (benchmarks/provenance.py) and every table to FILE. For each release of
