@@ -1,7 +1,8 @@
 """Generate the "Privacy contract" tables (docs/_generated/privacy_table.md) at build time.
 
-Table 1 lists every release the privacy audit checks (``dppca.audit.registry.REGISTRY``:
-name, claimed sensitivity, norm) with the measured results of the last full audit
+Table 1 lists every release the privacy audit checks (``dppca.audit.registry.REGISTRY``, then
+the add/remove releases of ``dppca.audit.add_remove.ADD_REMOVE_REGISTRY``: name, claimed
+sensitivity, norm) with the measured results of the last full audit
 (``benchmarks/results/audit_privacy_full.txt``, written by ``benchmarks/audit_privacy.py``:
 max observed sensitivity ratio, eps lower bound, status; "not in the last full audit" for a
 release added since). Table 2 is that run's half-noise canary table. Table 3 lists the ledger
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from dppca import dp_pc_dir, dp_score, dp_score_group, dp_scree
+from dppca.audit.add_remove import ADD_REMOVE_REGISTRY
 from dppca.audit.registry import REGISTRY
 
 EPS, DELTA = 1.0, 1e-5
@@ -70,7 +72,7 @@ def registry_frame(path=AUDIT_RESULTS):
     missing = {"max ratio": "-", "eps_lb": "-", "runs": "-", "status": "not in the last full audit"}
     return pd.DataFrame([(entry.name, entry.claim, entry.norm,
                           *(measured.get(entry.name, missing)[c] for c in ("max ratio", "eps_lb", "runs", "status")))
-                         for entry in REGISTRY.values()],
+                         for entry in [*REGISTRY.values(), *ADD_REMOVE_REGISTRY.values()]],
                         columns=["release", "sensitivity (claimed, audited)", "norm", "max ratio",
                                  "eps_lb (claimed 1)", "releases per side", "status"])
 

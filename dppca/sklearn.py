@@ -131,9 +131,13 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         whole (eps, delta) there before any private computation.
     missing : {"auto", "median", "drop"}, float or dict
         What a NaN cell means (a public policy, :mod:`dppca.preprocessing.missing`; +-inf are
-        extreme values). "auto" (default) is "median": private column medians from a tenth of
-        eps and delta fill the NaN cells (``fill_``; ``transform`` fills with them too); a number
-        or ``{column: value}`` declares public fill values; "drop" needs add/remove neighbours.
+        extreme values), resolved with the neighbouring relation as :func:`dppca.dp_scree`
+        resolves it. "auto" (default) is "median" under replace-one neighbours: private column
+        medians from a tenth of eps and delta fill the NaN cells (``fill_``; ``transform`` fills
+        with them too); under ``neighbouring="add_remove"`` it is "drop" (incomplete rows are
+        removed; n is private there). A number or ``{column: value}`` declares public fill
+        values; "drop" needs add/remove neighbours ("pairwise" is refused: the centre and
+        ``transform`` need every cell).
     neighbouring : {"replace", "add_remove"}
         The neighbouring relation (see :func:`dppca.dp_pc_dir`). ``"add_remove"`` releases n
         privately first; it needs ``center=False`` or a public centre and
@@ -312,7 +316,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             check_frame_columns(X, "X", min_rows)  # duplicate and text columns, or "no rows"
         rng = _generator(self.random_state)
-        policy = resolve_missing(self.missing, entry="DPPCA")
+        # the relation decides what "auto" means and whether "drop" is allowed, as in dp_pc_dir
+        policy = resolve_missing(self.missing, entry="DPPCA",
+                                 neighbouring=neighbouring_arg(self.neighbouring))
         # 1-D, sparse and other non-tables go on as they are, to scikit-learn's own errors
         filled = fill_missing(X if _table(X) else None, policy, eps=self.eps,
                               delta=self.delta, rng=rng, budget=self.budget, entry="DPPCA.fit")

@@ -24,8 +24,11 @@ from ..scree import dp_scree  # noqa: E402
 from .data import AppData  # noqa: E402
 
 SCORE_METHODS = ("add", "sparse")
-#: The page's "Missing cells" options (:data:`dppca.app.ui.MISSING_CHOICES` has their labels):
-#: the package's policies, "value" standing for the number typed in "Declared value".
+#: The "Missing cells" values a request may send: the page's options
+#: (:data:`dppca.app.ui.MISSING_CHOICES` has their labels; "value" stands for the number typed
+#: in "Declared value") and "pairwise", which the page does not offer but the package knows:
+#: a request sending it gets :func:`missing_setting`'s refusal, which says why (every run here
+#: needs every cell), rather than a bare "must be one of".
 MISSING_POLICIES = ("auto", "median", "pairwise", "value")
 #: The public function each kind of run calls (its ``missing=`` is resolved as that function's).
 RUN_ENTRIES = {"scree": "dp_scree", "score": "dp_score"}

@@ -18,16 +18,17 @@ DEFAULTS = dict(eps_total=5.0, eps=1.0, k=4, axis_x=1, axis_y=2, runs_per_delta=
 #: The standardize select box: no scaling, private column SDs, or the rank path (the latent
 #: Gaussian-copula correlation, scale-free); its values are :data:`dppca.app.inputs.SELECTS`'.
 STANDARDIZE_CHOICES = {"none": "no", "sd": "by private SDs", "rank": "rank (latent correlation)"}
-#: The "Missing cells" select box: the runs' ``missing=`` policy (its values are
-#: :data:`dppca.app.runs.MISSING_POLICIES`; the package's policies, docs/missing.md).
+#: The "Missing cells" select box: the runs' ``missing=`` policy (the package's policies,
+#: docs/missing.md). Its values are :data:`dppca.app.runs.MISSING_POLICIES` but "pairwise": only
+#: the Kendall's tau directions can skip a cell, and the app's scree and score runs need every
+#: cell, so that choice would be refused on every run (a request forged to send it still is).
 MISSING_CHOICES = {"auto": "auto (recommended)", "median": "private column medians",
-                   "pairwise": "pairwise-present (Kendall statistics)", "value": "declared value"}
+                   "value": "declared value"}
 #: What the page says under the select: each policy's cost, and that nothing about the cells
 #: themselves is shown (how many are missing, or where, is private).
 MISSING_HELP = ("A cell that is not a number (empty, NA, text) is missing; inf is an extreme value "
                 "(clamped). Auto: private column medians (10% of each run's eps and delta, on the "
-                "ledger), since the scree and the scores need every cell. Pairwise-present: the "
-                "Kendall's tau directions only, not offered for these runs. Declared value: a "
+                "ledger), since the scree and the scores need every cell. Declared value: a "
                 "public fact (e.g. an empty count is 0), free. The app never shows how many cells "
                 "are missing, or where.")
 

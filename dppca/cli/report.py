@@ -92,10 +92,11 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--seed", type=int, default=None, help="random seed")
     add_standardize_option(report)
     report.add_argument("--missing", default="auto", type=missing_option,
-                        help="what an empty or NaN cell means (public): auto (default) or "
-                             "median = private column medians (10%% of the budget, released "
-                             "once for the report) fill them; a number = that public value; "
-                             "drop needs add/remove neighbours")
+                        help="what an empty or NaN cell means (public): median = private "
+                             "column medians (10%% of the budget, released once for the report) "
+                             "fill them; a number = that public value; drop = incomplete rows "
+                             "removed (needs --neighbouring add_remove); auto (default) = median, "
+                             "or drop with --neighbouring add_remove")
     report.add_argument("--schema", default=None, metavar="FILE",
                         help="codebook of declared public bounds/scales (CSV or JSON: column, "
                              "lower, upper, scale, units); no budget")
@@ -155,7 +156,9 @@ def run_report(args) -> int:
         raise DPPCAValueError("--group-levels needs --group (the column holding the labels)")
     eps_arg(args.eps), delta_arg(args.delta)
     _check_neighbouring(args, names)
-    args.missing_policy = resolve_missing(args.missing, entry="dppca report")
+    # the relation decides what "auto" means and whether "drop" is allowed, as in dp_pc_dir
+    args.missing_policy = resolve_missing(args.missing, entry="dppca report",
+                                          neighbouring=args.neighbouring)
     args.levels = group_levels(args.group_levels)
     # add/remove: n is private, so no row count is checked before its release (dp_pc_dir
     # refuses too few rows from the released count only)
@@ -273,6 +276,7 @@ def _write_sections(frame, numeric, args, names, out, charge) -> list:
     import json
 
     (out / "ledger.json").write_text(json.dumps({"total_eps": args.eps, "total_delta": args.delta,
+                                                 "missing": args.missing_policy.label,
                                                  "sections": ledgers}, indent=2))
     record_report(charge, ledgers)
     return sorted(p.name for p in out.iterdir())

@@ -98,8 +98,24 @@ def test_the_session_ledger_names_the_policy_as_the_package_labels_it(choice):
     assert [r["ledger"]["missing"] for r in runs] == [label, label]
 
 
+def test_the_page_offers_only_policies_its_runs_can_use():
+    # Every app run (scree, score) needs every cell, so the select offers no "pairwise" (it
+    # would be refused on every run); the request's check still knows it (refused below).
+    import re
+
+    from dppca.app.ui import MISSING_CHOICES, missing_panel
+
+    offered = re.findall(r'<option value="([^"]+)"', str(missing_panel()))
+    assert offered == list(MISSING_CHOICES) == ["auto", "median", "value"]
+    assert set(app_runs.MISSING_POLICIES) - set(offered) == {"pairwise"}
+    for kind in ("scree", "score"):  # each one offered reaches the run without a refusal
+        for choice in offered:
+            app_runs.missing_setting({"missing": choice, "missing_value": 0.0}, kind)
+
+
 @pytest.mark.parametrize("kind", ["scree", "score"])
 def test_pairwise_is_refused_for_runs_that_need_every_cell_before_any_charge(kind):
+    # Not in the page's select: a request forged to send it gets the reason, nothing charged.
     page = {"scree": SCREE, "score": SCORE}[kind]
     with pytest.raises(DPPCAValueError, match="needs every cell.*Nothing was charged"):
         run_request(kind, {**page, "missing": "pairwise"}.get, data_with_holes())
@@ -170,7 +186,8 @@ def page_text(url, csv_text: str, inputs: dict) -> str:
         client.close()
 
 
-@pytest.mark.parametrize("choice", ["auto", "value", "pairwise"])  # "median": auto's path
+# "median": auto's path; "pairwise": not in the page's select, a forged request (refused)
+@pytest.mark.parametrize("choice", ["auto", "value", "pairwise"])
 def test_two_uploads_one_missing_cell_apart_show_the_same_text(app_url_missing, choice):
     """D and D' (one more empty cell) under each policy: the page's text is the same in every
     output (data summary, budget bar, run messages, plan, ledger); the released numbers are in
