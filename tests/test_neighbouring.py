@@ -131,8 +131,8 @@ def test_true_n_appears_in_no_output(data, tmp_path, capsys):
     data.to_csv(csv, index=False)
     out = tmp_path / "report"
     assert main(["report", "--data", str(csv), "--k", "2", "--eps", "1", "--delta", "1e-5",
-                 "--seed", "2", "--sections", "directions", "--neighbouring", "add_remove",
-                 "--out", str(out)]) == 0
+                 "--seed", "2", "--sections", "directions,scree,score",
+                 "--neighbouring", "add_remove", "--out", str(out)]) == 0
     texts.append(capsys.readouterr().out)
     texts += [path.read_text() for path in out.iterdir() if path.suffix in (".csv", ".json")]
     assert texts and not [text[:200] for text in texts if _shows_n(text)]
@@ -181,11 +181,32 @@ def test_scree_prints_the_noisy_n_and_never_the_true_one(data, options):
 def test_cli_refuses_add_remove_for_uncovered_sections(data, tmp_path, capsys):
     csv = tmp_path / "data.csv"
     data.iloc[:50].to_csv(csv, index=False)
-    assert main(["report", "--data", str(csv), "--eps", "1", "--delta", "1e-5",
-                 "--neighbouring", "add_remove", "--out", str(tmp_path / "r")]) == 2
-    assert "--neighbouring add_remove is supported by the directions section only" in \
-        capsys.readouterr().err
-    assert not (tmp_path / "r").exists()
+    for standardize, sections, rule in (
+            ("sd", ["directions"], "does not cover private column scales"),
+            ("rank", ["directions", "score"], "does not cover the score section on the rank path")):
+        out = tmp_path / f"r_{standardize}"
+        assert main(["report", "--data", str(csv), "--eps", "1", "--delta", "1e-5",
+                     "--standardize", standardize, "--sections", ",".join(sections),
+                     "--neighbouring", "add_remove", "--out", str(out)]) == 2
+        assert f"--neighbouring add_remove {rule}" in capsys.readouterr().err
+        assert not out.exists()  # refused from the arguments, before anything was released
+
+
+def test_cli_add_remove_sections_each_release_their_count(data, tmp_path, capsys):
+    """Every section of an add/remove report runs its own call, whose ledger starts with its
+    own noisy row count; no section reads the public n."""
+    csv = tmp_path / "data.csv"
+    data.to_csv(csv, index=False)
+    out = tmp_path / "report"
+    assert main(["report", "--data", str(csv), "--k", "2", "--eps", "1", "--delta", "1e-5",
+                 "--seed", "3", "--sections", "directions,scree,score",
+                 "--neighbouring", "add_remove", "--out", str(out)]) == 0
+    sections = json.loads((out / "ledger.json").read_text())["sections"]
+    assert set(sections) == {"directions", "scree", "score"}
+    for name, payload in sections.items():
+        steps = [row["step"] for row in payload["releases"]]
+        assert payload["neighbouring"].startswith("add/remove"), name
+        assert "row count (add/remove neighbours)" in steps, (name, steps[:3])
 
 
 def test_drop_incomplete_rows_keeps_complete_rows_only_under_add_remove():

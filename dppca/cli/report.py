@@ -117,7 +117,8 @@ def add_report_parser(sub) -> argparse.ArgumentParser:
     report.add_argument("--neighbouring", default="replace", choices=NEIGHBOURING_CHOICES,
                         help="replace (default): one row replaced, n public; add_remove: one row "
                              "added or removed, n private (released first; the report prints the "
-                             "noisy n); directions section only, without --standardize sd")
+                             "noisy n of each section); every section without --standardize sd, "
+                             "the score section without --standardize rank")
     report.set_defaults(func=run_report)
     return report
 
@@ -184,14 +185,22 @@ def run_report(args) -> int:
 
 
 def _check_neighbouring(args, names) -> None:
-    """``--neighbouring add_remove`` covers the directions section without private scales:
-    anything else is refused from the arguments, before any release."""
+    """``--neighbouring add_remove`` covers every section without private scales, and the score
+    section off the rank path (what ``dp_pc_dir``, ``dp_scree_plot`` and ``dp_score_plot`` cover
+    under add/remove): anything else is refused from the arguments, before any release."""
     neighbouring = getattr(args, "neighbouring", "replace")
     args.neighbouring = neighbouring
-    if neighbouring == "add_remove" and (set(names) - {"directions"} or args.standardize == "sd"):
-        raise DPPCAValueError("--neighbouring add_remove is supported by the directions section "
-                              "only (--sections directions), without --standardize sd; got "
-                              f"sections {names} and --standardize {args.standardize}")
+    if neighbouring != "add_remove":
+        return
+    if args.standardize == "sd":
+        raise DPPCAValueError("--neighbouring add_remove does not cover private column scales "
+                              "(--standardize sd): their release reads the public n; use "
+                              "--standardize none or rank, or --neighbouring replace")
+    if "score" in names and args.standardize == "rank":
+        raise DPPCAValueError("--neighbouring add_remove does not cover the score section on the "
+                              "rank path (--standardize rank: its normal scores read the public "
+                              "n); leave out the score section (--sections directions scree) or "
+                              "use --standardize none")
 
 
 #: Fewest rows each section needs (the scree's standard errors need 4).
@@ -383,7 +392,8 @@ def score_section(frame, numeric, args, eps, delta, rng, out):
     """
     from ..score_plot import dp_score_plot, dp_score_plot_group
 
-    options = dict(g_dppca=True, rng=rng, bounds=_section_bounds(args), **_rank_options(args))
+    options = dict(g_dppca=True, rng=rng, bounds=_section_bounds(args),
+                   neighbouring=args.neighbouring, **_rank_options(args))
     if args.group is None:
         result = dp_score_plot(numeric, eps, delta, **options)
     else:
@@ -402,7 +412,8 @@ def scree_section(frame, numeric, args, eps, delta, rng, out):
     from ..scree import dp_scree_plot
 
     result = dp_scree_plot(numeric, args.k, eps=eps, delta=delta, g_dppca=True, type="scree",
-                           rng=rng, bounds=_section_bounds(args), **_rank_options(args))
+                           rng=rng, bounds=_section_bounds(args), neighbouring=args.neighbouring,
+                           **_rank_options(args))
     result.to_frame().to_csv(out / "scree.csv", index=False)
     _save_plot(result, args, out / "scree.png", dpi=110, type="scree")
     return result
