@@ -136,6 +136,13 @@ def test_true_n_appears_in_no_output(data, tmp_path, capsys):
     texts.append(capsys.readouterr().out)
     texts += [path.read_text() for path in out.iterdir() if path.suffix in (".csv", ".json")]
     assert texts and not [text[:200] for text in texts if _shows_n(text)]
+    # every section of the report ran its own add/remove call, which released its own count
+    sections = json.loads((out / "ledger.json").read_text())["sections"]
+    assert set(sections) == {"directions", "scree", "score"}
+    for name, payload in sections.items():
+        assert payload["neighbouring"].startswith("add/remove"), name
+        assert "row count (add/remove neighbours)" in [row["step"] for row in
+                                                       payload["releases"]], name
     # the same outputs under replace-one do print it (the check can fail)
     assert _shows_n(str(dp_pc_dir(data, 2, eps=EPS, delta=DELTA, rng=2).summary()))
 
@@ -190,23 +197,6 @@ def test_cli_refuses_add_remove_for_uncovered_sections(data, tmp_path, capsys):
                      "--neighbouring", "add_remove", "--out", str(out)]) == 2
         assert f"--neighbouring add_remove {rule}" in capsys.readouterr().err
         assert not out.exists()  # refused from the arguments, before anything was released
-
-
-def test_cli_add_remove_sections_each_release_their_count(data, tmp_path, capsys):
-    """Every section of an add/remove report runs its own call, whose ledger starts with its
-    own noisy row count; no section reads the public n."""
-    csv = tmp_path / "data.csv"
-    data.to_csv(csv, index=False)
-    out = tmp_path / "report"
-    assert main(["report", "--data", str(csv), "--k", "2", "--eps", "1", "--delta", "1e-5",
-                 "--seed", "3", "--sections", "directions,scree,score",
-                 "--neighbouring", "add_remove", "--out", str(out)]) == 0
-    sections = json.loads((out / "ledger.json").read_text())["sections"]
-    assert set(sections) == {"directions", "scree", "score"}
-    for name, payload in sections.items():
-        steps = [row["step"] for row in payload["releases"]]
-        assert payload["neighbouring"].startswith("add/remove"), name
-        assert "row count (add/remove neighbours)" in steps, (name, steps[:3])
 
 
 def test_drop_incomplete_rows_keeps_complete_rows_only_under_add_remove():
