@@ -167,7 +167,7 @@ def _error(x, reference, method, eps, seed, relation, entry, paired=False,
     return sin_theta(result.directions.to_numpy(), reference), result.noise_sd
 
 
-def cell(x, reference, method, eps, seeds, entry="dp_pc_dir", paired=False) -> dict:
+def cell(x, reference, method, eps, seeds, entry="dp_pc_dir", paired=False, call=None) -> dict:
     """(mean error, its standard error, mean noise sd) of both relations over the seeds.
 
     Also ``"ratio_se"``: the standard error of the ratio of the means (add/remove over replace),
@@ -175,13 +175,20 @@ def cell(x, reference, method, eps, seeds, entry="dp_pc_dir", paired=False) -> d
     e_ar - ratio e_rep over sqrt(seeds), divided by the replace mean), ``"aligned"``: the seeds
     whose two calls left their generators in the same state (paired runs), and ``"releases"``:
     step -> mean over seeds of the per-release noise sd ratio (dp_scree; steps in both
-    ledgers)."""
-    out, errors, streams, releases = {}, {}, {}, {}
+    ledgers), and ``"details"``: relation -> the per-seed ``details`` dicts.
+
+    ``call``: the function of one call, with :func:`_error`'s signature and return (default
+    :func:`_error`); another entry point's benchmark passes its own and reads what it put in
+    ``details``."""
+    call = call or _error
+    out, errors, streams, releases, calls = {}, {}, {}, {}, {}
     for relation in ("replace", "add_remove"):
         per_seed, noise, streams[relation], releases[relation] = [], [], [], []
+        calls[relation] = []
         for seed in range(seeds):
             details = {}
-            error, sd = _error(x, reference, method, eps, seed, relation, entry, paired, details)
+            error, sd = call(x, reference, method, eps, seed, relation, entry, paired, details)
+            calls[relation].append(details)
             per_seed.append(error)
             noise.append(sd)
             streams[relation].append(details.get("stream", 0))
@@ -197,6 +204,7 @@ def cell(x, reference, method, eps, seeds, entry="dp_pc_dir", paired=False) -> d
     out["releases"] = {s: float(np.mean([a[s] / r[s] for r, a in zip(releases["replace"],
                                                                        releases["add_remove"])]))
                        for s in steps}
+    out["details"] = calls
     return out
 
 

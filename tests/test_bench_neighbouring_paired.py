@@ -40,3 +40,23 @@ def test_paired_calls_share_their_streams_and_scale_each_release_as_designed():
     assert all(budget < v < budget / 0.9 for v in others)
     # common random numbers: the paired ratio's standard error is far below the ratio's size
     assert got["ratio_se"] < 0.05
+
+
+def test_paired_score_calls_share_the_directions_draws_and_the_probe_sees_a_shift():
+    import bench_neighbouring_score as score_bench
+
+    x, eps, seeds = _data(), 2.0, 3
+    reference = bench.target(x, "g-DPPCA")
+    paired, unpaired = (bench.cell(x, reference, "g-DPPCA", eps, seeds, "dp_score", flag,
+                                   call=score_bench._call) for flag in (True, False))
+    # dp_score draws the count (add/remove) and the directions before its frame: with the
+    # replace call's burnt normal both calls enter the frame in the same generator state ...
+    assert paired["aligned"] == seeds
+    # ... and without it (separate streams from the same integer seed, the count's draws under
+    # add/remove only) the probe sees the shift, so the check can fail
+    assert unpaired["aligned"] == 0
+    for runs in paired["details"].values():
+        assert all(d["area"] > 0 and 0 <= d["cover"] <= 1 for d in runs)
+    # common random numbers: the directions' noise is the same standard normals scaled by each
+    # relation's sd, so the ratio's standard error is far below the 0.025 a +-0.05 band needs
+    assert paired["ratio_se"] < 0.025
