@@ -85,7 +85,7 @@ def private_quantile(x, q, eps, rng, lower, upper, *, ledger: Ledger | None = No
     nothing about the data (Mironov 2012), and the mechanism is the exponential mechanism over
     the finite grid, pure eps-DP exactly.
 
-    Add/remove neighbours (``count`` given): the utility is -|rank(c) - q count| with
+    Add/remove neighbours (``count`` given): the utility is ``-|rank(c) - q count|`` with
     ``count`` public (post-processing of a released count). Adding or removing one value
     changes every grid point's rank #{x_i <= c} by at most 1, so the utility's sensitivity is
     still 1 and the release is eps-DP under add/remove neighbours; the grid depends on the
