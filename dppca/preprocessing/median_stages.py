@@ -266,12 +266,8 @@ def refined_counts(values, edges: np.ndarray) -> np.ndarray:
     [[1, 0, 1, 0, 0, 0, 0, 1]]
     """
     x = np.asarray(values, dtype=float)
-    rows = []
-    for column, row in zip(x.T, edges):
-        observed = column[~np.isnan(column)]
-        bins = np.clip(np.searchsorted(row, observed, side="right") - 1, 0, row.size - 2)
-        rows.append(np.bincount(bins, minlength=row.size - 1))
-    return np.stack(rows).astype(np.int64)
+    return np.stack([histogram_counts(column[~np.isnan(column)], row)[0]
+                     for column, row in zip(x.T, edges)]).astype(np.int64)
 
 
 def holding_bins(edges: np.ndarray, medians: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
