@@ -13,7 +13,7 @@ import dppca
 from dppca.privacy import BudgetStore
 
 from .conftest import start_app, stop
-from .test_app_browser import run, set_number, wait_message
+from .test_app_browser import run, set_number, show_tab, wait_message
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ def assert_connected(page):
     assert page.evaluate("Shiny.shinyapp.isConnected()")
     assert page.locator("#shiny-disconnected-overlay").count() == 0
     forge(page, VALID)
-    page.get_by_role("tab", name="Scree controls").click()
+    show_tab(page, "Scree controls")
     # let the valid values reach the server and its answers (new data reset k) come back
     page.wait_for_timeout(1000)
     page.wait_for_function("!document.documentElement.classList.contains('shiny-busy')")
