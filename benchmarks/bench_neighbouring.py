@@ -181,25 +181,24 @@ def cell(x, reference, method, eps, seeds, entry="dp_pc_dir", paired=False, call
     :func:`_error`); another entry point's benchmark passes its own and reads what it put in
     ``details``."""
     call = call or _error
-    out, errors, streams, releases, calls = {}, {}, {}, {}, {}
+    out, errors, calls = {}, {}, {}
     for relation in ("replace", "add_remove"):
-        per_seed, noise, streams[relation], releases[relation] = [], [], [], []
-        calls[relation] = []
+        per_seed, noise, calls[relation] = [], [], []
         for seed in range(seeds):
             details = {}
             error, sd = call(x, reference, method, eps, seed, relation, entry, paired, details)
             calls[relation].append(details)
             per_seed.append(error)
             noise.append(sd)
-            streams[relation].append(details.get("stream", 0))
-            releases[relation].append(details.get("releases", {}))
         errors[relation] = np.asarray(per_seed)
         out[relation] = (float(np.mean(per_seed)), float(np.std(per_seed, ddof=1) / np.sqrt(seeds)),
                          float(np.mean(noise)))
     rep, ar = errors["replace"], errors["add_remove"]
     ratio = ar.mean() / rep.mean()
     out["ratio_se"] = float(np.std(ar - ratio * rep, ddof=1) / np.sqrt(seeds) / rep.mean())
-    out["aligned"] = sum(a == b for a, b in zip(streams["replace"], streams["add_remove"]))
+    out["aligned"] = sum(a.get("stream", 0) == b.get("stream", 0)
+                         for a, b in zip(calls["replace"], calls["add_remove"]))
+    releases = {relation: [d.get("releases", {}) for d in runs] for relation, runs in calls.items()}
     steps = [s for s in releases["replace"][0] if s in releases["add_remove"][0]]
     out["releases"] = {s: float(np.mean([a[s] / r[s] for r, a in zip(releases["replace"],
                                                                        releases["add_remove"])]))
